@@ -1,0 +1,175 @@
+/**
+ * Everything we assume about the meeting assistant service lives here.
+ *
+ * The vendor's public doc names the envelope, the header and the auth scheme but
+ * leaves data shapes, states and the signature algorithm out; they match the
+ * open-source Attendee meeting-bot API, so we assume Attendee's shapes (see
+ * shared/design/architecture.md). If the vendor's real shape differs, this is
+ * the file that changes.
+ *
+ * Validation is lenient on purpose: unknown fields pass through and an unknown
+ * trigger is a valid envelope, because rejecting an authentic event would lose it.
+ */
+import { z } from 'zod';
+
+/** How webhook messages are signed. */
+export const WEBHOOK_SIGNATURE = {
+  /** Header carrying the signature (HTTP APIs deliver header names in lower case). */
+  header: 'x-webhook-signature',
+  /** HMAC digest algorithm. */
+  hmacAlgorithm: 'sha256',
+  /** The signing secret is base64 text; its decoded bytes are the HMAC key. */
+  secretEncoding: 'base64',
+  /** Encoding of the digest in the header (padded base64). */
+  digestEncoding: 'base64',
+  /** Length of the digest in bytes. */
+  digestBytes: 32,
+  /**
+   * The signed bytes are the envelope re-serialized as canonical JSON: keys sorted
+   * by code point, no whitespace, non-ASCII as raw UTF-8, numbers as sent.
+   */
+  signedForm: 'sorted-compact-json',
+} as const;
+
+/** The service answers a webhook delivery as failed unless it gets a 2xx within this time. */
+export const WEBHOOK_RESPONSE_DEADLINE_MS = 10_000;
+
+export const BOT_ID_PREFIX = 'bot_';
+
+export const KNOWN_TRIGGERS = [
+  'bot.state_change',
+  'transcript.update',
+  'participant_events.join_leave',
+  'summary.update',
+] as const;
+export type KnownTrigger = (typeof KNOWN_TRIGGERS)[number];
+
+export function isKnownTrigger(trigger: string): trigger is KnownTrigger {
+  return (KNOWN_TRIGGERS as readonly string[]).includes(trigger);
+}
+
+export const BOT_STATES = [
+  'ready',
+  'scheduled',
+  'staged',
+  'joining',
+  'waiting_room',
+  'joined_not_recording',
+  'joined_recording',
+  'joined_recording_paused',
+  'joined_recording_permission_denied',
+  'joining_breakout_room',
+  'leaving_breakout_room',
+  'leaving',
+  'post_processing',
+  'ended',
+  'fatal_error',
+  'data_deleted',
+] as const;
+export type BotState = (typeof BOT_STATES)[number];
+
+export const FINAL_BOT_STATES: readonly BotState[] = ['ended', 'fatal_error', 'data_deleted'];
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+/** The message envelope every webhook carries. */
+export const webhookEnvelopeSchema = z.looseObject({
+  idempotency_key: z.string().min(1, 'must be a non-empty string'),
+  bot_id: z
+    .string()
+    .refine((id) => id.startsWith(BOT_ID_PREFIX) && id.length > BOT_ID_PREFIX.length, {
+      message: `must start with "${BOT_ID_PREFIX}" followed by an identifier`,
+    }),
+  // The doc says "an object"; a bot created without metadata may carry null.
+  bot_metadata: jsonObject.nullable(),
+  trigger: z.string().min(1, 'must be a non-empty string'),
+  data: jsonObject,
+});
+export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
+
+/** ISO 8601 timestamp with a zone, e.g. `2026-01-02T03:04:05.678901+00:00` or `...Z`. */
+const isoTimestamp = z.iso.datetime({ offset: true, local: false });
+
+export const stateChangeDataSchema = z.looseObject({
+  event_type: z.string(),
+  event_sub_type: z.string().nullish(),
+  event_metadata: jsonObject.nullish(),
+  old_state: z.string(),
+  new_state: z.string(),
+  created_at: isoTimestamp,
+});
+
+export const transcriptUpdateDataSchema = z.looseObject({
+  speaker_name: z.string().nullish(),
+  speaker_uuid: z.string(),
+  speaker_user_uuid: z.string().nullish(),
+  speaker_is_host: z.boolean().nullish(),
+  timestamp_ms: z.number().int().nonnegative(),
+  duration_ms: z.number().nonnegative().nullish(),
+  // null when the utterance could not be transcribed; stored as an empty utterance.
+  transcription: z.looseObject({ transcript: z.string().nullish() }).nullable(),
+});
+
+export const participantEventDataSchema = z.looseObject({
+  id: z.string(),
+  participant_name: z.string().nullish(),
+  participant_uuid: z.string(),
+  participant_user_uuid: z.string().nullish(),
+  participant_is_host: z.boolean().nullish(),
+  event_type: z.string(),
+  event_data: jsonObject.nullish(),
+  timestamp_ms: z.number().int().nonnegative(),
+});
+
+/** The vendor's own trigger; the summary's field name is unknown, `summary` is our guess. */
+export const summaryUpdateDataSchema = z.looseObject({
+  summary: z.string().optional(),
+});
+
+export const triggerDataSchemas = {
+  'bot.state_change': stateChangeDataSchema,
+  'transcript.update': transcriptUpdateDataSchema,
+  'participant_events.join_leave': participantEventDataSchema,
+  'summary.update': summaryUpdateDataSchema,
+} as const satisfies Record<KnownTrigger, z.ZodType>;
+
+export type StateChangeData = z.infer<typeof stateChangeDataSchema>;
+export type TranscriptUpdateData = z.infer<typeof transcriptUpdateDataSchema>;
+export type ParticipantEventData = z.infer<typeof participantEventDataSchema>;
+export type SummaryUpdateData = z.infer<typeof summaryUpdateDataSchema>;
+
+/** A validated webhook, discriminated by trigger; an unknown trigger keeps its raw data. */
+export type TypedWebhook =
+  | { trigger: 'bot.state_change'; envelope: WebhookEnvelope; data: StateChangeData }
+  | { trigger: 'transcript.update'; envelope: WebhookEnvelope; data: TranscriptUpdateData }
+  | { trigger: 'participant_events.join_leave'; envelope: WebhookEnvelope; data: ParticipantEventData }
+  | { trigger: 'summary.update'; envelope: WebhookEnvelope; data: SummaryUpdateData }
+  | { trigger: 'unknown'; envelope: WebhookEnvelope; data: Record<string, unknown> };
+
+export type ContractResult<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+
+/** Validates an envelope; problems name the field, e.g. `bot_id: must start with "bot_"`. */
+export function parseWebhookEnvelope(value: unknown): ContractResult<WebhookEnvelope> {
+  const result = webhookEnvelopeSchema.safeParse(value);
+  return result.success ? { ok: true, value: result.data } : { ok: false, problems: describeIssues(result.error) };
+}
+
+/** Validates the `data` of a known trigger; an unknown trigger passes with its data as is. */
+export function parseTriggerData(envelope: WebhookEnvelope): ContractResult<TypedWebhook> {
+  const { trigger } = envelope;
+  if (!isKnownTrigger(trigger)) {
+    return { ok: true, value: { trigger: 'unknown', envelope, data: envelope.data } };
+  }
+  const result = triggerDataSchemas[trigger].safeParse(envelope.data);
+  if (!result.success) {
+    return { ok: false, problems: describeIssues(result.error).map((p) => `data.${p}`) };
+  }
+  return { ok: true, value: { trigger, envelope, data: result.data } as TypedWebhook };
+}
+
+function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+    return `${path}: ${issue.message}`;
+  });
+}
