@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, compareCodePoints, DuplicateKeyError } from '../../lambdas/core/signature/canonical-json';
+import { canonicalJson, compareCodePoints, DuplicateKeyError, NestingTooDeepError } from '../../lambdas/core/signature/canonical-json';
 import { parseSigningSecrets, SigningSecretConfigError, verifySignature } from '../../lambdas/core/signature/verify';
 import { pythonVectors } from '../fixtures/python-vectors';
 
@@ -114,5 +114,14 @@ describe('parseSigningSecrets', () => {
   ])('refuses %j with a message that says what to fix', (value, message) => {
     expect(() => parseSigningSecrets(value)).toThrow(SigningSecretConfigError);
     expect(() => parseSigningSecrets(value)).toThrow(message);
+  });
+});
+
+describe('canonicalJson nesting limit', () => {
+  it('renders 1,000 levels and refuses 1,001 without overflowing the stack', () => {
+    const nest = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+    expect(canonicalJson(nest(1000))).toBe(nest(1000));
+    expect(() => canonicalJson(nest(1001))).toThrow(NestingTooDeepError);
+    expect(() => canonicalJson('{"a":'.repeat(200_000) + '1' + '}'.repeat(200_000))).toThrow(NestingTooDeepError);
   });
 });

@@ -25,6 +25,16 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
+/** Nesting deeper than the sender's own JSON encoder can produce (Python stops near 1,000). */
+export class NestingTooDeepError extends Error {
+  constructor(readonly limit: number) {
+    super(`nesting deeper than ${limit} levels`);
+    this.name = 'NestingTooDeepError';
+  }
+}
+
+export const MAX_NESTING_DEPTH = 1000;
+
 interface Member {
   key: string;
   rendered: string;
@@ -34,9 +44,11 @@ interface Member {
  * Renders valid JSON text in canonical form.
  * @throws DuplicateKeyError when an object repeats a key: the sender never does,
  *   and parsers disagree on which copy wins.
+ * @throws NestingTooDeepError past MAX_NESTING_DEPTH, before recursion could overflow the stack.
  */
 export function canonicalJson(text: string): string {
   let at = 0;
+  let depth = 0;
 
   const skipWhitespace = (): void => {
     for (;;) {
@@ -128,10 +140,12 @@ export function canonicalJson(text: string): string {
   const readValue = (): string => {
     skipWhitespace();
     const c = text.charCodeAt(at);
-    if (c === OPEN_BRACE) return readObject();
-    if (c === OPEN_BRACKET) return readArray();
     if (c === QUOTE) return readString().rendered;
-    return readScalar();
+    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) return readScalar();
+    if (++depth > MAX_NESTING_DEPTH) throw new NestingTooDeepError(MAX_NESTING_DEPTH);
+    const rendered = c === OPEN_BRACE ? readObject() : readArray();
+    depth--;
+    return rendered;
   };
 
   return readValue();

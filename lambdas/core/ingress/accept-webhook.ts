@@ -1,0 +1,177 @@
+/**
+ * The ingress decision for one webhook delivery: check size, signature and
+ * envelope, then queue it. Answers "accepted" only after the queue has it.
+ *
+ * Order matters: the signature is checked before the envelope is judged, so an
+ * unsigned caller learns nothing about our schema; JSON syntax comes first only
+ * because the signed form is computed from the parsed text.
+ */
+import { canonicalJson, DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
+import { verifySignature } from '../signature/verify';
+import { parseWebhookEnvelope } from '../upstream/contract';
+import { METRICS, type Telemetry } from '../telemetry';
+import type { EventQueue } from './event-queue';
+
+export interface WebhookDelivery {
+  /** The body exactly as received (after any transport base64 decoding). */
+  body: Uint8Array;
+  /** The `X-Webhook-Signature` header, if present. */
+  signature: string | undefined;
+}
+
+export type RejectionReason =
+  | 'body-too-large'
+  | 'empty-body'
+  | 'missing-signature'
+  | 'malformed-signature'
+  | 'signature-mismatch'
+  | 'invalid-utf8'
+  | 'invalid-json'
+  | 'duplicate-key'
+  | 'too-deeply-nested'
+  | 'invalid-envelope';
+
+export type WebhookOutcome =
+  | {
+      kind: 'accepted';
+      status: 202;
+      idempotencyKey: string;
+      botId: string;
+      trigger: string;
+      messageId: string;
+      bodyLocation: 'inline' | 's3';
+    }
+  | { kind: 'rejected'; status: 400 | 401 | 413; reason: RejectionReason; message: string }
+  | { kind: 'unavailable'; status: 503; reason: 'signing-secret-unavailable' | 'queue-unavailable'; message: string };
+
+export interface IngressDependencies {
+  /** Active signing keys (several while a secret is rotated). */
+  signingKeys(): Promise<readonly Buffer[]>;
+  queue: EventQueue;
+  maxBodyBytes: number;
+  telemetry: Telemetry;
+  now(): Date;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export async function acceptWebhook(delivery: WebhookDelivery, deps: IngressDependencies): Promise<WebhookOutcome> {
+  const outcome = await decide(delivery, deps);
+  report(outcome, delivery.body.length, deps.telemetry);
+  return outcome;
+}
+
+async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Promise<WebhookOutcome> {
+  const { body } = delivery;
+  if (body.length > deps.maxBodyBytes) {
+    return reject(413, 'body-too-large', `The body has ${body.length} bytes; the limit is ${deps.maxBodyBytes}.`);
+  }
+  if (body.length === 0) return reject(400, 'empty-body', 'The body is empty; expected a JSON webhook envelope.');
+  if (delivery.signature === undefined || delivery.signature.trim() === '') {
+    return reject(401, 'missing-signature', 'The X-Webhook-Signature header is missing.');
+  }
+
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    return reject(400, 'invalid-utf8', 'The body is not valid UTF-8.');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return reject(400, 'invalid-json', `The body is not valid JSON: ${(error as Error).message}`);
+  }
+  let canonical: string;
+  try {
+    canonical = canonicalJson(text);
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
+    if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);
+    throw error;
+  }
+
+  let keys: readonly Buffer[];
+  try {
+    keys = await deps.signingKeys();
+  } catch (error) {
+    deps.telemetry.log.error('signing secret unavailable', { error: describeError(error) });
+    return {
+      kind: 'unavailable',
+      status: 503,
+      reason: 'signing-secret-unavailable',
+      message: 'The webhook cannot be verified right now; retry later.',
+    };
+  }
+  const check = verifySignature(canonical, delivery.signature, keys);
+  if (!check.ok) {
+    const messages = {
+      'missing-signature': 'The X-Webhook-Signature header is missing.',
+      'malformed-signature': 'The X-Webhook-Signature header is not a base64 HMAC-SHA256 digest.',
+      'signature-mismatch': 'The X-Webhook-Signature header does not match the body for any active signing secret.',
+    } as const;
+    return reject(401, check.reason, messages[check.reason]);
+  }
+
+  const envelope = parseWebhookEnvelope(parsed);
+  if (!envelope.ok) {
+    return reject(400, 'invalid-envelope', `The webhook envelope is invalid: ${envelope.problems.join('; ')}.`);
+  }
+
+  const { idempotency_key: idempotencyKey, bot_id: botId, trigger } = envelope.value;
+  try {
+    const queued = await deps.queue.enqueue(text, { idempotencyKey, botId, trigger, receivedAt: deps.now() });
+    return { kind: 'accepted', status: 202, idempotencyKey, botId, trigger, ...queued };
+  } catch (error) {
+    deps.telemetry.log.error('webhook could not be queued', {
+      idempotency_key: idempotencyKey,
+      bot_id: botId,
+      trigger,
+      error: describeError(error),
+    });
+    // 5xx so the service retries: the event is authentic and must not be lost.
+    return { kind: 'unavailable', status: 503, reason: 'queue-unavailable', message: 'The webhook could not be queued; retry later.' };
+  }
+}
+
+function reject(status: 400 | 401 | 413, reason: RejectionReason, message: string): WebhookOutcome {
+  return { kind: 'rejected', status, reason, message };
+}
+
+function report(outcome: WebhookOutcome, bodyBytes: number, { log, metrics }: Telemetry): void {
+  switch (outcome.kind) {
+    case 'accepted':
+      log.info('webhook accepted', {
+        idempotency_key: outcome.idempotencyKey,
+        bot_id: outcome.botId,
+        trigger: outcome.trigger,
+        message_id: outcome.messageId,
+        body_location: outcome.bodyLocation,
+        body_bytes: bodyBytes,
+      });
+      metrics.record(METRICS.webhookAccepted, 'Count', 1);
+      if (outcome.bodyLocation === 's3') metrics.record(METRICS.webhookClaimChecked, 'Count', 1);
+      return;
+    case 'rejected':
+      log.warn('webhook rejected', { reason: outcome.reason, status: outcome.status, detail: outcome.message, body_bytes: bodyBytes });
+      metrics.record(METRICS.webhookRejected, 'Count', 1, { reason: outcome.reason });
+      return;
+    case 'unavailable':
+      metrics.record(outcome.reason === 'queue-unavailable' ? METRICS.webhookQueueFailed : METRICS.signingSecretUnavailable, 'Count', 1);
+      return;
+  }
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/** The HTTP answer for an outcome: a small JSON body that says what happened and why. */
+export function outcomeResponse(outcome: WebhookOutcome): { status: number; body: string } {
+  const body =
+    outcome.kind === 'accepted'
+      ? { status: 'accepted', idempotency_key: outcome.idempotencyKey, message_id: outcome.messageId }
+      : { status: outcome.kind, error: { code: outcome.reason, message: outcome.message } };
+  return { status: outcome.status, body: JSON.stringify(body) };
+}

@@ -1,0 +1,46 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { acceptWebhook, outcomeResponse, type IngressDependencies } from '../core/ingress/accept-webhook';
+import { SqsEventQueue } from '../core/ingress/event-queue';
+import { signingKeysFrom, type SecretSource } from '../core/secrets';
+import type { Telemetry } from '../core/telemetry';
+import { WEBHOOK_SIGNATURE } from '../core/upstream/contract';
+import type { IngressEnvironment } from './environment';
+
+export type IngressHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Wires the ingress core to its clients; the Lambda, local mode and tests all build it this way. */
+export function ingressDependencies(
+  env: IngressEnvironment,
+  clients: { sqs: SQSClient; s3: S3Client; signingSecret: SecretSource },
+  telemetry: Telemetry,
+): IngressDependencies {
+  return {
+    signingKeys: signingKeysFrom(clients.signingSecret),
+    queue: new SqsEventQueue(clients.sqs, clients.s3, {
+      queueUrl: env.EVENTS_QUEUE_URL,
+      payloadBucket: env.PAYLOAD_BUCKET,
+      inlineLimitBytes: env.INLINE_MESSAGE_LIMIT_BYTES,
+    }),
+    maxBodyBytes: env.MAX_BODY_BYTES,
+    telemetry,
+    now: () => new Date(),
+  };
+}
+
+/** HTTP API (payload format 2.0) event in, JSON answer out. */
+export function createIngressHandler(deps: IngressDependencies): IngressHandler {
+  return async (event) => {
+    const body = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+    const outcome = await acceptWebhook({ body, signature: header(event, WEBHOOK_SIGNATURE.header) }, deps);
+    const response = outcomeResponse(outcome);
+    return { statusCode: response.status, headers: { 'content-type': 'application/json' }, body: response.body };
+  };
+}
+
+function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  // HTTP APIs lower-case header names; look further only if a caller did not.
+  const headers = event.headers ?? {};
+  return headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+}

@@ -1,0 +1,27 @@
+/** Lambda entry point for POST /webhooks. */
+import { s3Client, sqsClient } from '../shared/aws-clients';
+import { logger, metrics, telemetry } from '../shared/powertools';
+import { secretsManagerSource } from '../shared/secrets-manager';
+import { createIngressHandler, ingressDependencies } from './adapter';
+import { ingressEnvironmentSchema } from './environment';
+
+const env = ingressEnvironmentSchema.parse(process.env);
+const handle = createIngressHandler(
+  ingressDependencies(
+    env,
+    { sqs: sqsClient(), s3: s3Client(), signingSecret: secretsManagerSource(env.SIGNING_SECRET_ID, env.SECRET_CACHE_SECONDS) },
+    telemetry,
+  ),
+);
+
+export const handler: typeof handle = async (event) => {
+  try {
+    return await handle(event);
+  } catch (error) {
+    // A bug, not bad input: answer 500 so the service retries, and leave a trace.
+    logger.error('unexpected ingress failure', error as Error);
+    return { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"status":"error"}' };
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};
