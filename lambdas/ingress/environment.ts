@@ -1,14 +1,13 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** Environment the ingress function is deployed with (set by lib/webhook-ingress.ts). */
 export const ingressEnvironmentSchema = z.object({
   EVENTS_QUEUE_URL: z.url(),
-  PAYLOAD_BUCKET: z.string().min(1),
-  SIGNING_SECRET_ID: z.string().min(1),
-  MAX_BODY_BYTES: z.coerce.number().int().positive(),
-  INLINE_MESSAGE_LIMIT_BYTES: z.coerce.number().int().positive(),
-  SECRET_CACHE_SECONDS: z.coerce.number().int().nonnegative(),
+  PAYLOAD_BUCKET: z.string().check(z.minLength(1)),
+  SIGNING_SECRET_ID: z.string().check(z.minLength(1)),
+  MAX_BODY_BYTES: z.coerce.number().check(z.int(), z.positive()),
+  INLINE_MESSAGE_LIMIT_BYTES: z.coerce.number().check(z.int(), z.positive()),
+  SECRET_CACHE_SECONDS: z.coerce.number().check(z.int(), z.nonnegative()),
 });
 export type IngressEnvironment = z.infer<typeof ingressEnvironmentSchema>;
 
-export const INGRESS_ENV_KEYS = ingressEnvironmentSchema.keyof().enum;

@@ -4,7 +4,7 @@
  * byte for byte, or, when that does not fit in one SQS message, a pointer to
  * where it was stored in S3 (claim check).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 export const EVENT_ATTRIBUTES = {
   trigger: 'trigger',
@@ -19,10 +19,10 @@ export type BodyLocation = 'inline' | 's3';
 
 export const claimCheckPointerSchema = z.object({
   claimCheck: z.object({
-    bucket: z.string().min(1),
-    key: z.string().min(1),
-    bytes: z.number().int().nonnegative(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    bucket: z.string().check(z.minLength(1)),
+    key: z.string().check(z.minLength(1)),
+    bytes: z.int().check(z.nonnegative()),
+    sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
   }),
 });
 export type ClaimCheckPointer = z.infer<typeof claimCheckPointerSchema>;

@@ -10,7 +10,7 @@
  * Validation is lenient on purpose: unknown fields pass through and an unknown
  * trigger is a valid envelope, because rejecting an authentic event would lose it.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** How webhook messages are signed. */
 export const WEBHOOK_SIGNATURE = {
@@ -73,16 +73,18 @@ export const FINAL_BOT_STATES: readonly BotState[] = ['ended', 'fatal_error', 'd
 const jsonObject = z.record(z.string(), z.unknown());
 
 /** The message envelope every webhook carries. */
+const nonEmptyString = z.string().check(z.minLength(1, 'must be a non-empty string'));
+
 export const webhookEnvelopeSchema = z.looseObject({
-  idempotency_key: z.string().min(1, 'must be a non-empty string'),
-  bot_id: z
-    .string()
-    .refine((id) => id.startsWith(BOT_ID_PREFIX) && id.length > BOT_ID_PREFIX.length, {
+  idempotency_key: nonEmptyString,
+  bot_id: z.string().check(
+    z.refine((id) => id.startsWith(BOT_ID_PREFIX) && id.length > BOT_ID_PREFIX.length, {
       message: `must start with "${BOT_ID_PREFIX}" followed by an identifier`,
     }),
+  ),
   // The doc says "an object"; a bot created without metadata may carry null.
-  bot_metadata: jsonObject.nullable(),
-  trigger: z.string().min(1, 'must be a non-empty string'),
+  bot_metadata: z.nullable(jsonObject),
+  trigger: nonEmptyString,
   data: jsonObject,
 });
 export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
@@ -90,40 +92,42 @@ export type WebhookEnvelope = z.infer<typeof webhookEnvelopeSchema>;
 /** ISO 8601 timestamp with a zone, e.g. `2026-01-02T03:04:05.678901+00:00` or `...Z`. */
 const isoTimestamp = z.iso.datetime({ offset: true, local: false });
 
+const millis = z.int().check(z.nonnegative());
+
 export const stateChangeDataSchema = z.looseObject({
   event_type: z.string(),
-  event_sub_type: z.string().nullish(),
-  event_metadata: jsonObject.nullish(),
+  event_sub_type: z.nullish(z.string()),
+  event_metadata: z.nullish(jsonObject),
   old_state: z.string(),
   new_state: z.string(),
   created_at: isoTimestamp,
 });
 
 export const transcriptUpdateDataSchema = z.looseObject({
-  speaker_name: z.string().nullish(),
+  speaker_name: z.nullish(z.string()),
   speaker_uuid: z.string(),
-  speaker_user_uuid: z.string().nullish(),
-  speaker_is_host: z.boolean().nullish(),
-  timestamp_ms: z.number().int().nonnegative(),
-  duration_ms: z.number().nonnegative().nullish(),
+  speaker_user_uuid: z.nullish(z.string()),
+  speaker_is_host: z.nullish(z.boolean()),
+  timestamp_ms: millis,
+  duration_ms: z.nullish(z.number().check(z.nonnegative())),
   // null when the utterance could not be transcribed; stored as an empty utterance.
-  transcription: z.looseObject({ transcript: z.string().nullish() }).nullable(),
+  transcription: z.nullable(z.looseObject({ transcript: z.nullish(z.string()) })),
 });
 
 export const participantEventDataSchema = z.looseObject({
   id: z.string(),
-  participant_name: z.string().nullish(),
+  participant_name: z.nullish(z.string()),
   participant_uuid: z.string(),
-  participant_user_uuid: z.string().nullish(),
-  participant_is_host: z.boolean().nullish(),
+  participant_user_uuid: z.nullish(z.string()),
+  participant_is_host: z.nullish(z.boolean()),
   event_type: z.string(),
-  event_data: jsonObject.nullish(),
-  timestamp_ms: z.number().int().nonnegative(),
+  event_data: z.nullish(jsonObject),
+  timestamp_ms: millis,
 });
 
 /** The vendor's own trigger; the summary's field name is unknown, `summary` is our guess. */
 export const summaryUpdateDataSchema = z.looseObject({
-  summary: z.string().optional(),
+  summary: z.optional(z.string()),
 });
 
 export const triggerDataSchemas = {
@@ -131,7 +135,7 @@ export const triggerDataSchemas = {
   'transcript.update': transcriptUpdateDataSchema,
   'participant_events.join_leave': participantEventDataSchema,
   'summary.update': summaryUpdateDataSchema,
-} as const satisfies Record<KnownTrigger, z.ZodType>;
+} as const satisfies Record<KnownTrigger, z.ZodMiniType>;
 
 export type StateChangeData = z.infer<typeof stateChangeDataSchema>;
 export type TranscriptUpdateData = z.infer<typeof transcriptUpdateDataSchema>;
@@ -167,7 +171,7 @@ export function parseTriggerData(envelope: WebhookEnvelope): ContractResult<Type
   return { ok: true, value: { trigger, envelope, data: result.data } as TypedWebhook };
 }
 
-function describeIssues(error: z.ZodError): string[] {
+function describeIssues(error: z.core.$ZodError): string[] {
   return error.issues.map((issue) => {
     const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
     return `${path}: ${issue.message}`;

@@ -1,0 +1,22 @@
+#!/usr/bin/env node
+/** CDK app: typed configuration from context → one MeetingPipelineStack. */
+import { Annotations, App } from 'aws-cdk-lib';
+import { configFromContext } from '../lib/config';
+import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
+
+const app = new App();
+const config = configFromContext(app.node);
+const stackName: unknown = app.node.tryGetContext('stackName');
+
+const stack = new MeetingPipelineStack(app, typeof stackName === 'string' && stackName !== '' ? stackName : 'MeetingPipeline', {
+  config,
+  description: 'meeting-pipeline: meeting assistant webhooks, meeting state, recordings and scheduled bots',
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+});
+
+if (new URL(config.upstreamBaseUrl).hostname.endsWith('example.com')) {
+  Annotations.of(stack).addWarningV2(
+    'meeting-pipeline:placeholderBaseUrl',
+    'upstreamBaseUrl is the example placeholder; deploy with -c upstreamBaseUrl=https://<your service>/api/v1/',
+  );
+}

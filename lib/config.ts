@@ -1,0 +1,70 @@
+/**
+ * Deployment configuration, read from CDK context (`cdk.json` or `-c key=value`)
+ * and validated once at synth so a mistake fails before anything is deployed.
+ */
+import { z } from 'zod';
+import type { Node } from 'constructs';
+
+/** Retention periods CloudWatch Logs accepts. */
+const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+
+/** Lambda's synchronous payload limit is 6 MB and API Gateway base64-encodes binary bodies (4/3 growth). */
+export const MAX_WEBHOOK_BODY_CEILING = 4 * 1024 * 1024;
+
+/** SQS keeps a message at most 14 days; a claim-checked body must outlive its message. */
+const QUEUE_MAX_RETENTION_DAYS = 14;
+
+const contextNumber = z.coerce.number().int();
+const contextBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+
+export const pipelineConfigSchema = z.object({
+  upstreamBaseUrl: z
+    .url({ message: 'must be a URL, e.g. https://meetings.example.com/api/v1/' })
+    .refine((url) => url.startsWith('https://'), { message: 'must use https://' })
+    .refine((url) => url.endsWith('/api/v1/'), { message: 'must end in /api/v1/ (the service\'s versioned API root, with the trailing slash)' }),
+  apiKeySecretName: z.string().min(1).default('meeting-pipeline/api-key'),
+  signingSecretName: z.string().min(1).default('meeting-pipeline/webhook-signing-secret'),
+  logRetentionDays: contextNumber
+    .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
+      message: `must be one of CloudWatch Logs' retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,
+    })
+    .default(30),
+  maxWebhookBodyBytes: contextNumber.min(1024).max(MAX_WEBHOOK_BODY_CEILING).default(3 * 1024 * 1024),
+  payloadRetentionDays: contextNumber
+    .min(QUEUE_MAX_RETENTION_DAYS + 1, { message: `must be more than the ${QUEUE_MAX_RETENTION_DAYS}-day queue retention so a queued pointer never outlives its body` })
+    .default(30),
+  secretCacheSeconds: contextNumber.min(0).max(3600).default(60),
+  /** Webhooks per second the HTTP API admits before answering 429 (the service retries). */
+  webhookRateLimit: contextNumber.min(1).default(200),
+  webhookBurstLimit: contextNumber.min(1).default(400),
+  /** Keep the table, bucket and their data when the stack is deleted (the default). */
+  retainData: contextBoolean.default(true),
+});
+
+export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;
+export const CONFIG_KEYS = Object.keys(pipelineConfigSchema.shape) as Array<keyof PipelineConfig>;
+
+export class ConfigError extends Error {
+  constructor(problems: string[]) {
+    super(`Invalid meeting-pipeline configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSet values in cdk.json "context" or with \`cdk deploy -c key=value\`.`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Validates raw context values; unknown keys are ignored (CDK's own flags live there too). */
+export function parseConfig(raw: Record<string, unknown>): PipelineConfig {
+  const result = pipelineConfigSchema.safeParse(raw);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(config)'}: ${issue.message}`));
+  }
+  return result.data;
+}
+
+export function configFromContext(node: Node): PipelineConfig {
+  const raw: Record<string, unknown> = {};
+  for (const key of CONFIG_KEYS) {
+    const value: unknown = node.tryGetContext(key);
+    if (value !== undefined) raw[key] = value;
+  }
+  return parseConfig(raw);
+}

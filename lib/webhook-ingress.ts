@@ -1,0 +1,136 @@
+/**
+ * POST /webhooks: an HTTP API in front of the ingress function, which verifies
+ * each webhook and puts it on the events queue (with a DLQ), claim-checking large
+ * bodies into the payload bucket.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
+import type { IngressEnvironment } from '../lambdas/ingress/environment';
+import { PipelineFunction } from './function';
+
+export const WEBHOOK_PATH = '/webhooks';
+
+/** SQS's longest retention: a stalled consumer has two weeks before anything expires. */
+const QUEUE_RETENTION = Duration.days(14);
+
+export interface WebhookIngressProps {
+  signingSecret: ISecret;
+  maxBodyBytes: number;
+  secretCacheSeconds: number;
+  /** How long claim-checked bodies are kept; longer than any message can live. */
+  payloadRetention: Duration;
+  logRetention: RetentionDays;
+  /** Timeout of the function that will consume the events queue; sets the visibility timeout. */
+  consumerTimeout: Duration;
+  /** Receives before a message is moved to the DLQ. */
+  maxReceiveCount?: number;
+  throttle: { rateLimit: number; burstLimit: number };
+  removalPolicy: RemovalPolicy;
+}
+
+export class WebhookIngress extends Construct {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly function: PipelineFunction;
+  readonly eventsQueue: Queue;
+  readonly eventsDeadLetterQueue: Queue;
+  readonly payloadBucket: Bucket;
+  /** The URL to register with the meeting assistant service. */
+  readonly webhookUrl: string;
+
+  constructor(scope: Construct, id: string, props: WebhookIngressProps) {
+    super(scope, id);
+
+    this.payloadBucket = new Bucket(this, 'PayloadBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: props.removalPolicy,
+      lifecycleRules: [
+        { id: 'expire-claim-checks', prefix: CLAIM_CHECK_PREFIX, expiration: props.payloadRetention, noncurrentVersionExpiration: Duration.days(1) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+    });
+
+    this.eventsDeadLetterQueue = new Queue(this, 'EventsDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: QUEUE_RETENTION,
+    });
+    this.eventsQueue = new Queue(this, 'EventsQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: QUEUE_RETENTION,
+      maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES,
+      // AWS's guidance for Lambda consumers: six times the function timeout.
+      visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: this.eventsDeadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+    });
+
+    const environment: { [K in keyof IngressEnvironment]: string } = {
+      EVENTS_QUEUE_URL: this.eventsQueue.queueUrl,
+      PAYLOAD_BUCKET: this.payloadBucket.bucketName,
+      SIGNING_SECRET_ID: props.signingSecret.secretName,
+      MAX_BODY_BYTES: String(props.maxBodyBytes),
+      INLINE_MESSAGE_LIMIT_BYTES: String(SQS_MAX_MESSAGE_BYTES),
+      SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
+    };
+    this.function = new PipelineFunction(this, 'IngressFunction', {
+      entry: 'lambdas/ingress/handler.ts',
+      description: 'Verifies signed meeting assistant webhooks and queues them',
+      serviceName: 'webhook-ingress',
+      // The service gives up on a delivery after 10 s; answer well inside that.
+      timeout: Duration.seconds(8),
+      memorySize: 1024,
+      logRetention: props.logRetention,
+      environment,
+    });
+    this.eventsQueue.grantSendMessages(this.function);
+    this.payloadBucket.grantPut(this.function, `${CLAIM_CHECK_PREFIX}*`);
+    props.signingSecret.grantRead(this.function);
+
+    this.api = new HttpApi(this, 'Api', {
+      description: 'Receives meeting assistant webhooks',
+      createDefaultStage: false,
+    });
+    this.api.addRoutes({
+      path: WEBHOOK_PATH,
+      methods: [HttpMethod.POST],
+      integration: new HttpLambdaIntegration('IngressIntegration', this.function),
+    });
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            requestTime: '$context.requestTime',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            integrationLatency: '$context.integrationLatency',
+            integrationError: '$context.integrationErrorMessage',
+            error: '$context.error.message',
+          }),
+        ),
+      },
+    });
+    this.webhookUrl = `${this.stage.url.replace(/\/$/, '')}${WEBHOOK_PATH}`;
+  }
+}

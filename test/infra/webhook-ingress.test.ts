@@ -1,0 +1,152 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { synthTemplate } from './synth';
+import type { Template } from 'aws-cdk-lib/assertions';
+
+let template: Template;
+beforeAll(() => {
+  template = synthTemplate().template;
+});
+
+const ingressFunction = () => {
+  const functions = template.findResources('AWS::Lambda::Function', {
+    Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'webhook-ingress' } } },
+  });
+  expect(Object.keys(functions)).toHaveLength(1);
+  return Object.entries(functions)[0]!;
+};
+
+describe('webhook ingress', () => {
+  it('routes POST /webhooks to the ingress function with payload format 2.0', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /webhooks', AuthorizationType: 'NONE' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', { IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 1);
+  });
+
+  it('throttles the default stage and writes access logs', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('integrationLatency') },
+    });
+  });
+
+  it('runs the ingress on a current Node.js runtime, arm64, traced, answering inside the 10 s budget', () => {
+    const [, fn] = ingressFunction();
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      Timeout: 8,
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogFormat: 'JSON' },
+    });
+    expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
+      [
+        'EVENTS_QUEUE_URL',
+        'INLINE_MESSAGE_LIMIT_BYTES',
+        'MAX_BODY_BYTES',
+        'NODE_OPTIONS',
+        'PAYLOAD_BUCKET',
+        'POWERTOOLS_SERVICE_NAME',
+        'SECRET_CACHE_SECONDS',
+        'SIGNING_SECRET_ID',
+      ].sort(),
+    );
+    // The secret's name, never its value.
+    expect(fn.Properties.Environment.Variables.SIGNING_SECRET_ID).toBe('meeting-pipeline/webhook-signing-secret');
+  });
+
+  it('gives the function an explicit log group with retention', () => {
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    const [, fn] = ingressFunction();
+    expect(fn.Properties.LoggingConfig.LogGroup).toBeDefined();
+  });
+
+  it('queues events with SSE, a DLQ after 5 receives, 14 days retention and a visibility of 6× the consumer timeout', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      SqsManagedSseEnabled: true,
+      MessageRetentionPeriod: 1_209_600,
+      MaximumMessageSize: 1_048_576,
+      VisibilityTimeout: 180,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+    });
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    expect(queues.every((q) => q.Properties.SqsManagedSseEnabled === true)).toBe(true);
+  });
+
+  it('denies non-TLS access to both queues', () => {
+    const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
+    expect(policies).toHaveLength(2);
+    for (const policy of policies) {
+      expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+
+  it('keeps the payload bucket private, encrypted, versioned, TLS-only, retained, with lifecycle rules', () => {
+    template.hasResource('AWS::S3::Bucket', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        VersioningConfiguration: { Status: 'Enabled' },
+        LifecycleConfiguration: {
+          Rules: Match.arrayWith([
+            Match.objectLike({ Prefix: 'claim-check/', ExpirationInDays: 30, Status: 'Enabled' }),
+            Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+          ]),
+        },
+      },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+  });
+
+  it('lets the ingress send to the queue, put claim checks and read the signing secret, nothing more', () => {
+    const [, fn] = ingressFunction();
+    const roleRef = fn.Properties.Role['Fn::GetAtt'][0];
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleRef),
+    );
+    const statements = policies.flatMap((p) => p.Properties.PolicyDocument.Statement);
+    const actions = statements.flatMap((s) => [s.Action].flat()).sort();
+    expect(actions).toEqual(
+      [
+        'xray:PutTraceSegments',
+        'xray:PutTelemetryRecords',
+        'sqs:SendMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        's3:PutObject',
+        's3:PutObjectLegalHold',
+        's3:PutObjectRetention',
+        's3:PutObjectTagging',
+        's3:PutObjectVersionTagging',
+        's3:Abort*',
+        'secretsmanager:GetSecretValue',
+        'secretsmanager:DescribeSecret',
+      ].sort(),
+    );
+    const s3Statement = statements.find((s) => [s.Action].flat().includes('s3:PutObject'));
+    expect(JSON.stringify(s3Statement.Resource)).toContain('/claim-check/*');
+  });
+
+  it('outputs the webhook URL to register with the service', () => {
+    template.hasOutput('WebhookUrl', { Value: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith(['/webhooks'])]) }) });
+  });
+});
+
+describe('data retention', () => {
+  it('can be told to delete data with the stack', () => {
+    const { template: disposable } = synthTemplate({ retainData: false });
+    disposable.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
+  });
+});
