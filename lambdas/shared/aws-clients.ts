@@ -23,8 +23,10 @@ function commonConfig(timeouts: ClientTimeouts) {
   };
 }
 
-export function sqsClient(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS): SQSClient {
-  return new SQSClient(commonConfig(timeouts));
+export function sqsClient(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS, env: NodeJS.ProcessEnv = process.env): SQSClient {
+  // With an explicit (local) endpoint, send there rather than to the host named in a queue URL.
+  const local = env.AWS_ENDPOINT_URL_SQS !== undefined || env.AWS_ENDPOINT_URL !== undefined;
+  return new SQSClient({ ...commonConfig(timeouts), useQueueUrlAsEndpoint: !local });
 }
 
 export function s3Client(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS, env: NodeJS.ProcessEnv = process.env): S3Client {

@@ -1,8 +1,11 @@
-/** The SQS + S3 emulator (fauxqs), bound to loopback only. */
-import { startFauxqs, type FauxqsServer } from 'fauxqs';
+/**
+ * The SQS + S3 emulator (fauxqs), listening on 127.0.0.1 only. (Its startFauxqs
+ * helper listens on every interface, so the app is built and bound here.)
+ * Queues and buckets are created through the AWS SDK like any other client would.
+ */
+import { buildApp } from 'fauxqs';
 
 export interface SqsS3Emulator {
-  server: FauxqsServer;
   endpoint: string;
   /** Environment that points the AWS SDK's SQS and S3 clients at the emulator. */
   env: Record<string, string>;
@@ -13,10 +16,13 @@ export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT = '000000000000';
 
 export async function startSqsS3Emulator(options: { port?: number } = {}): Promise<SqsS3Emulator> {
-  const server = await startFauxqs({ host: '127.0.0.1', port: options.port ?? 0, logger: false, defaultRegion: LOCAL_REGION });
-  const endpoint = `http://127.0.0.1:${server.port}`;
+  // Without a host option, queue URLs follow the request's Host header: http://127.0.0.1:<port>/...
+  const app = buildApp({ logger: false, defaultRegion: LOCAL_REGION });
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('fauxqs did not report a TCP address');
+  const endpoint = `http://127.0.0.1:${address.port}`;
   return {
-    server,
     endpoint,
     env: {
       AWS_ENDPOINT_URL_SQS: endpoint,
@@ -26,6 +32,6 @@ export async function startSqsS3Emulator(options: { port?: number } = {}): Promi
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
     },
-    stop: () => server.stop(),
+    stop: () => app.close(),
   };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimCheckPointerSchema, SQS_MAX_MESSAGE_BYTES } from '../../lambdas/core/events/queued-event';
 import { staticSecret, type SecretSource } from '../../lambdas/core/secrets';
@@ -43,13 +43,18 @@ async function drain(): Promise<Message[]> {
 beforeAll(async () => {
   emulator = await startSqsS3Emulator();
   Object.assign(process.env, emulator.env);
-  emulator.server.createQueue('events-dlq');
-  const { queueUrl } = emulator.server.createQueue('events', {
-    attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:events-dlq', maxReceiveCount: 5 }) },
-  });
-  emulator.server.createBucket('payloads');
+  const sqs = sqsClient();
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'events-dlq' }));
+  const dlqArn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
+  const { QueueUrl } = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: 'events',
+      Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn.Attributes?.QueueArn, maxReceiveCount: 5 }) },
+    }),
+  );
+  await s3Client().send(new CreateBucketCommand({ Bucket: 'payloads' }));
   env = {
-    EVENTS_QUEUE_URL: queueUrl,
+    EVENTS_QUEUE_URL: QueueUrl!,
     PAYLOAD_BUCKET: 'payloads',
     SIGNING_SECRET_ID: 'unused-here',
     MAX_BODY_BYTES,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, compareCodePoints, DuplicateKeyError, NestingTooDeepError } from '../../lambdas/core/signature/canonical-json';
 import { parseSigningSecrets, SigningSecretConfigError, verifySignature } from '../../lambdas/core/signature/verify';
 import { pythonVectors } from '../fixtures/python-vectors';
+import { dumps, PyFloat, PyInt, SIGNED, WIRE, type PyValue } from '../../local/simulator/python-json';
 
 const vectors = pythonVectors();
 
@@ -12,20 +13,20 @@ describe('canonical form and signature against Python json.dumps + hmac', () => 
   });
 
   it.each(vectors.map((v) => [v.name, v] as const))('%s: canonical bytes match Python', (_name, vector) => {
-    const text = vector.body.toString('utf8');
-    JSON.parse(text); // the ingress validates syntax before canonicalizing
-    expect(Buffer.from(canonicalJson(text), 'utf8').equals(vector.canonical)).toBe(true);
+    JSON.parse(vector.body.toString('utf8')); // the ingress validates syntax before canonicalizing
+    expect(canonicalJson(vector.body).toString('utf8')).toBe(vector.canonical.toString('utf8'));
+    expect(canonicalJson(vector.body).equals(vector.canonical)).toBe(true);
   });
 
   it.each(vectors.map((v) => [v.name, v] as const))('%s: the Python signature verifies', (_name, vector) => {
     const keys = parseSigningSecrets(vector.secret);
-    expect(verifySignature(canonicalJson(vector.body.toString('utf8')), vector.signature, keys)).toEqual({ ok: true });
+    expect(verifySignature(canonicalJson(vector.body), vector.signature, keys)).toEqual({ ok: true });
   });
 
   it('rejects every vector under a different secret', () => {
     const other = parseSigningSecrets(randomBytes(32).toString('base64'));
     for (const vector of vectors) {
-      expect(verifySignature(canonicalJson(vector.body.toString('utf8')), vector.signature, other)).toEqual({
+      expect(verifySignature(canonicalJson(vector.body), vector.signature, other)).toEqual({
         ok: false,
         reason: 'signature-mismatch',
       });
@@ -34,8 +35,8 @@ describe('canonical form and signature against Python json.dumps + hmac', () => 
 
   it('rejects a body with one changed character in a value', () => {
     const vector = vectors.find((v) => v.name === 'transcript_update/service')!;
-    const tampered = vector.body.toString('utf8').replace('Zo', 'Zp');
-    expect(tampered).not.toBe(vector.body.toString('utf8'));
+    const tampered = Buffer.from(vector.body.toString('utf8').replace('Zo', 'Zp'));
+    expect(tampered.equals(vector.body)).toBe(false);
     const keys = parseSigningSecrets(vector.secret);
     expect(verifySignature(canonicalJson(tampered), vector.signature, keys).ok).toBe(false);
   });
@@ -44,34 +45,52 @@ describe('canonical form and signature against Python json.dumps + hmac', () => 
     const vector = vectors[0]!;
     const keys = parseSigningSecrets(JSON.stringify([randomBytes(32).toString('base64'), vector.secret]));
     expect(keys).toHaveLength(2);
-    expect(verifySignature(canonicalJson(vector.body.toString('utf8')), vector.signature, keys)).toEqual({ ok: true });
+    expect(verifySignature(canonicalJson(vector.body), vector.signature, keys)).toEqual({ ok: true });
   });
 });
 
+const render = (text: string): string => canonicalJson(Buffer.from(text, 'utf8')).toString('utf8');
+
 describe('canonicalJson', () => {
   it('keeps number spelling and sorts integer-like keys as strings', () => {
-    expect(canonicalJson('{"b": 2.0, "10": 1e-07, "9": 12345678901234567890, "a": [1.50, -0]}')).toBe(
+    expect(render('{"b": 2.0, "10": 1e-07, "9": 12345678901234567890, "a": [1.50, -0]}')).toBe(
       '{"10":1e-07,"9":12345678901234567890,"a":[1.50,-0],"b":2.0}',
     );
   });
 
   it('decodes escapes and writes non-ASCII as is', () => {
-    expect(canonicalJson('{"k": "caf\\u00e9 \\ud83d\\ude00 \\/ \\u2028 \\"q\\""}')).toBe('{"k":"café 😀 / \u2028 \\"q\\""}');
+    expect(render('{"k": "caf\\u00e9 \\ud83d\\ude00 \\/ \\u2028 \\"q\\""}')).toBe('{"k":"café 😀 / \u2028 \\"q\\""}');
   });
 
   it('finds the end of strings that end in escaped backslashes', () => {
-    expect(canonicalJson('["a\\\\", "b\\\\\\"c", "\\\\"]')).toBe('["a\\\\","b\\\\\\"c","\\\\"]');
+    expect(render('["a\\\\", "b\\\\\\"c", "\\\\"]')).toBe('["a\\\\","b\\\\\\"c","\\\\"]');
+  });
+
+  it('normalizes escapes the way Python writes them', () => {
+    expect(render('["\\u0001", "\\u000A", "\\u0022", "\\u005C", "\\u00E9", "\\u007f", "\\b\\f\\n\\r\\t"]')).toBe(
+      '["\\u0001","\\n","\\"","\\\\","é","\u007f","\\b\\f\\n\\r\\t"]',
+    );
+  });
+
+  it('sorts keys holding escapes by their code points', () => {
+    expect(render('{"a": 1, "\\n": 2, "\\u0009": 3, "\\"": 4, "\\u00e9": 5, "z": 6}')).toBe('{"\\t":3,"\\n":2,"\\"":4,"a":1,"z":6,"é":5}');
+  });
+
+  it('refuses malformed input instead of reading past its end', () => {
+    for (const text of ['"abc', '{"a": 1', '[1, 2', '{"a" 1}', '"\\u12"', '{"a":}', '']) {
+      expect(() => render(text), text).toThrow();
+    }
   });
 
   it('renders scalars at the top level', () => {
-    expect(canonicalJson(' 2.0 ')).toBe('2.0');
-    expect(canonicalJson('"x"')).toBe('"x"');
-    expect(canonicalJson('[ ]')).toBe('[]');
+    expect(render(' 2.0 ')).toBe('2.0');
+    expect(render('"x"')).toBe('"x"');
+    expect(render('[ ]')).toBe('[]');
   });
 
   it('rejects duplicate keys, also when written with different escapes', () => {
-    expect(() => canonicalJson('{"a": 1, "b": 2, "a": 3}')).toThrow(DuplicateKeyError);
-    expect(() => canonicalJson('{"x": {"\\u0061": 1, "a": 2}}')).toThrow(/duplicate key "a"/);
+    expect(() => render('{"a": 1, "b": 2, "a": 3}')).toThrow(DuplicateKeyError);
+    expect(() => render('{"x": {"\\u0061": 1, "a": 2}}')).toThrow(/duplicate key "a"/);
   });
 
   it('orders keys by code point, not UTF-16 unit', () => {
@@ -82,6 +101,47 @@ describe('canonicalJson', () => {
     expect(compareCodePoints('é', 'é')).toBe(0);
   });
 });
+
+describe('canonicalJson against the simulator\'s independent writer', () => {
+  const random = seededRandom(20261122);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const alphabet = ['a', 'Z', '0', '9', ' ', '"', '\\', '/', '\n', '\t', '\u0001', '\u001f', '\u007f', 'é', 'ß', '中', '\u2028', '\uff5e', '\ue000', '😀', '👩‍💻'];
+  const text = (): string => Array.from({ length: Math.floor(random() * 8) }, () => pick(alphabet)).join('');
+  const value = (depth: number): PyValue => {
+    const kind = depth > 4 ? Math.floor(random() * 4) : Math.floor(random() * 7);
+    switch (kind) {
+      case 0: return text();
+      case 1: return pick([0, -1, 7, 2 ** 53 - 1, 1_767_225_600_123]);
+      case 2: return new PyFloat(pick([2, 0.5, 1e-7, 1.5e300, -0, 123.456, 1e16, 3.14159]));
+      case 3: return pick([null, true, false, new PyInt(2n ** 70n)]);
+      case 4: return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      default: {
+        const object: { [key: string]: PyValue } = {};
+        for (let k = Math.floor(random() * 6); k > 0; k--) object[pick([text(), String(Math.floor(random() * 20)), 'id', 'data'])] = value(depth + 1);
+        return object;
+      }
+    }
+  };
+
+  it('agrees on 500 random documents', () => {
+    for (let doc = 0; doc < 500; doc++) {
+      const payload = value(0);
+      const wire = Buffer.from(dumps(payload, WIRE), 'utf8');
+      expect(canonicalJson(wire).toString('utf8')).toBe(dumps(payload, SIGNED));
+    }
+  });
+});
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 describe('verifySignature', () => {
   const key = randomBytes(32);
@@ -94,7 +154,7 @@ describe('verifySignature', () => {
     ['c2hvcnQ=', 'malformed-signature'],
     ['A'.repeat(43) + '=', 'signature-mismatch'],
   ] as const)('%j → %s', (header, reason) => {
-    expect(verifySignature('{}', header, keys)).toEqual({ ok: false, reason });
+    expect(verifySignature(Buffer.from('{}'), header, keys)).toEqual({ ok: false, reason });
   });
 });
 
@@ -120,8 +180,8 @@ describe('parseSigningSecrets', () => {
 describe('canonicalJson nesting limit', () => {
   it('renders 1,000 levels and refuses 1,001 without overflowing the stack', () => {
     const nest = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
-    expect(canonicalJson(nest(1000))).toBe(nest(1000));
-    expect(() => canonicalJson(nest(1001))).toThrow(NestingTooDeepError);
-    expect(() => canonicalJson('{"a":'.repeat(200_000) + '1' + '}'.repeat(200_000))).toThrow(NestingTooDeepError);
+    expect(render(nest(1000))).toBe(nest(1000));
+    expect(() => render(nest(1001))).toThrow(NestingTooDeepError);
+    expect(() => render('{"a":'.repeat(200_000) + '1' + '}'.repeat(200_000))).toThrow(NestingTooDeepError);
   });
 });

@@ -83,9 +83,9 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
   } catch (error) {
     return reject(400, 'invalid-json', `The body is not valid JSON: ${(error as Error).message}`);
   }
-  let canonical: string;
+  let canonical: Buffer;
   try {
-    canonical = canonicalJson(text);
+    canonical = canonicalJson(body);
   } catch (error) {
     if (error instanceof DuplicateKeyError) return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
     if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);

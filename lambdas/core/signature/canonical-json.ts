@@ -1,13 +1,16 @@
 /**
- * Canonical JSON: the form the service signs. Object keys sorted by Unicode code
- * point, no whitespace, strings escaped as JSON.stringify escapes them (which, for
- * well-formed text, is what Python's `json.dumps(..., ensure_ascii=False)` emits)
- * and every number, `true`, `false` and `null` copied as its original token, so
- * `2.0` stays `2.0` and integers beyond 2^53 stay exact.
+ * Canonical JSON: the bytes the service signs. Object keys sorted by Unicode code
+ * point, no whitespace, non-ASCII as raw UTF-8, the JSON short escapes kept
+ * (`\"` `\\` `\b` `\f` `\n` `\r` `\t`, other control characters as `\u00xx`), and
+ * every number, `true`, `false` and `null` copied as its original token, so `2.0`
+ * stays `2.0` and integers beyond 2^53 stay exact. This is what Python's
+ * `json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))`
+ * writes for the value the body holds.
  *
- * The input must already be valid JSON (the caller runs JSON.parse first); this
- * pass only re-renders it. It works on the text rather than on parsed values
- * because parsed values lose number spelling and reorder integer-like keys.
+ * It works on the body's bytes, not on parsed values: parsed values lose number
+ * spelling and reorder integer-like keys, and re-encoding strings costs more than
+ * the HMAC itself. The input must already be valid UTF-8 JSON (the ingress runs
+ * JSON.parse first); malformed input is refused, never looped over.
  */
 
 export class DuplicateKeyError extends Error {
@@ -16,14 +19,6 @@ export class DuplicateKeyError extends Error {
     this.name = 'DuplicateKeyError';
   }
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /** Nesting deeper than the sender's own JSON encoder can produce (Python stops near 1,000). */
 export class NestingTooDeepError extends Error {
@@ -35,127 +30,333 @@ export class NestingTooDeepError extends Error {
 
 export const MAX_NESTING_DEPTH = 1000;
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const LOWER_U = 0x75;
+
+/** Short escapes by the escaped letter: b f n r t and the two that stay escaped. */
+const SHORT_ESCAPE_LETTERS = new Set([0x62, 0x66, 0x6e, 0x72, 0x74, QUOTE, BACKSLASH]);
+/** Control characters that have a short escape, by code. */
+const SHORT_ESCAPE_FOR: Record<number, number> = { 0x08: 0x62, 0x0c: 0x66, 0x0a: 0x6e, 0x0d: 0x72, 0x09: 0x74 };
+const HEX_DIGITS = '0123456789abcdef';
+
+/** Value of a hex digit byte, or a large negative number so that any bad digit makes the unit negative. */
+const HEX_VALUES = new Int32Array(256).fill(-0x10000);
+for (let d = 0; d < 16; d++) {
+  HEX_VALUES[HEX_DIGITS.charCodeAt(d)] = d;
+  HEX_VALUES[HEX_DIGITS.toUpperCase().charCodeAt(d)] = d;
+}
+const hexValue = (byte: number | undefined): number => HEX_VALUES[byte ?? 0] as number;
+
 interface Member {
-  key: string;
-  rendered: string;
+  /** Where the member (`"key":value`) starts and ends in the output. */
+  start: number;
+  end: number;
+  /** The key's bytes between its quotes, as rendered. */
+  keyStart: number;
+  keyEnd: number;
+  /** The rendered key holds an escape, so its bytes do not sort like its code points. */
+  keyEscaped: boolean;
+}
+
+function malformed(at: number): Error {
+  return new SyntaxError(`malformed JSON at byte ${at}`);
+}
+
+/** Read/write positions shared with the helpers below, which keep them in locals while they run. */
+interface Cursor {
+  /** Next byte to read from the input. */
+  i: number;
+  /** Next byte to write to the output. */
+  o: number;
+  /**
+   * Positions of the next quote and backslash at or after some earlier `i` (input
+   * length when none). The first match after p is also the first after any i in
+   * (p, match], so each is searched for once and reused until passed.
+   */
+  quote: number;
+  backslash: number;
+}
+
+interface Container {
+  isObject: boolean;
+  /** Output position of the opening brace or bracket. */
+  open: number;
+  members: Member[];
+  /** Output position where the current member began. */
+  memberStart: number;
+  keyEnd: number;
+  keyEscaped: boolean;
 }
 
 /**
- * Renders valid JSON text in canonical form.
+ * Renders valid UTF-8 JSON in canonical form; the result views a fresh buffer.
  * @throws DuplicateKeyError when an object repeats a key: the sender never does,
  *   and parsers disagree on which copy wins.
- * @throws NestingTooDeepError past MAX_NESTING_DEPTH, before recursion could overflow the stack.
+ * @throws NestingTooDeepError past MAX_NESTING_DEPTH.
  */
-export function canonicalJson(text: string): string {
-  let at = 0;
-  let depth = 0;
+export function canonicalJson(input: Uint8Array): Buffer {
+  const body = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  const n = body.length;
+  // The canonical form is never longer than the input: it only drops whitespace and shortens escapes.
+  const out = Buffer.allocUnsafe(n);
+  const cursor: Cursor = { i: 0, o: 0, quote: -1, backslash: -1 };
+  // An explicit stack instead of recursion: depth is bounded by a check, not by the call stack.
+  const stack: Container[] = [];
 
-  const skipWhitespace = (): void => {
-    for (;;) {
-      const c = text.charCodeAt(at);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) at++;
-      else return;
-    }
-  };
-
-  /** Reads the string token at `at` (an opening quote); returns its decoded value. */
-  const readString = (): { value: string; rendered: string } => {
-    const start = at + 1;
-    let end = text.indexOf('"', start);
-    const firstEscape = text.indexOf('\\', start);
-    if (firstEscape === -1 || firstEscape > end) {
-      // No escapes: the raw text is already canonical.
-      at = end + 1;
-      const value = text.slice(start, end);
-      return { value, rendered: text.slice(start - 1, at) };
-    }
-    // A quote preceded by an odd run of backslashes is escaped; look further.
-    for (;;) {
-      let backslashes = 0;
-      while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-      if (backslashes % 2 === 0) break;
-      end = text.indexOf('"', end + 1);
-    }
-    at = end + 1;
-    const value = JSON.parse(text.slice(start - 1, at)) as string;
-    return { value, rendered: JSON.stringify(value) };
-  };
-
-  const readScalar = (): string => {
-    const start = at;
-    for (;;) {
-      const c = text.charCodeAt(at);
-      if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || Number.isNaN(c)) {
-        return text.slice(start, at);
+  for (;;) {
+    // A value starts here.
+    cursor.i = skipWhitespace(body, cursor.i);
+    const c = body[cursor.i];
+    let closed = true;
+    if (c === QUOTE) {
+      copyString(body, out, cursor);
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (stack.length >= MAX_NESTING_DEPTH) throw new NestingTooDeepError(MAX_NESTING_DEPTH);
+      const isObject = c === OPEN_BRACE;
+      const container: Container = { isObject, open: cursor.o, members: [], memberStart: 0, keyEnd: 0, keyEscaped: false };
+      out[cursor.o++] = c;
+      cursor.i = skipWhitespace(body, cursor.i + 1);
+      if (body[cursor.i] === (isObject ? CLOSE_BRACE : CLOSE_BRACKET)) {
+        out[cursor.o++] = isObject ? CLOSE_BRACE : CLOSE_BRACKET;
+        cursor.i++;
+      } else {
+        stack.push(container);
+        if (isObject) beginMember(body, out, cursor, container);
+        closed = false; // its first value comes next
       }
-      at++;
+    } else {
+      copyScalar(body, out, cursor);
     }
-  };
+    if (!closed) continue;
 
-  const readArray = (): string => {
-    at++; // [
-    skipWhitespace();
-    if (text.charCodeAt(at) === CLOSE_BRACKET) {
-      at++;
-      return '[]';
+    // A value ended: continue its container, closing any that end here.
+    let nextValue = false;
+    while (stack.length > 0 && !nextValue) {
+      const container = stack[stack.length - 1] as Container;
+      if (container.isObject) {
+        container.members.push({
+          start: container.memberStart,
+          end: cursor.o,
+          keyStart: container.memberStart + 1,
+          keyEnd: container.keyEnd,
+          keyEscaped: container.keyEscaped,
+        });
+      }
+      cursor.i = skipWhitespace(body, cursor.i);
+      const next = body[cursor.i++];
+      if (next === COMMA) {
+        out[cursor.o++] = COMMA;
+        if (container.isObject) beginMember(body, out, cursor, container);
+        nextValue = true;
+      } else if (next === (container.isObject ? CLOSE_BRACE : CLOSE_BRACKET)) {
+        out[cursor.o++] = next;
+        if (container.isObject) sortMembers(out, container, cursor.o);
+        stack.pop();
+        // The closed container was a value of its parent, which the loop continues with.
+      } else {
+        throw malformed(cursor.i - 1);
+      }
     }
-    const items: string[] = [];
-    for (;;) {
-      items.push(readValue());
-      skipWhitespace();
-      const c = text.charCodeAt(at++);
-      if (c === CLOSE_BRACKET) return `[${items.join(',')}]`;
-      // c is a comma: the text is valid JSON.
-    }
-  };
-
-  const readObject = (): string => {
-    at++; // {
-    skipWhitespace();
-    if (text.charCodeAt(at) === CLOSE_BRACE) {
-      at++;
-      return '{}';
-    }
-    const members: Member[] = [];
-    for (;;) {
-      skipWhitespace();
-      const key = readString();
-      skipWhitespace();
-      at++; // :
-      const value = readValue();
-      members.push({ key: key.value, rendered: `${key.rendered}:${value}` });
-      skipWhitespace();
-      const c = text.charCodeAt(at++);
-      if (c === CLOSE_BRACE) break;
-    }
-    if (members.length > 1) members.sort(compareMembers);
-    let out = '{';
-    for (let i = 0; i < members.length; i++) {
-      if (i > 0) out += ',';
-      out += (members[i] as Member).rendered;
-    }
-    return `${out}}`;
-  };
-
-  const readValue = (): string => {
-    skipWhitespace();
-    const c = text.charCodeAt(at);
-    if (c === QUOTE) return readString().rendered;
-    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) return readScalar();
-    if (++depth > MAX_NESTING_DEPTH) throw new NestingTooDeepError(MAX_NESTING_DEPTH);
-    const rendered = c === OPEN_BRACE ? readObject() : readArray();
-    depth--;
-    return rendered;
-  };
-
-  return readValue();
+    if (!nextValue) break;
+  }
+  cursor.i = skipWhitespace(body, cursor.i);
+  if (cursor.i !== n) throw malformed(cursor.i);
+  return out.subarray(0, cursor.o);
 }
 
-// A comparison sort compares every pair that ends up adjacent, so equal keys
-// always meet here: that is where duplicates are caught.
-function compareMembers(a: Member, b: Member): number {
-  const order = compareCodePoints(a.key, b.key);
-  if (order === 0) throw new DuplicateKeyError(a.key);
+/** Copies `"key":` at the cursor and records where the member starts. */
+function beginMember(body: Buffer, out: Buffer, cursor: Cursor, container: Container): void {
+  cursor.i = skipWhitespace(body, cursor.i);
+  if (body[cursor.i] !== QUOTE) throw malformed(cursor.i);
+  container.memberStart = cursor.o;
+  container.keyEscaped = copyString(body, out, cursor);
+  container.keyEnd = cursor.o - 1;
+  cursor.i = skipWhitespace(body, cursor.i);
+  if (body[cursor.i] !== COLON) throw malformed(cursor.i);
+  out[cursor.o++] = COLON;
+  cursor.i++;
+}
+
+/** Scratch space for reordering members; reused across calls (all synchronous). */
+let scratch = Buffer.allocUnsafeSlow(16 * 1024);
+
+/** Puts a closed object's members (already written to `out`, ending at `end`) in key order. */
+function sortMembers(out: Buffer, container: Container, end: number): void {
+  const { members, open } = container;
+  if (members.length < 2) return;
+  const compare = (a: Member, b: Member): number => compareKeys(out, a, b);
+  // Every adjacent pair is compared, so a duplicate key is found here or by the sort.
+  let sorted = true;
+  for (let m = 1; m < members.length; m++) {
+    if (compare(members[m - 1] as Member, members[m] as Member) > 0) sorted = false;
+  }
+  if (sorted) return;
+  members.sort(compare);
+  if (scratch.length < end - open) scratch = Buffer.allocUnsafeSlow(end - open);
+  out.copy(scratch, 0, open, end);
+  let w = open + 1;
+  for (let m = 0; m < members.length; m++) {
+    const member = members[m] as Member;
+    if (m > 0) out[w++] = COMMA;
+    w += scratch.copy(out, w, member.start - open, member.end - open);
+  }
+}
+
+function skipWhitespace(body: Buffer, from: number): number {
+  let i = from;
+  for (;;) {
+    const c = body[i];
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) i++;
+    else return i;
+  }
+}
+
+/** Copies a number, `true`, `false` or `null` token as it is spelled. */
+function copyScalar(body: Buffer, out: Buffer, cursor: Cursor): void {
+  const n = body.length;
+  let i = cursor.i;
+  let o = cursor.o;
+  while (i < n) {
+    const c = body[i] as number;
+    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
+    out[o++] = c;
+    i++;
+  }
+  if (i === cursor.i) throw malformed(i);
+  cursor.i = i;
+  cursor.o = o;
+}
+
+/**
+ * Copies the string at the cursor (an opening quote) in canonical form; true if
+ * the output holds an escape. Runs between escapes are found with indexOf and
+ * copied natively: byte-at-a-time copying in JavaScript costs as much as the HMAC.
+ */
+function copyString(body: Buffer, out: Buffer, cursor: Cursor): boolean {
+  let i = cursor.i + 1;
+  let o = cursor.o;
+  let escaped = false;
+  out[o++] = QUOTE;
+  for (;;) {
+    if (cursor.quote < i) cursor.quote = nextIndex(body, QUOTE, i);
+    if (cursor.backslash < i) cursor.backslash = nextIndex(body, BACKSLASH, i);
+    const { quote } = cursor;
+    if (quote === body.length) throw malformed(i);
+    const runEnd = Math.min(quote, cursor.backslash);
+    o += body.copy(out, o, i, runEnd); // ASCII or raw UTF-8: kept as is
+    i = runEnd;
+    if (i === quote) break;
+
+    const letter = body[i + 1] as number;
+    if (SHORT_ESCAPE_LETTERS.has(letter)) {
+      out[o++] = BACKSLASH;
+      out[o++] = letter;
+      escaped = true;
+      i += 2;
+      continue;
+    }
+    if (letter === 0x2f) {
+      out[o++] = 0x2f; // `\/` is just `/`
+      i += 2;
+      continue;
+    }
+    if (letter !== LOWER_U) throw malformed(i);
+    const unit = readHex4(body, i + 2);
+    i += 6;
+    if (unit >= 0xd800 && unit <= 0xdbff && body[i] === BACKSLASH && body[i + 1] === LOWER_U) {
+      const low = readHex4(body, i + 2);
+      if (low >= 0xdc00 && low <= 0xdfff) {
+        o = writeUtf8(out, o, 0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00));
+        i += 6;
+        continue;
+      }
+    }
+    if (unit < 0x20 || unit === QUOTE || unit === BACKSLASH) {
+      const short = unit === QUOTE || unit === BACKSLASH ? unit : SHORT_ESCAPE_FOR[unit];
+      if (short === undefined) {
+        o = writeUnicodeEscape(out, o, unit);
+      } else {
+        out[o++] = BACKSLASH;
+        out[o++] = short;
+      }
+      escaped = true;
+    } else if (unit >= 0xd800 && unit <= 0xdfff) {
+      // A lone surrogate has no UTF-8 form; the sender cannot have signed it, so any rendering fails to verify.
+      o = writeUnicodeEscape(out, o, unit);
+      escaped = true;
+    } else {
+      o = writeUtf8(out, o, unit);
+    }
+  }
+  out[o++] = QUOTE;
+  cursor.i = i + 1;
+  cursor.o = o;
+  return escaped;
+}
+
+function nextIndex(body: Buffer, byte: number, from: number): number {
+  const at = body.indexOf(byte, from);
+  return at === -1 ? body.length : at;
+}
+
+function readHex4(body: Buffer, at: number): number {
+  if (at + 4 > body.length) throw malformed(at);
+  const unit = (hexValue(body[at]) << 12) | (hexValue(body[at + 1]) << 8) | (hexValue(body[at + 2]) << 4) | hexValue(body[at + 3]);
+  if (unit < 0) throw malformed(at);
+  return unit;
+}
+
+function writeUtf8(out: Buffer, at: number, codePoint: number): number {
+  let o = at;
+  if (codePoint < 0x80) {
+    out[o++] = codePoint;
+  } else if (codePoint < 0x800) {
+    out[o++] = 0xc0 | (codePoint >> 6);
+    out[o++] = 0x80 | (codePoint & 0x3f);
+  } else if (codePoint < 0x10000) {
+    out[o++] = 0xe0 | (codePoint >> 12);
+    out[o++] = 0x80 | ((codePoint >> 6) & 0x3f);
+    out[o++] = 0x80 | (codePoint & 0x3f);
+  } else {
+    out[o++] = 0xf0 | (codePoint >> 18);
+    out[o++] = 0x80 | ((codePoint >> 12) & 0x3f);
+    out[o++] = 0x80 | ((codePoint >> 6) & 0x3f);
+    out[o++] = 0x80 | (codePoint & 0x3f);
+  }
+  return o;
+}
+
+function writeUnicodeEscape(out: Buffer, at: number, unit: number): number {
+  let o = at;
+  out[o++] = BACKSLASH;
+  out[o++] = LOWER_U;
+  for (let shift = 12; shift >= 0; shift -= 4) out[o++] = HEX_DIGITS.charCodeAt((unit >> shift) & 0xf);
+  return o;
+}
+
+function keyText(out: Buffer, member: Member): string {
+  const rendered = out.toString('utf8', member.keyStart - 1, member.keyEnd + 1);
+  return member.keyEscaped ? (JSON.parse(rendered) as string) : rendered.slice(1, -1);
+}
+
+/** UTF-8 byte order is code point order, so unescaped keys compare byte by byte. */
+function compareKeys(out: Buffer, a: Member, b: Member): number {
+  let order = 0;
+  if (a.keyEscaped || b.keyEscaped) {
+    order = compareCodePoints(keyText(out, a), keyText(out, b));
+  } else {
+    const length = Math.min(a.keyEnd - a.keyStart, b.keyEnd - b.keyStart);
+    for (let k = 0; k < length && order === 0; k++) order = (out[a.keyStart + k] as number) - (out[b.keyStart + k] as number);
+    if (order === 0) order = a.keyEnd - a.keyStart - (b.keyEnd - b.keyStart);
+  }
+  if (order === 0) throw new DuplicateKeyError(keyText(out, a));
   return order;
 }
 
@@ -165,9 +366,9 @@ function compareMembers(a: Member, b: Member): number {
  */
 export function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
+  for (let k = 0; k < length; k++) {
+    const x = a.charCodeAt(k);
+    const y = b.charCodeAt(k);
     if (x !== y) {
       if (x >= 0xd800 && y >= 0xd800) return codePointRank(x) - codePointRank(y);
       return x - y;

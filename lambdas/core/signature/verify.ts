@@ -56,7 +56,7 @@ const SIGNATURE_TEXT = /^[A-Za-z0-9+/]{43}=?$/;
  * Checks the signature header against the canonical form of the body with every
  * active key. Each comparison is constant-time.
  */
-export function verifySignature(canonicalBody: string, signatureHeader: string | undefined, keys: readonly Buffer[]): SignatureCheck {
+export function verifySignature(canonicalBody: Uint8Array, signatureHeader: string | undefined, keys: readonly Buffer[]): SignatureCheck {
   if (signatureHeader === undefined || signatureHeader.trim() === '') {
     return { ok: false, reason: 'missing-signature' };
   }
@@ -65,10 +65,9 @@ export function verifySignature(canonicalBody: string, signatureHeader: string |
   const presented = Buffer.from(text, WEBHOOK_SIGNATURE.digestEncoding);
   if (presented.length !== WEBHOOK_SIGNATURE.digestBytes) return { ok: false, reason: 'malformed-signature' };
 
-  const signed = Buffer.from(canonicalBody, 'utf8');
   let matched = false;
   for (const key of keys) {
-    const expected = createHmac(WEBHOOK_SIGNATURE.hmacAlgorithm, key).update(signed).digest();
+    const expected = createHmac(WEBHOOK_SIGNATURE.hmacAlgorithm, key).update(canonicalBody).digest();
     // No early exit: the time taken does not depend on which key matched.
     if (timingSafeEqual(expected, presented)) matched = true;
   }

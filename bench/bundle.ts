@@ -1,0 +1,74 @@
+/**
+ * The ingress bundle beside a bundle holding only the SQS client, both built with
+ * the bundling options the stack deploys with: size on disk and module-init time
+ * (a fresh Node process importing the bundle, the import timed from inside).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { BUNDLING } from '../lib/function';
+import { fmt, median, verdict } from './stats';
+
+// npm runs scripts from the project root.
+const PROJECT_ROOT = process.cwd();
+const OUT = join(PROJECT_ROOT, 'bench', 'out');
+
+async function bundle(entry: string, name: string): Promise<string> {
+  const outfile = join(OUT, name, 'index.mjs');
+  await build({
+    entryPoints: [join(PROJECT_ROOT, entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: BUNDLING.target,
+    minify: BUNDLING.minify,
+    mainFields: BUNDLING.mainFields,
+    banner: { js: BUNDLING.banner ?? '' },
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+// Environment the ingress reads at init; nothing is called during the import.
+const INIT_ENV = {
+  EVENTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111111111111/events',
+  PAYLOAD_BUCKET: 'payloads',
+  SIGNING_SECRET_ID: 'meeting-pipeline/webhook-signing-secret',
+  MAX_BODY_BYTES: '3145728',
+  INLINE_MESSAGE_LIMIT_BYTES: '1048576',
+  SECRET_CACHE_SECONDS: '60',
+  AWS_REGION: 'eu-west-1',
+  POWERTOOLS_SERVICE_NAME: 'bench',
+};
+
+function initMs(file: string): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...INIT_ENV }, encoding: 'utf8' });
+  return Number(out.trim().split('\n').at(-1));
+}
+
+export async function benchBundle(): Promise<string[]> {
+  mkdirSync(OUT, { recursive: true });
+  const ingress = await bundle('lambdas/ingress/handler.ts', 'ingress');
+  const baseline = await bundle('bench/fixtures/sqs-only-handler.ts', 'sqs-only');
+  const size = (file: string) => statSync(file).size;
+  const runs = 15;
+  const ingressInit: number[] = [];
+  const baselineInit: number[] = [];
+  initMs(ingress); // warm the file cache
+  initMs(baseline);
+  for (let i = 0; i < runs; i++) {
+    ingressInit.push(initMs(ingress));
+    baselineInit.push(initMs(baseline));
+  }
+  const sizeRatio = size(ingress) / size(baseline);
+  const initRatio = median(ingressInit) / median(baselineInit);
+  return [
+    `bundle: minified ESM (target ${BUNDLING.target}), module init = median of ${runs} fresh processes`,
+    `  ingress:  ${fmt(size(ingress) / 1024)} KiB, init ${fmt(median(ingressInit), 1)} ms`,
+    `  SQS only: ${fmt(size(baseline) / 1024)} KiB, init ${fmt(median(baselineInit), 1)} ms`,
+    `  size ratio ${fmt(sizeRatio, 2)}× (${verdict(sizeRatio, 1.3)}), init ratio ${fmt(initRatio, 2)}× (${verdict(initRatio, 1.3)})`,
+  ];
+}
