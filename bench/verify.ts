@@ -1,7 +1,7 @@
 /** Canonical verify of a 4 KB transcript.update beside a bare HMAC-SHA256 of the same bytes. */
 import { createHmac, randomBytes } from 'node:crypto';
 import { canonicalJson } from '../lambdas/core/signature/canonical-json';
-import { parseSigningSecrets, verifySignature } from '../lambdas/core/signature/verify';
+import { parseSigningSecrets, verifySignature, verifyWebhookBody } from '../lambdas/core/signature/verify';
 import { signWebhook } from '../local/simulator/webhook-signer';
 import { fmt, opsPerSecond, verdict } from './stats';
 
@@ -47,12 +47,12 @@ function measure(name: string, sentence: string): string[] {
 
   const iterations = 20_000;
   const rounds = 9;
-  const canonical = opsPerSecond(() => void verifySignature(canonicalJson(body), signature, keys), iterations, rounds);
+  const canonical = opsPerSecond(() => void verifyWebhookBody(body, signature, keys), iterations, rounds);
   const bare = opsPerSecond(() => void createHmac('sha256', keys[0] as Buffer).update(body).digest(), iterations, rounds);
   const ratio = bare / canonical;
   return [
     `  ${name}: ${body.length}-byte transcript.update, ${escapes} \\u escapes`,
-    `    canonical verify (re-render + HMAC + compare): ${fmt(canonical)} ops/s`,
+    `    canonical verify (render + HMAC + compare): ${fmt(canonical)} ops/s`,
     `    bare HMAC-SHA256 of the same bytes:            ${fmt(bare)} ops/s`,
     `    cost ratio canonical/bare: ${fmt(ratio, 2)}× (${verdict(ratio, 3)})`,
   ];

@@ -4,6 +4,7 @@ import { Architecture, LoggingFormat, ApplicationLogLevel, SystemLogLevel, Runti
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -26,6 +27,31 @@ export const BUNDLING: BundlingOptions = {
   banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
 };
 
+/** File name an on-demand module gets beside index.mjs: `lambdas/shared/s3-put-object.ts` → `s3-put-object.mjs`. */
+export function onDemandFileName(modulePath: string): string {
+  return `${basename(modulePath).replace(/\.ts$/, '')}.mjs`;
+}
+
+const shellQuote = (arg: string): string => `'${arg.replaceAll("'", "'\\''")}'`;
+
+/** The esbuild command that bundles one on-demand module with the function's own options. */
+export function onDemandBundleCommand(inputDir: string, outputDir: string, modulePath: string): string {
+  const args = [
+    join(inputDir, 'node_modules', '.bin', 'esbuild'),
+    '--bundle',
+    join(inputDir, modulePath),
+    `--outfile=${join(outputDir, onDemandFileName(modulePath))}`,
+    '--platform=node',
+    `--format=${BUNDLING.format}`,
+    `--target=${BUNDLING.target}`,
+    ...(BUNDLING.minify ? ['--minify'] : []),
+    `--main-fields=${(BUNDLING.mainFields ?? []).join(',')}`,
+    `--banner:js=${BUNDLING.banner ?? ''}`,
+    '--log-level=warning',
+  ];
+  return args.map(shellQuote).join(' ');
+}
+
 export interface PipelineFunctionProps {
   /** Handler file, relative to the project root, e.g. `lambdas/ingress/handler.ts`. */
   entry: string;
@@ -37,6 +63,12 @@ export interface PipelineFunctionProps {
   memorySize?: number;
   logRetention: RetentionDays;
   reservedConcurrentExecutions?: number;
+  /**
+   * Modules (paths from the project root) the handler loads only on a rare path,
+   * bundled as separate files beside index.mjs so cold starts neither read nor
+   * parse them. The handler imports them by URL; see lambdas/shared/on-demand.ts.
+   */
+  onDemandModules?: string[];
 }
 
 export class PipelineFunction extends NodejsFunction {
@@ -58,7 +90,15 @@ export class PipelineFunction extends NodejsFunction {
       applicationLogLevelV2: ApplicationLogLevel.INFO,
       systemLogLevelV2: SystemLogLevel.WARN,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
-      bundling: BUNDLING,
+      bundling: {
+        ...BUNDLING,
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (inputDir, outputDir) =>
+            (props.onDemandModules ?? []).map((modulePath) => onDemandBundleCommand(inputDir, outputDir, modulePath)),
+        },
+      },
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
         NODE_OPTIONS: '--enable-source-maps',

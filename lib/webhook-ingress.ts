@@ -14,6 +14,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
+import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { PipelineFunction } from './function';
 
 export const WEBHOOK_PATH = '/webhooks';
@@ -94,6 +95,7 @@ export class WebhookIngress extends Construct {
       memorySize: 1024,
       logRetention: props.logRetention,
       environment,
+      onDemandModules: [S3_PUT_OBJECT_MODULE],
     });
     this.eventsQueue.grantSendMessages(this.function);
     this.payloadBucket.grantPut(this.function, `${CLAIM_CHECK_PREFIX}*`);

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { acceptWebhook, outcomeResponse, type IngressDependencies } from '../core/ingress/accept-webhook';
 import { SqsEventQueue } from '../core/ingress/event-queue';
+import type { PayloadStore } from '../core/ingress/payload-store';
 import { signingKeysFrom, type SecretSource } from '../core/secrets';
 import type { Telemetry } from '../core/telemetry';
 import { WEBHOOK_SIGNATURE } from '../core/upstream/contract';
@@ -13,14 +13,13 @@ export type IngressHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatew
 /** Wires the ingress core to its clients; the Lambda, local mode and tests all build it this way. */
 export function ingressDependencies(
   env: IngressEnvironment,
-  clients: { sqs: SQSClient; s3: S3Client; signingSecret: SecretSource },
+  clients: { sqs: SQSClient; payloads: PayloadStore; signingSecret: SecretSource },
   telemetry: Telemetry,
 ): IngressDependencies {
   return {
     signingKeys: signingKeysFrom(clients.signingSecret),
-    queue: new SqsEventQueue(clients.sqs, clients.s3, {
+    queue: new SqsEventQueue(clients.sqs, clients.payloads, {
       queueUrl: env.EVENTS_QUEUE_URL,
-      payloadBucket: env.PAYLOAD_BUCKET,
       inlineLimitBytes: env.INLINE_MESSAGE_LIMIT_BYTES,
     }),
     maxBodyBytes: env.MAX_BODY_BYTES,

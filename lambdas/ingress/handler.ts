@@ -1,6 +1,7 @@
 /** Lambda entry point for POST /webhooks. */
-import { s3Client, sqsClient } from '../shared/aws-clients';
+import { sqsClient } from '../shared/aws-clients';
 import { logger, metrics, telemetry } from '../shared/powertools';
+import { s3PayloadStore } from '../shared/s3-payload-store';
 import { secretsManagerSource } from '../shared/secrets-manager';
 import { createIngressHandler, ingressDependencies } from './adapter';
 import { ingressEnvironmentSchema } from './environment';
@@ -9,7 +10,11 @@ const env = ingressEnvironmentSchema.parse(process.env);
 const handle = createIngressHandler(
   ingressDependencies(
     env,
-    { sqs: sqsClient(), s3: s3Client(), signingSecret: secretsManagerSource(env.SIGNING_SECRET_ID, env.SECRET_CACHE_SECONDS) },
+    {
+      sqs: sqsClient(),
+      payloads: s3PayloadStore(env.PAYLOAD_BUCKET),
+      signingSecret: secretsManagerSource(env.SIGNING_SECRET_ID, env.SECRET_CACHE_SECONDS),
+    },
     telemetry,
   ),
 );

@@ -2,7 +2,7 @@
  * AWS SDK clients as every function builds them. Endpoints come from the standard
  * AWS_ENDPOINT_URL_<SERVICE> variables, so local mode only sets environment.
  */
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 export interface ClientTimeouts {
@@ -23,14 +23,15 @@ function commonConfig(timeouts: ClientTimeouts) {
   };
 }
 
+const hasLocalEndpoint = (env: NodeJS.ProcessEnv, service: string): boolean =>
+  env[`AWS_ENDPOINT_URL_${service}`] !== undefined || env.AWS_ENDPOINT_URL !== undefined;
+
 export function sqsClient(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS, env: NodeJS.ProcessEnv = process.env): SQSClient {
   // With an explicit (local) endpoint, send there rather than to the host named in a queue URL.
-  const local = env.AWS_ENDPOINT_URL_SQS !== undefined || env.AWS_ENDPOINT_URL !== undefined;
-  return new SQSClient({ ...commonConfig(timeouts), useQueueUrlAsEndpoint: !local });
+  return new SQSClient({ ...commonConfig(timeouts), useQueueUrlAsEndpoint: !hasLocalEndpoint(env, 'SQS') });
 }
 
-export function s3Client(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS, env: NodeJS.ProcessEnv = process.env): S3Client {
+export function s3ClientConfig(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS, env: NodeJS.ProcessEnv = process.env): S3ClientConfig {
   // A local S3 endpoint serves buckets by path, not by host name.
-  const local = env.AWS_ENDPOINT_URL_S3 !== undefined || env.AWS_ENDPOINT_URL !== undefined;
-  return new S3Client({ ...commonConfig(timeouts), forcePathStyle: local });
+  return { ...commonConfig(timeouts), forcePathStyle: hasLocalEndpoint(env, 'S3') };
 }

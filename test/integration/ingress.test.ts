@@ -7,7 +7,9 @@ import { staticSecret, type SecretSource } from '../../lambdas/core/secrets';
 import { silentTelemetry, type MetricSink } from '../../lambdas/core/telemetry';
 import { createIngressHandler, ingressDependencies, type IngressHandler } from '../../lambdas/ingress/adapter';
 import type { IngressEnvironment } from '../../lambdas/ingress/environment';
-import { s3Client, sqsClient } from '../../lambdas/shared/aws-clients';
+import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { s3Client } from '../../lambdas/shared/s3-client';
+import { s3PayloadStore } from '../../lambdas/shared/s3-payload-store';
 import { startSqsS3Emulator, type SqsS3Emulator } from '../../local/emulators/fauxqs';
 import { badDeliveries } from '../fixtures/bad-webhooks';
 import { newSigningSecret, signedEvent, transcriptEnvelope } from '../fixtures/webhooks';
@@ -23,7 +25,11 @@ function handlerWith(overrides: { signingSecret?: SecretSource; sqs?: ReturnType
   return createIngressHandler(
     ingressDependencies(
       env,
-      { sqs: overrides.sqs ?? sqsClient(), s3: s3Client(), signingSecret: overrides.signingSecret ?? staticSecret(secret) },
+      {
+        sqs: overrides.sqs ?? sqsClient(),
+        payloads: s3PayloadStore('payloads'),
+        signingSecret: overrides.signingSecret ?? staticSecret(secret),
+      },
       { ...silentTelemetry, metrics },
     ),
   );

@@ -6,8 +6,8 @@
  * unsigned caller learns nothing about our schema; JSON syntax comes first only
  * because the signed form is computed from the parsed text.
  */
-import { canonicalJson, DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
-import { verifySignature } from '../signature/verify';
+import { DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
+import { verifyWebhookBody, type SignatureCheck } from '../signature/verify';
 import { parseWebhookEnvelope } from '../upstream/contract';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { EventQueue } from './event-queue';
@@ -83,15 +83,6 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
   } catch (error) {
     return reject(400, 'invalid-json', `The body is not valid JSON: ${(error as Error).message}`);
   }
-  let canonical: Buffer;
-  try {
-    canonical = canonicalJson(body);
-  } catch (error) {
-    if (error instanceof DuplicateKeyError) return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
-    if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);
-    throw error;
-  }
-
   let keys: readonly Buffer[];
   try {
     keys = await deps.signingKeys();
@@ -104,7 +95,14 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
       message: 'The webhook cannot be verified right now; retry later.',
     };
   }
-  const check = verifySignature(canonical, delivery.signature, keys);
+  let check: SignatureCheck;
+  try {
+    check = verifyWebhookBody(body, delivery.signature, keys);
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
+    if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);
+    throw error;
+  }
   if (!check.ok) {
     const messages = {
       'missing-signature': 'The X-Webhook-Signature header is missing.',

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import {
   claimCheckKey,
@@ -8,6 +7,7 @@ import {
   type BodyLocation,
   type ClaimCheckPointer,
 } from '../events/queued-event';
+import type { PayloadStore } from './payload-store';
 
 export interface QueuedEventMeta {
   idempotencyKey: string;
@@ -28,7 +28,6 @@ export interface EventQueue {
 
 export interface SqsEventQueueConfig {
   queueUrl: string;
-  payloadBucket: string;
   /** Largest message (body plus attributes) sent inline; larger bodies are claim-checked. */
   inlineLimitBytes: number;
 }
@@ -39,7 +38,7 @@ const ATTRIBUTE_VALUE_MAX_CHARS = 256;
 export class SqsEventQueue implements EventQueue {
   constructor(
     private readonly sqs: SQSClient,
-    private readonly s3: S3Client,
+    private readonly payloads: PayloadStore,
     private readonly config: SqsEventQueueConfig,
   ) {}
 
@@ -68,16 +67,8 @@ export class SqsEventQueue implements EventQueue {
     const bytes = Buffer.from(rawBody, 'utf8');
     const sha256 = createHash('sha256').update(bytes).digest();
     const key = claimCheckKey(receivedAt, sha256.toString('hex'));
-    await this.s3.send(
-      new PutObjectCommand({
-        Bucket: this.config.payloadBucket,
-        Key: key,
-        Body: bytes,
-        ContentType: 'application/json',
-        ChecksumSHA256: sha256.toString('base64'),
-      }),
-    );
-    return { claimCheck: { bucket: this.config.payloadBucket, key, bytes: bytes.length, sha256: sha256.toString('hex') } };
+    await this.payloads.put(key, bytes, sha256);
+    return { claimCheck: { bucket: this.payloads.bucket, key, bytes: bytes.length, sha256: sha256.toString('hex') } };
   }
 }
 

@@ -40,8 +40,12 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const LOWER_U = 0x75;
 
-/** Short escapes by the escaped letter: b f n r t and the two that stay escaped. */
-const SHORT_ESCAPE_LETTERS = new Set([0x62, 0x66, 0x6e, 0x72, 0x74, QUOTE, BACKSLASH]);
+/** Short escapes by the escaped letter: b f n r t and the two that stay escaped (1 = kept as is). */
+const SHORT_ESCAPE_LETTERS = new Uint8Array(256);
+for (const letter of [0x62, 0x66, 0x6e, 0x72, 0x74, QUOTE, BACKSLASH]) SHORT_ESCAPE_LETTERS[letter] = 1;
+
+/** Plain runs are first scanned this far in JavaScript; beyond it a native search and copy is cheaper. */
+const SHORT_RUN = 32;
 /** Control characters that have a short escape, by code. */
 const SHORT_ESCAPE_FOR: Record<number, number> = { 0x08: 0x62, 0x0c: 0x66, 0x0a: 0x6e, 0x0d: 0x72, 0x09: 0x74 };
 const HEX_DIGITS = '0123456789abcdef';
@@ -96,16 +100,17 @@ interface Container {
 }
 
 /**
- * Renders valid UTF-8 JSON in canonical form; the result views a fresh buffer.
+ * Renders valid UTF-8 JSON in canonical form. The result views `into` when that
+ * is large enough (the caller then owns reuse), otherwise a fresh buffer.
  * @throws DuplicateKeyError when an object repeats a key: the sender never does,
  *   and parsers disagree on which copy wins.
  * @throws NestingTooDeepError past MAX_NESTING_DEPTH.
  */
-export function canonicalJson(input: Uint8Array): Buffer {
+export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
   const body = Buffer.isBuffer(input) ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength);
   const n = body.length;
   // The canonical form is never longer than the input: it only drops whitespace and shortens escapes.
-  const out = Buffer.allocUnsafe(n);
+  const out = into !== undefined && into.length >= n ? into : Buffer.allocUnsafe(n);
   const cursor: Cursor = { i: 0, o: 0, quote: -1, backslash: -1 };
   // An explicit stack instead of recursion: depth is bounded by a check, not by the call stack.
   const stack: Container[] = [];
@@ -245,17 +250,27 @@ function copyString(body: Buffer, out: Buffer, cursor: Cursor): boolean {
   let escaped = false;
   out[o++] = QUOTE;
   for (;;) {
-    if (cursor.quote < i) cursor.quote = nextIndex(body, QUOTE, i);
-    if (cursor.backslash < i) cursor.backslash = nextIndex(body, BACKSLASH, i);
-    const { quote } = cursor;
-    if (quote === body.length) throw malformed(i);
-    const runEnd = Math.min(quote, cursor.backslash);
-    o += body.copy(out, o, i, runEnd); // ASCII or raw UTF-8: kept as is
-    i = runEnd;
-    if (i === quote) break;
+    // Copy plain bytes (ASCII or raw UTF-8, kept as is) up to the next quote or
+    // backslash: short runs in JavaScript, long ones by native search and copy.
+    const limit = Math.min(i + SHORT_RUN, body.length);
+    while (i < limit) {
+      const c = body[i] as number;
+      if (c === QUOTE || c === BACKSLASH) break;
+      out[o++] = c;
+      i++;
+    }
+    if (i === limit) {
+      if (cursor.quote < i) cursor.quote = nextIndex(body, QUOTE, i);
+      if (cursor.backslash < i) cursor.backslash = nextIndex(body, BACKSLASH, i);
+      if (cursor.quote === body.length) throw malformed(i);
+      const runEnd = Math.min(cursor.quote, cursor.backslash);
+      o += body.copy(out, o, i, runEnd);
+      i = runEnd;
+    }
+    if (body[i] === QUOTE) break;
 
     const letter = body[i + 1] as number;
-    if (SHORT_ESCAPE_LETTERS.has(letter)) {
+    if (SHORT_ESCAPE_LETTERS[letter] === 1) {
       out[o++] = BACKSLASH;
       out[o++] = letter;
       escaped = true;

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { WEBHOOK_SIGNATURE } from '../upstream/contract';
+import { canonicalJson } from './canonical-json';
 
 /** The signing secret in Secrets Manager is unusable; no webhook can be verified until it is fixed. */
 export class SigningSecretConfigError extends Error {
@@ -72,4 +73,16 @@ export function verifySignature(canonicalBody: Uint8Array, signatureHeader: stri
     if (timingSafeEqual(expected, presented)) matched = true;
   }
   return matched ? { ok: true } : { ok: false, reason: 'signature-mismatch' };
+}
+
+/** Where bodies are rendered for verification; reused, since rendering and hashing are synchronous. */
+let renderBuffer = Buffer.allocUnsafeSlow(64 * 1024);
+
+/**
+ * Verifies a webhook body (valid UTF-8 JSON) against its signature header.
+ * @throws DuplicateKeyError | NestingTooDeepError from canonicalJson: the body is ambiguous or abusive.
+ */
+export function verifyWebhookBody(body: Uint8Array, signatureHeader: string | undefined, keys: readonly Buffer[]): SignatureCheck {
+  if (renderBuffer.length < body.length) renderBuffer = Buffer.allocUnsafeSlow(body.length);
+  return verifySignature(canonicalJson(body, renderBuffer), signatureHeader, keys);
 }

@@ -1,0 +1,61 @@
+/**
+ * The deployed layout of an on-demand module: index.mjs and a sibling file built
+ * by the function's afterBundling command. Bundled code must find and load it.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLING, onDemandBundleCommand, PROJECT_ROOT } from '../../lib/function';
+import type { PayloadStore } from '../../lambdas/core/ingress/payload-store';
+import { S3_PUT_OBJECT_MODULE } from '../../lambdas/shared/s3-payload-store';
+import { s3Client } from '../../lambdas/shared/s3-client';
+import { startSqsS3Emulator, type SqsS3Emulator } from '../../local/emulators/fauxqs';
+
+const outdir = mkdtempSync(join(tmpdir(), 'on-demand-'));
+let emulator: SqsS3Emulator;
+
+beforeAll(async () => {
+  emulator = await startSqsS3Emulator();
+  Object.assign(process.env, emulator.env);
+  await s3Client().send(new CreateBucketCommand({ Bucket: 'bundled' }));
+  await build({
+    entryPoints: [join(PROJECT_ROOT, 'lambdas/shared/s3-payload-store.ts')],
+    outfile: join(outdir, 'index.mjs'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: BUNDLING.target,
+    minify: BUNDLING.minify,
+    mainFields: BUNDLING.mainFields,
+    banner: { js: BUNDLING.banner ?? '' },
+    logLevel: 'silent',
+  });
+  execFileSync('bash', ['-c', onDemandBundleCommand(PROJECT_ROOT, outdir, S3_PUT_OBJECT_MODULE)], { cwd: PROJECT_ROOT });
+});
+
+afterAll(async () => {
+  await emulator?.stop();
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+describe('on-demand S3 module', () => {
+  it('keeps the S3 client out of the main bundle', () => {
+    const main = readFileSync(join(outdir, 'index.mjs'), 'utf8');
+    expect(main).not.toContain('PutObjectCommand');
+    expect(readFileSync(join(outdir, 's3-put-object.mjs'), 'utf8')).toContain('PutObject');
+  });
+
+  it('is loaded from beside the bundle and stores the bytes', async () => {
+    const { s3PayloadStore } = (await import(join(outdir, 'index.mjs'))) as { s3PayloadStore: (bucket: string) => PayloadStore };
+    const bytes = Buffer.from('{"claim":"check"}');
+    const sha256 = createHash('sha256').update(bytes).digest();
+    await s3PayloadStore('bundled').put('claim-check/x.json', bytes, sha256);
+    const object = await s3Client().send(new GetObjectCommand({ Bucket: 'bundled', Key: 'claim-check/x.json' }));
+    expect(Buffer.from(await object.Body!.transformToByteArray()).equals(bytes)).toBe(true);
+  });
+});
