@@ -36,6 +36,11 @@ export const METRICS = {
   webhookClaimChecked: 'WebhookClaimChecked',
   webhookQueueFailed: 'WebhookQueueFailed',
   signingSecretUnavailable: 'SigningSecretUnavailable',
+  eventApplied: 'EventApplied',
+  eventDuplicate: 'EventDuplicate',
+  eventFailed: 'EventFailed',
+  unknownTrigger: 'UnknownTrigger',
+  archiveRequested: 'ArchiveRequested',
 } as const;
 
 export const METRICS_NAMESPACE = 'MeetingPipeline';

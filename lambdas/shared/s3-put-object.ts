@@ -1,25 +1,31 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { s3ClientConfig, type ClientTimeouts } from './aws-clients';
 
-let client: S3Client | undefined;
-
-export async function putObject(request: {
+export interface PayloadObject {
   bucket: string;
   key: string;
   bytes: Buffer;
   sha256: Buffer;
   contentType: string;
-  timeouts: ClientTimeouts;
-}): Promise<void> {
-  client ??= new S3Client(s3ClientConfig(request.timeouts));
+}
+
+/** Writes one object with its SHA-256: S3 refuses the upload if the bytes it received do not match. */
+export async function putPayloadObject(client: S3Client, object: PayloadObject): Promise<void> {
   await client.send(
     new PutObjectCommand({
-      Bucket: request.bucket,
-      Key: request.key,
-      Body: request.bytes,
-      ContentType: request.contentType,
-      // S3 refuses the upload if the bytes it received do not match.
-      ChecksumSHA256: request.sha256.toString('base64'),
+      Bucket: object.bucket,
+      Key: object.key,
+      Body: object.bytes,
+      ContentType: object.contentType,
+      ChecksumSHA256: object.sha256.toString('base64'),
     }),
   );
+}
+
+let client: S3Client | undefined;
+
+/** Entry point of the on-demand module (see s3-payload-store.ts): creates its client on first use. */
+export async function putObject(request: PayloadObject & { timeouts: ClientTimeouts }): Promise<void> {
+  client ??= new S3Client(s3ClientConfig(request.timeouts));
+  await putPayloadObject(client, request);
 }

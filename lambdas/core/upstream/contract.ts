@@ -130,6 +130,17 @@ export const summaryUpdateDataSchema = z.looseObject({
   summary: z.optional(z.string()),
 });
 
+/** Where the summary text may be: the vendor does not name the field, so the likely names in order. */
+export const SUMMARY_TEXT_FIELDS = ['summary', 'text', 'content', 'summary_text'] as const;
+
+export function summaryText(data: Record<string, unknown>): string | undefined {
+  for (const field of SUMMARY_TEXT_FIELDS) {
+    const value = data[field];
+    if (typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
 export const triggerDataSchemas = {
   'bot.state_change': stateChangeDataSchema,
   'transcript.update': transcriptUpdateDataSchema,

@@ -1,0 +1,33 @@
+import type { ArchiveQueue } from '../events/archive-job';
+import type { TypedWebhook } from '../upstream/contract';
+import type { ApplyContext } from './context';
+import { applyParticipantEvent } from './participants';
+import { applyStateChange } from './state-change';
+import { applySummaryUpdate } from './summary';
+import { applyTranscriptUpdate } from './transcript';
+import { applyUnknownTrigger } from './unknown';
+
+export interface AppliedEffects {
+  stateApplied?: boolean;
+  archiveRequested?: boolean;
+}
+
+/** What one webhook does to the store. Idempotent and order-independent: replay calls it too. */
+export async function applyWebhook(webhook: TypedWebhook, ctx: ApplyContext, archive: ArchiveQueue): Promise<AppliedEffects> {
+  switch (webhook.trigger) {
+    case 'bot.state_change':
+      return applyStateChange(ctx, webhook.data, archive);
+    case 'transcript.update':
+      await applyTranscriptUpdate(ctx, webhook.data);
+      return {};
+    case 'participant_events.join_leave':
+      await applyParticipantEvent(ctx, webhook.data);
+      return {};
+    case 'summary.update':
+      await applySummaryUpdate(ctx, webhook.data);
+      return {};
+    case 'unknown':
+      await applyUnknownTrigger(ctx, webhook.envelope.trigger, webhook.data);
+      return {};
+  }
+}

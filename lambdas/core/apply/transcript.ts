@@ -1,0 +1,39 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TranscriptUpdateData } from '../upstream/contract';
+import { writeIfCondition } from '../store/dynamo';
+import { keys } from '../store/table-layout';
+import { arrivalVersion, type ApplyContext } from './context';
+
+/**
+ * One item per utterance, keyed by (bot, timestamp_ms, speaker_uuid): the service
+ * has no utterance id and re-sends an utterance with corrected text under a new
+ * idempotency key; the newest arrival wins. No transcription is an empty utterance.
+ */
+export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptUpdateData): Promise<void> {
+  const text = data.transcription?.transcript ?? '';
+  await writeIfCondition(() =>
+    ctx.table.db.send(
+      new UpdateCommand({
+        TableName: ctx.table.tableName,
+        Key: keys.utterance(ctx.botId, data.timestamp_ms, data.speaker_uuid),
+        UpdateExpression:
+          'SET botId = :bot, timestampMs = :ts, speakerUuid = :speaker, speakerName = :name, speakerUserUuid = :user, ' +
+          'speakerIsHost = :host, durationMs = :duration, #text = :text, transcribed = :transcribed, version = :version',
+        ConditionExpression: 'attribute_not_exists(version) OR version < :version',
+        ExpressionAttributeNames: { '#text': 'text' },
+        ExpressionAttributeValues: {
+          ':bot': ctx.botId,
+          ':ts': data.timestamp_ms,
+          ':speaker': data.speaker_uuid,
+          ':name': data.speaker_name ?? null,
+          ':user': data.speaker_user_uuid ?? null,
+          ':host': data.speaker_is_host ?? null,
+          ':duration': data.duration_ms ?? null,
+          ':text': text,
+          ':transcribed': data.transcription !== null && data.transcription.transcript != null,
+          ':version': arrivalVersion(ctx),
+        },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,145 @@
+/**
+ * The consumer's decision for one queued webhook: read it (inline or claim
+ * check), validate it against the upstream contract, skip it if the ledger says
+ * it was applied, apply it by trigger, then record it as applied.
+ */
+import { createHash } from 'node:crypto';
+import { applyWebhook, type AppliedEffects } from '../apply/apply-webhook';
+import type { PayloadReader, PayloadStore } from '../ingress/payload-store';
+import type { TableAccess } from '../store/dynamo';
+import { METRICS, type Telemetry } from '../telemetry';
+import { parseTriggerData, parseWebhookEnvelope, type TypedWebhook } from '../upstream/contract';
+import type { ArchiveQueue } from './archive-job';
+import type { EventLedger, LedgerEntry } from './event-ledger';
+import { claimCheckKey, claimCheckPointerSchema, EVENT_ATTRIBUTES, type ClaimCheckPointer } from './queued-event';
+
+/** A message as the queue delivered it, whatever the transport (Lambda event, local poller). */
+export interface QueuedMessage {
+  messageId: string;
+  body: string;
+  /** String message attributes by name. */
+  attributes: Record<string, string | undefined>;
+  /** When SQS accepted the message (epoch ms), the fallback for `received_at`. */
+  sentTimestamp?: number;
+}
+
+/** The message can never be applied as it is; retrying will not help, the DLQ will keep it. */
+export class PoisonEventError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PoisonEventError';
+  }
+}
+
+/** Another delivery of the same event holds its lease; this one is retried later. */
+export class EventBusyError extends Error {
+  constructor(idempotencyKey: string) {
+    super(`event ${idempotencyKey} is being applied by another delivery`);
+    this.name = 'EventBusyError';
+  }
+}
+
+export interface ProcessDependencies {
+  table: TableAccess;
+  ledger: EventLedger;
+  archive: ArchiveQueue;
+  payloads: PayloadReader & PayloadStore;
+  telemetry: Telemetry;
+}
+
+export type ProcessOutcome = {
+  status: 'applied' | 'duplicate';
+  trigger: string;
+  botId: string;
+  idempotencyKey: string;
+  effects?: AppliedEffects;
+};
+
+/** Raw bodies up to this size are kept in the ledger item; larger ones in the payload bucket. */
+const LEDGER_INLINE_BODY_BYTES = 300 * 1024;
+
+/** Triggers whose apply has effects outside the table, so two deliveries must not run at once. */
+const EXCLUSIVE_TRIGGERS: ReadonlySet<string> = new Set(['bot.state_change']);
+
+export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDependencies): Promise<ProcessOutcome> {
+  const { text, stored } = await readBody(message, deps.payloads);
+  const webhook = decodeWebhook(text);
+  const { idempotency_key: idempotencyKey, bot_id: botId, trigger } = webhook.envelope;
+  const receivedAt = message.attributes[EVENT_ATTRIBUTES.receivedAt] ?? new Date(message.sentTimestamp ?? Date.now()).toISOString();
+  const log = { idempotency_key: idempotencyKey, bot_id: botId, trigger };
+  const { ledger, telemetry } = deps;
+
+  if ((await ledger.state(idempotencyKey)) === 'completed') {
+    telemetry.log.info('duplicate event skipped', log);
+    telemetry.metrics.record(METRICS.eventDuplicate, 'Count', 1, { trigger: metricTrigger(webhook) });
+    return { status: 'duplicate', trigger, botId, idempotencyKey };
+  }
+
+  const entry: LedgerEntry = {
+    idempotencyKey,
+    botId,
+    trigger,
+    receivedAt,
+    body: stored !== undefined ? { stored } : await keepForReplay(text, receivedAt, deps.payloads),
+  };
+  const exclusive = EXCLUSIVE_TRIGGERS.has(webhook.trigger);
+  if (exclusive) {
+    const claim = await ledger.claim(entry);
+    if (claim === 'completed') return { status: 'duplicate', trigger, botId, idempotencyKey };
+    if (claim === 'busy') throw new EventBusyError(idempotencyKey);
+  }
+  let effects: AppliedEffects;
+  try {
+    effects = await applyWebhook(webhook, { table: deps.table, botId, idempotencyKey, receivedAt }, deps.archive);
+  } catch (error) {
+    if (exclusive) await ledger.release(idempotencyKey).catch(() => undefined); // else the lease lapses
+    throw error;
+  }
+  await ledger.complete(entry);
+
+  telemetry.log.info('event applied', { ...log, ...effects });
+  telemetry.metrics.record(METRICS.eventApplied, 'Count', 1, { trigger: metricTrigger(webhook) });
+  if (webhook.trigger === 'unknown') telemetry.metrics.record(METRICS.unknownTrigger, 'Count', 1);
+  if (effects.archiveRequested === true) telemetry.metrics.record(METRICS.archiveRequested, 'Count', 1);
+  return { status: 'applied', trigger, botId, idempotencyKey, effects };
+}
+
+/** Parses and validates a raw webhook body; anything that fails can never succeed. */
+export function decodeWebhook(text: string): TypedWebhook {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new PoisonEventError(`queued body is not JSON: ${(error as Error).message}`);
+  }
+  const envelope = parseWebhookEnvelope(parsed);
+  if (!envelope.ok) throw new PoisonEventError(`queued body is not a webhook envelope: ${envelope.problems.join('; ')}`);
+  const typed = parseTriggerData(envelope.value);
+  if (!typed.ok) {
+    throw new PoisonEventError(`${envelope.value.trigger} data does not match the upstream contract: ${typed.problems.join('; ')}`);
+  }
+  return typed.value;
+}
+
+async function readBody(message: QueuedMessage, payloads: PayloadReader): Promise<{ text: string; stored?: ClaimCheckPointer }> {
+  if (message.attributes[EVENT_ATTRIBUTES.bodyLocation] !== 's3') return { text: message.body };
+  let pointer: ClaimCheckPointer;
+  try {
+    pointer = claimCheckPointerSchema.parse(JSON.parse(message.body));
+  } catch {
+    throw new PoisonEventError('message says its body is in S3 but holds no valid claim-check pointer');
+  }
+  const bytes = await payloads.read(pointer);
+  return { text: bytes.toString('utf8'), stored: pointer };
+}
+
+async function keepForReplay(text: string, receivedAt: string, store: PayloadStore): Promise<LedgerEntry['body']> {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= LEDGER_INLINE_BODY_BYTES) return { inline: text };
+  const sha256 = createHash('sha256').update(bytes).digest();
+  const key = claimCheckKey(new Date(receivedAt), sha256.toString('hex'));
+  await store.put(key, bytes, sha256);
+  return { stored: { claimCheck: { bucket: store.bucket, key, bytes: bytes.length, sha256: sha256.toString('hex') } } };
+}
+
+const metricTrigger = (webhook: TypedWebhook): string => (webhook.trigger === 'unknown' ? 'unknown' : webhook.trigger);

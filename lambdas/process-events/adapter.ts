@@ -1,0 +1,62 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { EventLedger } from '../core/events/event-ledger';
+import { processQueuedEvent, type ProcessDependencies, type QueuedMessage } from '../core/events/process-event';
+import { METRICS, type Telemetry } from '../core/telemetry';
+import { s3Payloads } from '../shared/s3-payloads';
+import { sqsArchiveQueue } from '../shared/sqs-archive-queue';
+import type { ProcessEventsEnvironment } from './environment';
+
+export type ProcessEventsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+
+/** Wires the processing core to its clients; the Lambda, local mode and tests all build it this way. */
+export function processEventsDependencies(
+  env: ProcessEventsEnvironment,
+  clients: { db: DynamoDBDocumentClient; sqs: SQSClient; s3: S3Client },
+  telemetry: Telemetry,
+  now: () => number = Date.now,
+): ProcessDependencies {
+  const table = { db: clients.db, tableName: env.TABLE_NAME };
+  return {
+    table,
+    ledger: new EventLedger(table, { leaseMs: env.LEASE_SECONDS * 1000, retentionSeconds: env.DEDUP_RETENTION_DAYS * 86_400, now }),
+    archive: sqsArchiveQueue(clients.sqs, env.ARCHIVE_QUEUE_URL),
+    payloads: s3Payloads(clients.s3, env.PAYLOAD_BUCKET),
+    telemetry,
+  };
+}
+
+export function toQueuedMessage(record: SQSRecord): QueuedMessage {
+  const attributes: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(record.messageAttributes ?? {})) attributes[name] = value.stringValue;
+  const sent = Number(record.attributes?.SentTimestamp);
+  return { messageId: record.messageId, body: record.body, attributes, ...(Number.isFinite(sent) && { sentTimestamp: sent }) };
+}
+
+/**
+ * SQS batch in, partial batch response out: records are applied concurrently and
+ * only the failed ones are returned, to be redelivered (and moved to the DLQ
+ * after maxReceiveCount).
+ */
+export function createProcessEventsHandler(deps: ProcessDependencies): ProcessEventsHandler {
+  const processor = new BatchProcessor(EventType.SQS);
+  const processRecord = async (record: SQSRecord) => {
+    try {
+      return await processQueuedEvent(toQueuedMessage(record), deps);
+    } catch (error) {
+      const reason = error instanceof Error ? error.name : 'Error';
+      deps.telemetry.log.error('event failed; it will be retried', {
+        message_id: record.messageId,
+        receive_count: record.attributes?.ApproximateReceiveCount,
+        reason,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      deps.telemetry.metrics.record(METRICS.eventFailed, 'Count', 1, { reason });
+      throw error;
+    }
+  };
+  return (event) => processPartialResponse(event, processRecord, processor);
+}

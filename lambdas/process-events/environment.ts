@@ -1,0 +1,11 @@
+import * as z from 'zod/mini';
+
+/** Environment the process-events function is deployed with (set by lib/event-processing.ts). */
+export const processEventsEnvironmentSchema = z.object({
+  TABLE_NAME: z.string().check(z.minLength(1)),
+  ARCHIVE_QUEUE_URL: z.url(),
+  PAYLOAD_BUCKET: z.string().check(z.minLength(1)),
+  DEDUP_RETENTION_DAYS: z.coerce.number().check(z.int(), z.positive()),
+  LEASE_SECONDS: z.coerce.number().check(z.int(), z.positive()),
+});
+export type ProcessEventsEnvironment = z.infer<typeof processEventsEnvironmentSchema>;

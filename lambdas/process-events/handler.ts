@@ -1,0 +1,20 @@
+/** Lambda entry point for the events queue. */
+import { s3Client } from '../shared/s3-client';
+import { sqsClient } from '../shared/aws-clients';
+import { documentClient } from '../shared/dynamo-client';
+import { metrics, telemetry } from '../shared/powertools';
+import { createProcessEventsHandler, processEventsDependencies } from './adapter';
+import { processEventsEnvironmentSchema } from './environment';
+
+const env = processEventsEnvironmentSchema.parse(process.env);
+const handle = createProcessEventsHandler(
+  processEventsDependencies(env, { db: documentClient(), sqs: sqsClient(), s3: s3Client() }, telemetry),
+);
+
+export const handler: typeof handle = async (event) => {
+  try {
+    return await handle(event);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};

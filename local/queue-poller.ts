@@ -1,0 +1,100 @@
+/**
+ * Runs an SQS-triggered handler the way Lambda's event source mapping does:
+ * receive a batch, invoke, delete the records that succeeded. Failed records (or
+ * the whole batch, if the handler throws) stay on the queue, come back after the
+ * visibility timeout and move to the DLQ after maxReceiveCount receives.
+ */
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+
+export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+export interface QueuePollerOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  handler: SqsHandler;
+  batchSize?: number;
+  waitTimeSeconds?: number;
+}
+
+export class QueuePoller {
+  private running = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: QueuePollerOptions) {}
+
+  /** Receives one batch and hands it to the handler; returns how many messages came. */
+  async pollOnce(waitTimeSeconds = this.options.waitTimeSeconds ?? 0): Promise<number> {
+    const { sqs, queueUrl } = this.options;
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: this.options.batchSize ?? 10,
+        WaitTimeSeconds: waitTimeSeconds,
+        MessageAttributeNames: ['All'],
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    if (Messages.length === 0) return 0;
+    let failed: Set<string>;
+    try {
+      const response = await this.options.handler({ Records: Messages.map((m) => toRecord(m, queueUrl)) });
+      failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch {
+      failed = new Set(Messages.map((m) => m.MessageId!));
+    }
+    const done = Messages.filter((m) => !failed.has(m.MessageId!));
+    if (done.length > 0) {
+      await sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
+    }
+    return Messages.length;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = (async () => {
+      while (this.running) {
+        try {
+          await this.pollOnce(this.options.waitTimeSeconds ?? 1);
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+}
+
+function toRecord(message: Message, queueUrl: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  const messageAttributes: SQSRecord['messageAttributes'] = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    messageAttributes[name] = { dataType: value.DataType ?? 'String', stringValue: value.StringValue, stringListValues: [], binaryListValues: [] };
+  }
+  return {
+    messageId: message.MessageId!,
+    receiptHandle: message.ReceiptHandle!,
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? 'local',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes,
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:local:000000000000:${queueUrl.split('/').pop()}`,
+    awsRegion: 'local',
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Creates the pipeline's table, queues and bucket on the local emulators from the
+ * definitions the CDK stack uses (lambdas/core/store/table-layout.ts,
+ * queue-settings.ts), so local mode and tests run against the same shapes.
+ */
+import { CreateTableCommand, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
+import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
+
+export interface LocalResources {
+  tableName: string;
+  eventsQueueUrl: string;
+  eventsDeadLetterQueueUrl: string;
+  archiveQueueUrl: string;
+  archiveDeadLetterQueueUrl: string;
+  payloadBucket: string;
+}
+
+export function createTableInput(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: KEY_ATTRIBUTES.map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+    KeySchema: [
+      { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+    ],
+    GlobalSecondaryIndexes: [GSI.byDay, GSI.byState].map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'ALL' },
+    })),
+  };
+}
+
+async function queueWithDeadLetterQueue(
+  sqs: SQSClient,
+  name: string,
+  options: { fifo: boolean; visibilityTimeoutSeconds: number },
+): Promise<{ url: string; deadLetterUrl: string }> {
+  const suffix = options.fifo ? '.fifo' : '';
+  const fifo = options.fifo ? { FifoQueue: 'true' } : {};
+  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq${suffix}`, Attributes: fifo }));
+  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
+  const queue = await sqs.send(
+    new CreateQueueCommand({
+      QueueName: `${name}${suffix}`,
+      Attributes: {
+        ...fifo,
+        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.QueueArn, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount }),
+      },
+    }),
+  );
+  return { url: queue.QueueUrl!, deadLetterUrl: dlq.QueueUrl! };
+}
+
+export async function createLocalResources(
+  clients: { dynamo: DynamoDBClient; sqs: SQSClient; s3: S3Client },
+  options: { prefix: string; visibilityTimeoutSeconds: number },
+): Promise<LocalResources> {
+  const { prefix } = options;
+  const tableName = `${prefix}-meetings`;
+  await clients.dynamo.send(new CreateTableCommand(createTableInput(tableName)));
+  const events = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-events`, { fifo: false, ...options });
+  const archive = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-archive`, { fifo: QUEUE_SETTINGS.archiveQueueFifo, ...options });
+  const payloadBucket = `${prefix}-payloads`;
+  await clients.s3.send(new CreateBucketCommand({ Bucket: payloadBucket }));
+  return {
+    tableName,
+    eventsQueueUrl: events.url,
+    eventsDeadLetterQueueUrl: events.deadLetterUrl,
+    archiveQueueUrl: archive.url,
+    archiveDeadLetterQueueUrl: archive.deadLetterUrl,
+    payloadBucket,
+  };
+}

@@ -1,0 +1,208 @@
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PoisonEventError, processQueuedEvent, type ProcessDependencies } from '../../lambdas/core/events/process-event';
+import { claimCheckKey } from '../../lambdas/core/events/queued-event';
+import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { s3Client } from '../../lambdas/shared/s3-client';
+import type { LocalResources } from '../../local/resources';
+import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate, webhook } from '../../local/simulator/payloads';
+import { createResources, processDependencies, queuedMessage, recordingTelemetry, startLocalPipeline, type LocalPipeline, type RecordedMetric } from '../fixtures/pipeline-stack';
+import { botItems, meetingItem } from '../fixtures/store-reader';
+
+let pipeline: LocalPipeline;
+let resources: LocalResources;
+let deps: ProcessDependencies;
+let metrics: RecordedMetric[];
+let botSeq = 0;
+let bot: string;
+
+const T0 = Date.parse('2026-11-20T10:00:00Z');
+const at = (seconds: number) => new Date(T0 + seconds * 1000);
+const micros = (seconds: number) => (T0 + seconds * 1000) * 1000;
+const process = (payload: Parameters<typeof queuedMessage>[0], receivedAtSeconds = 0) =>
+  processQueuedEvent(queuedMessage(payload, at(receivedAtSeconds)), deps);
+
+beforeAll(async () => {
+  pipeline = await startLocalPipeline();
+  resources = await createResources();
+});
+afterAll(async () => pipeline?.stop());
+beforeEach(() => {
+  bot = `bot_trigger${++botSeq}`;
+  const recording = recordingTelemetry();
+  metrics = recording.metrics;
+  deps = processDependencies(resources, recording.telemetry);
+});
+
+const change = (oldState: string, newState: string, seconds: number, eventType = 'state_change') =>
+  stateChange(bot, { oldState, newState, eventType, createdAtMicros: micros(seconds) });
+
+async function archiveMessages(): Promise<string[]> {
+  const bodies: string[] = [];
+  for (;;) {
+    const { Messages = [] } = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: resources.archiveQueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60 }));
+    if (Messages.length === 0) return bodies;
+    bodies.push(...Messages.map((m) => m.Body ?? ''));
+  }
+}
+
+describe('bot.state_change', () => {
+  it('moves the meeting through its states and keeps the history', async () => {
+    await process(change('ready', 'joining', 1, 'join_requested'));
+    await process(change('joining', 'joined_recording', 2, 'bot_joined_meeting'));
+    const meeting = await meetingItem(resources.tableName, bot);
+    expect(meeting).toMatchObject({ state: 'joined_recording', stateAt: '2026-11-20T10:00:02+00:00', lastEventAt: '2026-11-20T10:00:02+00:00' });
+    expect(meeting?.gsi1pk).toBe('DAY#2026-11-20');
+    expect(meeting?.gsi2pk).toBe('STATE#joined_recording');
+    const history = await botItems(resources.tableName, bot, 'STATE#');
+    expect(history.map((h) => h.newState)).toEqual(['joining', 'joined_recording']);
+  });
+
+  it('never lets a late event move the state backwards', async () => {
+    await process(change('joining', 'joined_recording', 2));
+    await process(change('joined_recording', 'leaving', 5));
+    await process(change('joining', 'joined_recording', 2)); // the same moment, re-sent later
+    await process(change('waiting_room', 'joining', 1)); // an older event arriving last
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'leaving', lastEventAt: '2026-11-20T10:00:05+00:00' });
+  });
+
+  it('keeps a final state against later non-final events, and the earliest final state against later ones', async () => {
+    await process(change('post_processing', 'ended', 10, 'post_processing_completed'));
+    await process(change('joined_recording', 'joined_recording_paused', 12)); // after the end: ignored for state
+    await process(change('ended', 'fatal_error', 13));
+    const meeting = await meetingItem(resources.tableName, bot);
+    expect(meeting).toMatchObject({ state: 'ended', lastEventAt: '2026-11-20T10:00:13+00:00' });
+    expect(await botItems(resources.tableName, bot, 'STATE#')).toHaveLength(3);
+  });
+
+  it('lets data_deleted follow ended', async () => {
+    await process(change('post_processing', 'ended', 10));
+    await process(change('ended', 'data_deleted', 20, 'data_deletion'));
+    await process(change('joining', 'joined_recording', 30));
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'data_deleted' });
+  });
+
+  it('orders events with equal created_at by lifecycle rank', async () => {
+    await process(change('joined_recording', 'leaving', 7));
+    await process(change('joining', 'joined_recording', 7));
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'leaving' });
+  });
+
+  it('keeps an unknown state, ranked below known ones at the same time', async () => {
+    await process(change('joined_recording', 'joined_in_space', 3));
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'joined_in_space' });
+    await process(change('joined_recording', 'joined_recording', 3));
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'joined_recording' });
+  });
+
+  it('queues exactly one archive job per meeting, whatever final events and duplicates arrive', async () => {
+    const ended = change('post_processing', 'ended', 10, 'post_processing_completed');
+    const fatal = change('joined_recording', 'fatal_error', 11);
+    await process(ended);
+    await process(ended, 1);
+    await process(fatal);
+    await process(ended, 2);
+    // Other tests' meetings ended too; look at this one's jobs.
+    const jobs = (await archiveMessages()).map((body) => JSON.parse(body)).filter((job) => job.bot_id === bot);
+    expect(jobs).toEqual([{ bot_id: bot, reason: 'ended' }]);
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ archiveRequested: true });
+    expect(metrics.filter((m) => m.name === 'ArchiveRequested')).toHaveLength(1);
+  });
+});
+
+describe('transcript.update', () => {
+  const utterance = (text: string | null, key?: string) =>
+    transcriptUpdate(bot, { speakerName: 'Ada', speakerUuid: 'spk-1', isHost: true, timestampMs: 61_000, durationMs: 1500, text }, key ? { idempotencyKey: key } : undefined);
+
+  it('stores one utterance per (timestamp, speaker) and lets the newest text win', async () => {
+    await process(utterance('We ship on Thursdy'), 1);
+    await process(utterance('We ship on Thursday.'), 9);
+    await process(utterance('We ship on Thursdy'), 1); // the first send again, under a new key: older, ignored
+    const [item, ...rest] = await botItems(resources.tableName, bot, 'UTT#');
+    expect(rest).toHaveLength(0);
+    expect(item).toMatchObject({ text: 'We ship on Thursday.', speakerName: 'Ada', speakerIsHost: true, durationMs: 1500, timestampMs: 61_000, transcribed: true });
+  });
+
+  it('stores an utterance without transcription as empty', async () => {
+    await process(utterance(null));
+    expect(await botItems(resources.tableName, bot, 'UTT#')).toEqual([expect.objectContaining({ text: '', transcribed: false })]);
+  });
+
+  it('keeps utterances in time order for reading the transcript', async () => {
+    for (const [ms, speaker] of [[90_000, 'b'], [5_000, 'a'], [600_000, 'a'], [5_000, 'b']] as const) {
+      await process(transcriptUpdate(bot, { speakerName: speaker, speakerUuid: speaker, isHost: false, timestampMs: ms, durationMs: 10, text: `${ms}` }));
+    }
+    const items = await botItems(resources.tableName, bot, 'UTT#');
+    expect(items.map((i) => [i.timestampMs, i.speakerUuid])).toEqual([[5_000, 'a'], [5_000, 'b'], [90_000, 'b'], [600_000, 'a']]);
+  });
+
+  it('skips a duplicate delivery without writing', async () => {
+    const payload = utterance('Once.');
+    expect((await process(payload)).status).toBe('applied');
+    expect((await process(payload, 3)).status).toBe('duplicate');
+    expect(metrics.map((m) => m.name)).toEqual(['EventApplied', 'EventDuplicate']);
+  });
+});
+
+describe('participant_events.join_leave', () => {
+  const event = (id: string, eventType: string, seconds: number, name = 'Grace') =>
+    participantJoinLeave(bot, { id, name, uuid: 'p-1', isHost: false, eventType, timestampMs: seconds * 1000 });
+
+  it('keeps every event and a participant record with first join and last leave', async () => {
+    await process(event('pe_2', 'leave', 50));
+    await process(event('pe_3', 'join', 60, 'Grace H.'));
+    await process(event('pe_1', 'join', 10));
+    await process(event('pe_4', 'leave', 95, 'Grace H.'));
+    await process(event('pe_5', 'speech_start', 70, 'Grace H.'));
+    expect(await botItems(resources.tableName, bot, 'PEV#')).toHaveLength(5);
+    expect(await botItems(resources.tableName, bot, 'PART#')).toEqual([
+      expect.objectContaining({ participantUuid: 'p-1', name: 'Grace H.', isHost: false, firstJoinMs: 10_000, lastLeaveMs: 95_000 }),
+    ]);
+  });
+});
+
+describe('summary.update', () => {
+  it('keeps the newest summary text and the whole data', async () => {
+    await process(summaryUpdate(bot, 'Second draft.'), 20);
+    await process(summaryUpdate(bot, 'First draft.'), 10);
+    const meeting = await meetingItem(resources.tableName, bot);
+    expect(meeting).toMatchObject({ summary: 'Second draft.' });
+    expect(JSON.parse(String(meeting?.summaryData))).toEqual({ summary: 'Second draft.', model: 'simulated' });
+  });
+});
+
+describe('unknown triggers and bad messages', () => {
+  it('keeps an unknown trigger with its raw data, counts it and acknowledges it', async () => {
+    const outcome = await process(webhook(bot, 'calendar.synced', { calendar: { id: 'c1' }, count: 3 }));
+    expect(outcome.status).toBe('applied');
+    expect(await botItems(resources.tableName, bot, 'RAW#')).toEqual([
+      expect.objectContaining({ trigger: 'calendar.synced', data: '{"calendar":{"id":"c1"},"count":3}' }),
+    ]);
+    expect(metrics.map((m) => m.name)).toContain('UnknownTrigger');
+  });
+
+  it('refuses known-trigger data that breaks the contract as poison, naming the field', async () => {
+    const broken = webhook(bot, 'transcript.update', { speaker_uuid: 'x', timestamp_ms: 'soon', transcription: null });
+    await expect(process(broken)).rejects.toThrow(PoisonEventError);
+    await expect(process(broken)).rejects.toThrow(/data\.timestamp_ms/);
+  });
+
+  it('reads a claim-checked body back from S3 and checks its digest', async () => {
+    const payload = summaryUpdate(bot, 'From S3.');
+    const message = queuedMessage(payload, at(0));
+    const bytes = Buffer.from(message.body);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const key = claimCheckKey(at(0), sha256);
+    await s3Client().send(new PutObjectCommand({ Bucket: resources.payloadBucket, Key: key, Body: bytes }));
+    const pointer = { claimCheck: { bucket: resources.payloadBucket, key, bytes: bytes.length, sha256 } };
+    await processQueuedEvent({ ...message, body: JSON.stringify(pointer), attributes: { ...message.attributes, body_location: 's3' } }, deps);
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ summary: 'From S3.' });
+
+    const wrongDigest = { claimCheck: { ...pointer.claimCheck, sha256: '0'.repeat(64) } };
+    await expect(
+      processQueuedEvent({ ...message, body: JSON.stringify(wrongDigest), attributes: { ...message.attributes, body_location: 's3' } }, deps),
+    ).rejects.toThrow(/does not match its SHA-256/);
+  });
+});
