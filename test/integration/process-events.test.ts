@@ -206,3 +206,10 @@ describe('unknown triggers and bad messages', () => {
     ).rejects.toThrow(/does not match its SHA-256/);
   });
 });
+
+describe('events too large for the table', () => {
+  it('are poison with a reason that says so', async () => {
+    const huge = transcriptUpdate(bot, { speakerName: 'A', speakerUuid: 's', isHost: false, timestampMs: 1, durationMs: 1, text: 'x'.repeat(500_000) });
+    await expect(process(huge)).rejects.toThrow(/more than fits in one DynamoDB item/);
+  });
+});

@@ -93,7 +93,7 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
     effects = await applyWebhook(webhook, { table: deps.table, botId, idempotencyKey, receivedAt }, deps.archive);
   } catch (error) {
     if (exclusive) await ledger.release(idempotencyKey).catch(() => undefined); // else the lease lapses
-    throw error;
+    throw asPoisonIfTooLarge(error, trigger);
   }
   await ledger.complete(entry);
 
@@ -140,6 +140,14 @@ async function keepForReplay(text: string, receivedAt: string, store: PayloadSto
   const key = claimCheckKey(new Date(receivedAt), sha256.toString('hex'));
   await store.put(key, bytes, sha256);
   return { stored: { claimCheck: { bucket: store.bucket, key, bytes: bytes.length, sha256: sha256.toString('hex') } } };
+}
+
+/** DynamoDB refuses items over 400 KB; such an event can never be applied and belongs in the DLQ. */
+function asPoisonIfTooLarge(error: unknown, trigger: string): unknown {
+  if (error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message)) {
+    return new PoisonEventError(`${trigger} holds more than fits in one DynamoDB item (400 KB): ${error.message}`);
+  }
+  return error;
 }
 
 const metricTrigger = (webhook: TypedWebhook): string => (webhook.trigger === 'unknown' ? 'unknown' : webhook.trigger);
