@@ -37,6 +37,10 @@ export const pipelineConfigSchema = z.object({
   /** Webhooks per second the HTTP API admits before answering 429 (the service retries). */
   webhookRateLimit: contextNumber.min(1).default(200),
   webhookBurstLimit: contextNumber.min(1).default(400),
+  /** How long an accepted event's record (dedup and raw body for replay) is kept. */
+  dedupRetentionDays: contextNumber.min(1).max(365).default(7),
+  /** Most process-events instances the events queue runs at once (SQS event source: at least 2). */
+  eventConcurrency: contextNumber.min(2).max(1000).default(10),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });

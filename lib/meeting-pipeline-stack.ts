@@ -3,17 +3,16 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { PipelineConfig } from './config';
+import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { WebhookIngress } from './webhook-ingress';
 
 export interface MeetingPipelineStackProps extends StackProps {
   config: PipelineConfig;
 }
 
-/** Timeout of the events consumer (arrives with event processing); the queue's visibility follows it. */
-export const EVENT_CONSUMER_TIMEOUT = Duration.seconds(30);
-
 export class MeetingPipelineStack extends Stack {
   readonly ingress: WebhookIngress;
+  readonly eventProcessing: EventProcessing;
 
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
@@ -32,11 +31,22 @@ export class MeetingPipelineStack extends Stack {
       removalPolicy,
     });
 
+    this.eventProcessing = new EventProcessing(this, 'EventProcessing', {
+      eventsQueue: this.ingress.eventsQueue,
+      payloadBucket: this.ingress.payloadBucket,
+      dedupRetentionDays: config.dedupRetentionDays,
+      maxConcurrency: config.eventConcurrency,
+      logRetention: config.logRetentionDays,
+      removalPolicy,
+    });
+
     new CfnOutput(this, 'WebhookUrl', {
       value: this.ingress.webhookUrl,
       description: 'Register this URL with the meeting assistant service',
     });
     new CfnOutput(this, 'EventsQueueUrl', { value: this.ingress.eventsQueue.queueUrl });
     new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.ingress.eventsDeadLetterQueue.queueUrl });
+    new CfnOutput(this, 'MeetingsTableName', { value: this.eventProcessing.table.tableName });
+    new CfnOutput(this, 'ArchiveQueueUrl', { value: this.eventProcessing.archiveQueue.queueUrl });
   }
 }

@@ -7,6 +7,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -98,7 +99,9 @@ export class WebhookIngress extends Construct {
       onDemandModules: [S3_PUT_OBJECT_MODULE],
     });
     this.eventsQueue.grantSendMessages(this.function);
-    this.payloadBucket.grantPut(this.function, `${CLAIM_CHECK_PREFIX}*`);
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)] }),
+    );
     props.signingSecret.grantRead(this.function);
 
     this.api = new HttpApi(this, 'Api', {

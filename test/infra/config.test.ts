@@ -14,6 +14,8 @@ describe('configuration', () => {
       secretCacheSeconds: 60,
       webhookRateLimit: 200,
       webhookBurstLimit: 400,
+      dedupRetentionDays: 7,
+      eventConcurrency: 10,
       retainData: true,
     });
   });

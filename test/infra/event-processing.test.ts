@@ -1,0 +1,70 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { actionsOf, functionStatements, wildcardDataActions } from './iam';
+import { synthTemplate } from './synth';
+
+let template: Template;
+beforeAll(() => {
+  template = synthTemplate().template;
+});
+
+describe('event processing', () => {
+  it('consumes the events queue in batches with partial batch responses and capped concurrency', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      MaximumBatchingWindowInSeconds: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+  });
+
+  it('keeps meetings in one table with the documented keys, indexes, TTL and PITR, retained on delete', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+        GlobalSecondaryIndexes: [
+          Match.objectLike({ IndexName: 'gsi1', KeySchema: [{ AttributeName: 'gsi1pk', KeyType: 'HASH' }, { AttributeName: 'gsi1sk', KeyType: 'RANGE' }] }),
+          Match.objectLike({ IndexName: 'gsi2', KeySchema: [{ AttributeName: 'gsi2pk', KeyType: 'HASH' }, { AttributeName: 'gsi2sk', KeyType: 'RANGE' }] }),
+        ],
+        Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
+      },
+    });
+  });
+
+  it('feeds a FIFO archive queue with its own FIFO DLQ', () => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+    });
+    expect(Object.values(template.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: true } }))).toHaveLength(2);
+  });
+
+  it('lets the function touch only the table items, the two queues and the claim checks', () => {
+    const statements = functionStatements(template, 'process-events');
+    expect(wildcardDataActions(statements)).toEqual([]);
+    const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
+    expect(actionsOf(dynamo)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(JSON.stringify(dynamo.map((s) => s.Resource))).not.toContain('index');
+    expect(actionsOf(statements).filter((a) => a.startsWith('sqs:'))).toEqual(
+      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
+    );
+    const s3 = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('s3:')));
+    for (const statement of s3) expect(JSON.stringify(statement.Resource)).toContain('/claim-check/*');
+  });
+
+  it('holds no wildcard data actions in any function role', () => {
+    for (const service of ['webhook-ingress', 'process-events']) expect(wildcardDataActions(functionStatements(template, service)), service).toEqual([]);
+  });
+
+  it('outputs the table name and the archive queue URL', () => {
+    template.hasOutput('MeetingsTableName', {});
+    template.hasOutput('ArchiveQueueUrl', {});
+  });
+});
