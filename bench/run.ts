@@ -4,11 +4,12 @@
  * (under tsx's loader the hot loops run about half as fast).
  */
 import { benchBundle } from './bundle';
+import { benchEvents } from './events';
 import { benchVerify } from './verify';
 
 const started = Date.now();
 console.log(`meeting-pipeline benchmarks — Node ${process.version}, ${process.arch}\n`);
-for (const section of [benchVerify, benchBundle]) {
+for (const section of [benchVerify, benchBundle, benchEvents]) {
   const lines = await section();
   console.log(`${lines.join('\n')}\n`);
 }

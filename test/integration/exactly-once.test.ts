@@ -14,8 +14,8 @@ import { randomMeeting, seededRandom } from '../fixtures/random-meeting';
 import { botItems } from '../fixtures/store-reader';
 
 const SEEDS = 100;
-/** Which delivery of a corrected utterance won is bookkeeping, not meeting data. */
-const BOOKKEEPING = new Set(['version', 'summaryVersion']);
+/** Which delivery of a newest-wins value was written, and which keys touched it, is bookkeeping, not meeting data. */
+const BOOKKEEPING = new Set(['version', 'summaryVersion', 'appliedKeys', 'summaryKeys']);
 
 let pipeline: LocalPipeline;
 let inOrder: { resources: LocalResources; deps: ProcessDependencies };

@@ -159,14 +159,15 @@ describe('a fault at any call of one event, then redelivery', () => {
         ...Array.from({ length: sqs.calls() }, (_, i) => ({ client: sqs, failAt: i + 1 })),
         ...Array.from({ length: s3.calls() }, (_, i) => ({ client: s3, failAt: i + 1 })),
       ];
-      expect(plans.length).toBeGreaterThanOrEqual(3);
+      expect(plans.length).toBeGreaterThanOrEqual(2);
 
       for (const { client, failAt } of plans) {
         for (const mode of ['before', 'after'] as FaultMode[]) {
           const bot = `bot_${scenario.name.replaceAll(' ', '_')}_${plans.indexOf(plans.find((p) => p.client === client && p.failAt === failAt)!)}_${mode}`;
           await run(scenario, bot, clean.deps, clean.resources);
           await run(scenario, bot, faulty.deps, faulty.resources, () => client.reset({ failAt, mode }));
-          const withoutBookkeeping = (items: Array<Record<string, unknown>>) => items.map(({ version: _v, summaryVersion: _s, ...rest }) => rest);
+          const withoutBookkeeping = (items: Array<Record<string, unknown>>) =>
+            items.map(({ version: _v, summaryVersion: _s, appliedKeys: _a, summaryKeys: _k, ...rest }) => rest);
           expect(withoutBookkeeping(await botItems(faulty.resources.tableName, bot, '')), `${bot}`).toEqual(
             withoutBookkeeping(await botItems(clean.resources.tableName, bot, '')),
           );

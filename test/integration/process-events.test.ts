@@ -138,11 +138,20 @@ describe('transcript.update', () => {
     expect(items.map((i) => [i.timestampMs, i.speakerUuid])).toEqual([[5_000, 'a'], [5_000, 'b'], [90_000, 'b'], [600_000, 'a']]);
   });
 
-  it('skips a duplicate delivery without writing', async () => {
+  it('changes nothing on a duplicate delivery', async () => {
     const payload = utterance('Once.');
     expect((await process(payload)).status).toBe('applied');
     expect((await process(payload, 3)).status).toBe('duplicate');
     expect(metrics.map((m) => m.name)).toEqual(['EventApplied', 'EventDuplicate']);
+  });
+
+  it('never lets a late resend of an applied utterance overwrite its correction', async () => {
+    const original = utterance('Thursdy', `${bot}-orig`);
+    await process(original, 1);
+    await process(utterance('Thursday', `${bot}-fix`), 9);
+    // The service's manual resend reuses the key; it arrives last, so it looks newest.
+    expect((await process(original, 60)).status).toBe('duplicate');
+    expect(await botItems(resources.tableName, bot, 'UTT#')).toEqual([expect.objectContaining({ text: 'Thursday' })]);
   });
 });
 

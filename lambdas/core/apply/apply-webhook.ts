@@ -10,6 +10,8 @@ import { applyUnknownTrigger } from './unknown';
 export interface AppliedEffects {
   stateApplied?: boolean;
   archiveRequested?: boolean;
+  /** A newest-arrival-wins value (utterance, summary) was written; false when a newer or the same one was there. */
+  valueWritten?: boolean;
 }
 
 /** What one webhook does to the store. Idempotent and order-independent: replay calls it too. */
@@ -18,14 +20,12 @@ export async function applyWebhook(webhook: TypedWebhook, ctx: ApplyContext, arc
     case 'bot.state_change':
       return applyStateChange(ctx, webhook.data, archive);
     case 'transcript.update':
-      await applyTranscriptUpdate(ctx, webhook.data);
-      return {};
+      return { valueWritten: await applyTranscriptUpdate(ctx, webhook.data) };
     case 'participant_events.join_leave':
       await applyParticipantEvent(ctx, webhook.data);
       return {};
     case 'summary.update':
-      await applySummaryUpdate(ctx, webhook.data);
-      return {};
+      return { valueWritten: await applySummaryUpdate(ctx, webhook.data) };
     case 'unknown':
       await applyUnknownTrigger(ctx, webhook.envelope.trigger, webhook.data);
       return {};

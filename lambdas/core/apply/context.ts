@@ -12,7 +12,8 @@ export interface ApplyContext {
 /**
  * Version of an event among re-sends of the same thing (a corrected utterance, a
  * new summary): the newest accepted wins, ties broken by key so that every order
- * of processing ends the same way.
+ * of processing ends the same way. Items written by version also keep the set of
+ * keys applied to them, so redelivering an applied event never counts as newer.
  */
 export const arrivalVersion = (ctx: ApplyContext): string => `${ctx.receivedAt}#${ctx.idempotencyKey}`;
 

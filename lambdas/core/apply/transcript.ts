@@ -7,19 +7,21 @@ import { arrivalVersion, type ApplyContext } from './context';
 /**
  * One item per utterance, keyed by (bot, timestamp_ms, speaker_uuid): the service
  * has no utterance id and re-sends an utterance with corrected text under a new
- * idempotency key; the newest arrival wins. No transcription is an empty utterance.
+ * idempotency key; the newest arrival wins. The item remembers the keys applied
+ * to it, so a late resend of an old version never overwrites a correction. No
+ * transcription is an empty utterance.
  */
-export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptUpdateData): Promise<void> {
+export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptUpdateData): Promise<boolean> {
   const text = data.transcription?.transcript ?? '';
-  await writeIfCondition(() =>
+  return writeIfCondition(() =>
     ctx.table.db.send(
       new UpdateCommand({
         TableName: ctx.table.tableName,
         Key: keys.utterance(ctx.botId, data.timestamp_ms, data.speaker_uuid),
         UpdateExpression:
           'SET botId = :bot, timestampMs = :ts, speakerUuid = :speaker, speakerName = :name, speakerUserUuid = :user, ' +
-          'speakerIsHost = :host, durationMs = :duration, #text = :text, transcribed = :transcribed, version = :version',
-        ConditionExpression: 'attribute_not_exists(version) OR version < :version',
+          'speakerIsHost = :host, durationMs = :duration, #text = :text, transcribed = :transcribed, version = :version ADD appliedKeys :keys',
+        ConditionExpression: '(attribute_not_exists(version) OR version < :version) AND NOT contains(appliedKeys, :key)',
         ExpressionAttributeNames: { '#text': 'text' },
         ExpressionAttributeValues: {
           ':bot': ctx.botId,
@@ -32,6 +34,8 @@ export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptU
           ':text': text,
           ':transcribed': data.transcription !== null && data.transcription.transcript != null,
           ':version': arrivalVersion(ctx),
+          ':key': ctx.idempotencyKey,
+          ':keys': new Set([ctx.idempotencyKey]),
         },
       }),
     ),

@@ -1,24 +1,25 @@
 /**
  * The event ledger: one record per accepted webhook, keyed by its idempotency
- * key. It is the dedup state (a completed record short-circuits duplicates) and
- * the replay store (it keeps the raw body for the retention period).
+ * key: the replay store (it keeps the raw body for the retention period) and,
+ * for events with effects outside the table, the dedup state.
  *
- * Protocol, crash-safe without transactions:
- *  - apply steps are idempotent and order-independent, so an event may be applied
- *    again after a crash without changing anything twice;
- *  - the record is marked completed only after every apply step succeeded, so a
- *    crash at any point before that makes the redelivered event apply again;
- *  - events with side effects outside the table (a state change may queue an
- *    archive job) first claim the record with an expiring lease, so two
- *    deliveries of one event never run at once; a failure releases the lease,
- *    a crash lets it lapse.
+ * Crash-safe without transactions, because every apply step is idempotent and
+ * order-independent (deterministic keys, conditional writes), so an event may be
+ * applied again after a crash without changing anything twice. Two paths:
+ *  - exclusive (a state change, which may queue an archive job): claim the record
+ *    with an expiring lease (conditional put), apply, mark it completed. A
+ *    completed record short-circuits duplicates; a failure releases the lease, a
+ *    crash lets it lapse, and the redelivery applies again;
+ *  - recorded (everything else, the hot path): record the raw body (conditional
+ *    put, first delivery wins), then apply. The items themselves refuse an
+ *    applied key again, so the ledger need not be read first: two writes.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ClaimCheckPointer } from './queued-event';
 import { GSI, keys, TTL_ATTRIBUTE } from '../store/table-layout';
 import { writeIfCondition, type TableAccess } from '../store/dynamo';
 
-export type LedgerState = 'new' | 'in_progress' | 'completed';
+export type LedgerState = 'new' | 'in_progress' | 'completed' | 'recorded';
 
 export interface LedgerEntry {
   idempotencyKey: string;
@@ -52,6 +53,15 @@ export class EventLedger {
       new GetCommand({ TableName: this.table.tableName, Key: keys.event(idempotencyKey), ConsistentRead: true, ProjectionExpression: '#status', ExpressionAttributeNames: { '#status': 'status' } }),
     );
     return (Item?.status as LedgerState | undefined) ?? 'new';
+  }
+
+  /** Keeps the raw body of an event on the recorded path; false when an earlier delivery already did. */
+  async record(entry: LedgerEntry): Promise<boolean> {
+    return writeIfCondition(() =>
+      this.table.db.send(
+        new PutCommand({ TableName: this.table.tableName, Item: this.item(entry, 'recorded'), ConditionExpression: 'attribute_not_exists(pk)' }),
+      ),
+    );
   }
 
   /** Takes the lease, unless the event is completed or another delivery holds a live lease. */

@@ -58,7 +58,7 @@ export type ProcessOutcome = {
 /** Raw bodies up to this size are kept in the ledger item; larger ones in the payload bucket. */
 const LEDGER_INLINE_BODY_BYTES = 300 * 1024;
 
-/** Triggers whose apply has effects outside the table, so two deliveries must not run at once. */
+/** Triggers whose apply has effects outside the table: they take the ledger's lease (see event-ledger.ts). */
 const EXCLUSIVE_TRIGGERS: ReadonlySet<string> = new Set(['bot.state_change']);
 
 export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDependencies): Promise<ProcessOutcome> {
@@ -69,33 +69,44 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
   const log = { idempotency_key: idempotencyKey, bot_id: botId, trigger };
   const { ledger, telemetry } = deps;
 
-  if ((await ledger.state(idempotencyKey)) === 'completed') {
-    telemetry.log.info('duplicate event skipped', log);
-    telemetry.metrics.record(METRICS.eventDuplicate, 'Count', 1, { trigger: metricTrigger(webhook) });
-    return { status: 'duplicate', trigger, botId, idempotencyKey };
-  }
-
-  const entry: LedgerEntry = {
+  const entry = async (): Promise<LedgerEntry> => ({
     idempotencyKey,
     botId,
     trigger,
     receivedAt,
     body: stored !== undefined ? { stored } : await keepForReplay(text, receivedAt, deps.payloads),
+  });
+  const ctx = { table: deps.table, botId, idempotencyKey, receivedAt };
+  const duplicate = (): ProcessOutcome => {
+    telemetry.log.info('duplicate event skipped', log);
+    telemetry.metrics.record(METRICS.eventDuplicate, 'Count', 1, { trigger: metricTrigger(webhook) });
+    return { status: 'duplicate', trigger, botId, idempotencyKey };
   };
-  const exclusive = EXCLUSIVE_TRIGGERS.has(webhook.trigger);
-  if (exclusive) {
-    const claim = await ledger.claim(entry);
-    if (claim === 'completed') return { status: 'duplicate', trigger, botId, idempotencyKey };
-    if (claim === 'busy') throw new EventBusyError(idempotencyKey);
-  }
+
   let effects: AppliedEffects;
-  try {
-    effects = await applyWebhook(webhook, { table: deps.table, botId, idempotencyKey, receivedAt }, deps.archive);
-  } catch (error) {
-    if (exclusive) await ledger.release(idempotencyKey).catch(() => undefined); // else the lease lapses
-    throw asPoisonIfTooLarge(error, trigger);
+  if (EXCLUSIVE_TRIGGERS.has(webhook.trigger)) {
+    if ((await ledger.state(idempotencyKey)) === 'completed') return duplicate();
+    const record = await entry();
+    const claim = await ledger.claim(record);
+    if (claim === 'completed') return duplicate();
+    if (claim === 'busy') throw new EventBusyError(idempotencyKey);
+    try {
+      effects = await applyWebhook(webhook, ctx, deps.archive);
+    } catch (error) {
+      await ledger.release(idempotencyKey).catch(() => undefined); // else the lease lapses
+      throw asPoisonIfTooLarge(error, trigger);
+    }
+    await ledger.complete(record);
+  } else {
+    const firstDelivery = await ledger.record(await entry());
+    try {
+      effects = await applyWebhook(webhook, ctx, deps.archive);
+    } catch (error) {
+      throw asPoisonIfTooLarge(error, trigger);
+    }
+    // Seen before and nothing newer written: a redelivery (applying it again changed nothing).
+    if (!firstDelivery && effects.valueWritten !== true) return duplicate();
   }
-  await ledger.complete(entry);
 
   telemetry.log.info('event applied', { ...log, ...effects });
   telemetry.metrics.record(METRICS.eventApplied, 'Count', 1, { trigger: metricTrigger(webhook) });

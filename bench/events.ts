@@ -1,0 +1,129 @@
+/**
+ * Events per second through the consumer core against dynalite, beside dynalite's
+ * own conditional-put rate measured in the same run at the same concurrency, and
+ * the DynamoDB writes each trigger costs.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { processQueuedEvent, type QueuedMessage } from '../lambdas/core/events/process-event';
+import { silentTelemetry } from '../lambdas/core/telemetry';
+import { processEventsDependencies } from '../lambdas/process-events/adapter';
+import { sqsClient } from '../lambdas/shared/aws-clients';
+import { documentClient } from '../lambdas/shared/dynamo-client';
+import { s3Client } from '../lambdas/shared/s3-client';
+import { startDynamoEmulatorProcess } from '../local/emulators/dynalite';
+import { startSqsS3Emulator } from '../local/emulators/fauxqs';
+import { createLocalResources, type LocalResources } from '../local/resources';
+import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate } from '../local/simulator/payloads';
+import { dumps, WIRE, type PyValue } from '../local/simulator/python-json';
+import { fmt, median, verdict } from './stats';
+
+const CONCURRENCY = 16;
+const EVENTS = 3_000;
+const ROUNDS = 3;
+
+const WRITE_COMMANDS = new Set(['PutCommand', 'UpdateCommand', 'DeleteCommand', 'PutItemCommand', 'UpdateItemCommand']);
+
+/** Counts the write commands sent through a document client. */
+function countingWrites(client: DynamoDBDocumentClient): { client: DynamoDBDocumentClient; writes: () => number; reset: () => void } {
+  let writes = 0;
+  const send = client.send.bind(client) as (command: { constructor: { name: string } }) => Promise<unknown>;
+  const counted = Object.create(client) as DynamoDBDocumentClient;
+  (counted as { send: unknown }).send = (command: { constructor: { name: string } }) => {
+    if (WRITE_COMMANDS.has(command.constructor.name)) writes++;
+    return send(command);
+  };
+  return { client: counted, writes: () => writes, reset: () => void (writes = 0) };
+}
+
+function message(payload: { [key: string]: PyValue }, index: number): QueuedMessage {
+  return {
+    messageId: `m${index}`,
+    body: dumps(payload, WIRE),
+    attributes: { received_at: new Date(Date.parse('2026-11-20T10:00:00Z') + index).toISOString(), body_location: 'inline' },
+  };
+}
+
+async function inParallel<T>(items: T[], worker: (item: T) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const start = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < items.length) await worker(items[next++] as T);
+    }),
+  );
+  return items.length / (Number(process.hrtime.bigint() - start) / 1e9);
+}
+
+function transcriptEvents(round: number): QueuedMessage[] {
+  return Array.from({ length: EVENTS }, (_, i) =>
+    message(
+      transcriptUpdate(`bot_bench${round}_${i % 50}`, { speakerName: 'Ada', speakerUuid: `s${i % 3}`, isHost: false, timestampMs: i * 1000, durationMs: 900, text: `utterance ${i}` }, { idempotencyKey: `r${round}-e${i}` }),
+      i,
+    ),
+  );
+}
+
+export async function benchEvents(): Promise<string[]> {
+  const [dynamo, sqsS3] = await Promise.all([startDynamoEmulatorProcess(), startSqsS3Emulator()]);
+  Object.assign(process.env, dynamo.env, sqsS3.env);
+  try {
+    const resources: LocalResources = await createLocalResources(
+      { dynamo: new DynamoDBClient({}), sqs: sqsClient(), s3: s3Client() },
+      { prefix: 'bench', visibilityTimeoutSeconds: 30 },
+    );
+    const counting = countingWrites(documentClient());
+    const deps = processEventsDependencies(
+      { TABLE_NAME: resources.tableName, ARCHIVE_QUEUE_URL: resources.archiveQueueUrl, PAYLOAD_BUCKET: resources.payloadBucket, DEDUP_RETENTION_DAYS: 7, LEASE_SECONDS: 60 },
+      { db: counting.client, sqs: sqsClient(), s3: s3Client() },
+      silentTelemetry,
+    );
+    const raw = documentClient();
+    const rawRates: number[] = [];
+    const rawBodyRates: number[] = [];
+    const consumerRates: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const events = transcriptEvents(round);
+      const put = (key: string, item: Record<string, unknown>) =>
+        raw.send(new PutCommand({ TableName: resources.tableName, Item: { pk: key, sk: 'RAW', ...item }, ConditionExpression: 'attribute_not_exists(pk)' }));
+      rawRates.push(await inParallel(events, (m) => put(`raw-${round}-${m.messageId}`, { n: 1 })));
+      rawBodyRates.push(await inParallel(events, (m) => put(`rawbody-${round}-${m.messageId}`, { body: m.body })));
+      consumerRates.push(await inParallel(events, (m) => processQueuedEvent(m, deps)));
+    }
+
+    // Writes per event, by trigger, on fresh events.
+    const bot = 'bot_writes';
+    const t = Date.parse('2026-11-20T10:00:00Z') * 1000;
+    const samples: Array<[string, { [key: string]: PyValue }]> = [
+      ['transcript.update', transcriptUpdate(bot, { speakerName: 'A', speakerUuid: 's', isHost: false, timestampMs: 1, durationMs: 1, text: 'x' })],
+      ['summary.update', summaryUpdate(bot, 'Summary.')],
+      ['participant join', participantJoinLeave(bot, { id: 'pe1', name: 'G', uuid: 'p', isHost: false, eventType: 'join', timestampMs: 5 })],
+      ['state change', stateChange(bot, { oldState: 'joining', newState: 'joined_recording', eventType: 'joined', createdAtMicros: t })],
+      ['state change to ended', stateChange(bot, { oldState: 'post_processing', newState: 'ended', eventType: 'done', createdAtMicros: t + 9e6 })],
+    ];
+    const writeLines: string[] = [];
+    for (const [name, payload] of samples) {
+      counting.reset();
+      await processQueuedEvent(message(payload, 0), deps);
+      const fresh = counting.writes();
+      counting.reset();
+      await processQueuedEvent(message(payload, 1), deps);
+      writeLines.push(`    ${name.padEnd(24)} ${fresh} writes (duplicate: ${counting.writes()})`);
+    }
+
+    const ratio = median(consumerRates) / median(rawRates);
+    const bodyRatio = median(consumerRates) / median(rawBodyRates);
+    return [
+      `events: ${fmt(EVENTS)} transcript.update events per round, ${CONCURRENCY} at a time, median of ${ROUNDS} rounds,`,
+      '  dynalite in memory, in its own process (as a database would be)',
+      `  consumer:                                        ${fmt(median(consumerRates))} events/s`,
+      `  dynalite raw conditional put, minimal item:      ${fmt(median(rawRates))} puts/s`,
+      `  dynalite raw conditional put, item with the body: ${fmt(median(rawBodyRates))} puts/s`,
+      `  consumer / raw minimal put: ${fmt(ratio * 100)}% (${verdict(ratio, 0.5, false)}); / raw put with the body: ${fmt(bodyRatio * 100)}%`,
+      '  DynamoDB writes per event (goal ≤ 2 on the hot path, transcript.update):',
+      ...writeLines,
+    ];
+  } finally {
+    await Promise.all([dynamo.stop(), sqsS3.stop()]);
+  }
+}
