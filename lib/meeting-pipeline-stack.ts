@@ -46,6 +46,7 @@ export class MeetingPipelineStack extends Stack {
     });
     new CfnOutput(this, 'EventsQueueUrl', { value: this.ingress.eventsQueue.queueUrl });
     new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.ingress.eventsDeadLetterQueue.queueUrl });
+    new CfnOutput(this, 'PayloadBucketName', { value: this.ingress.payloadBucket.bucketName });
     new CfnOutput(this, 'MeetingsTableName', { value: this.eventProcessing.table.tableName });
     new CfnOutput(this, 'ArchiveQueueUrl', { value: this.eventProcessing.archiveQueue.queueUrl });
   }
