@@ -7,8 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { BUNDLING, onDemandBundleCommand, onDemandFileName } from '../lib/function';
+import { bundleLikeDeployed } from '../local/bundle-like-deployed';
 import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { fmt, median, verdict } from './stats';
 
@@ -18,18 +18,7 @@ const OUT = join(PROJECT_ROOT, 'bench', 'out');
 
 async function bundle(entry: string, name: string): Promise<string> {
   const outfile = join(OUT, name, 'index.mjs');
-  await build({
-    entryPoints: [join(PROJECT_ROOT, entry)],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: BUNDLING.target,
-    minify: BUNDLING.minify,
-    mainFields: BUNDLING.mainFields,
-    banner: { js: BUNDLING.banner ?? '' },
-    logLevel: 'silent',
-  });
+  await bundleLikeDeployed(join(PROJECT_ROOT, entry), outfile);
   return outfile;
 }
 

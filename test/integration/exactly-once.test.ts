@@ -4,13 +4,13 @@
  * in-order delivery leaves. Retries reach the ingress within seconds of the send;
  * a corrected utterance is sent later than that, so arrival time orders it.
  */
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventBusyError, processQueuedEvent, type ProcessDependencies, type QueuedMessage } from '../../lambdas/core/events/process-event';
-import { sqsClient } from '../../lambdas/shared/aws-clients';
 import type { LocalResources } from '../../local/resources';
 import { createResources, processDependencies, queuedMessage, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
-import { randomMeeting, seededRandom } from '../fixtures/random-meeting';
+import { randomMeeting } from '../fixtures/random-meeting';
+import { seededRandom } from '../fixtures/seeded-random';
+import { archiveJobsByBot } from '../fixtures/queues';
 import { botItems } from '../fixtures/store-reader';
 
 const SEEDS = 100;
@@ -32,19 +32,6 @@ afterAll(async () => pipeline?.stop());
 async function meetingStore(tableName: string, botId: string) {
   const items = await botItems(tableName, botId, '');
   return items.map((item) => Object.fromEntries(Object.entries(item).filter(([name]) => !BOOKKEEPING.has(name))));
-}
-
-/** Archive jobs on a queue, counted by bot. */
-async function archiveJobsByBot(queueUrl: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (;;) {
-    const { Messages = [] } = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 300 }));
-    if (Messages.length === 0) return counts;
-    for (const message of Messages) {
-      const botId = String(JSON.parse(message.Body ?? '{}').bot_id);
-      counts.set(botId, (counts.get(botId) ?? 0) + 1);
-    }
-  }
 }
 
 /** Processes deliveries ten at a time; a delivery that fails (busy lease) goes back to the end, as SQS would redeliver it. */

@@ -3,7 +3,6 @@
  * after it took effect — followed by redelivery leaves exactly the store a clean
  * run leaves: nothing lost, nothing applied twice, one archive job.
  */
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +17,7 @@ import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate, web
 import type { PyValue } from '../../local/simulator/python-json';
 import { faultyClient, type FaultMode, type FaultyClient } from '../fixtures/faulty-client';
 import { createResources, processDependencies, queuedMessage, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import { archiveJobsByBot } from '../fixtures/queues';
 import { botItems } from '../fixtures/store-reader';
 
 type Payload = { [key: string]: PyValue };
@@ -127,18 +127,6 @@ async function run(scenario: Scenario, bot: string, deps: ProcessDependencies, r
     } catch (error) {
       if (!(error instanceof EventBusyError) || attempt > 0) throw error;
       clockOffset += LEASE_MS + 1_000;
-    }
-  }
-}
-
-async function archiveJobsByBot(queueUrl: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (;;) {
-    const { Messages = [] } = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 300 }));
-    if (Messages.length === 0) return counts;
-    for (const m of Messages) {
-      const botId = String(JSON.parse(m.Body ?? '{}').bot_id);
-      counts.set(botId, (counts.get(botId) ?? 0) + 1);
     }
   }
 }

@@ -8,9 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING, onDemandBundleCommand, PROJECT_ROOT } from '../../lib/function';
+import { onDemandBundleCommand, PROJECT_ROOT } from '../../lib/function';
+import { bundleLikeDeployed } from '../../local/bundle-like-deployed';
 import type { PayloadStore } from '../../lambdas/core/ingress/payload-store';
 import { S3_PUT_OBJECT_MODULE } from '../../lambdas/shared/s3-payload-store';
 import { s3Client } from '../../lambdas/shared/s3-client';
@@ -23,18 +23,7 @@ beforeAll(async () => {
   emulator = await startSqsS3Emulator();
   Object.assign(process.env, emulator.env);
   await s3Client().send(new CreateBucketCommand({ Bucket: 'bundled' }));
-  await build({
-    entryPoints: [join(PROJECT_ROOT, 'lambdas/shared/s3-payload-store.ts')],
-    outfile: join(outdir, 'index.mjs'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: BUNDLING.target,
-    minify: BUNDLING.minify,
-    mainFields: BUNDLING.mainFields,
-    banner: { js: BUNDLING.banner ?? '' },
-    logLevel: 'silent',
-  });
+  await bundleLikeDeployed(join(PROJECT_ROOT, 'lambdas/shared/s3-payload-store.ts'), join(outdir, 'index.mjs'));
   execFileSync('bash', ['-c', onDemandBundleCommand(PROJECT_ROOT, outdir, S3_PUT_OBJECT_MODULE)], { cwd: PROJECT_ROOT });
 });
 

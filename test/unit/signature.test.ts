@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, compareCodePoints, DuplicateKeyError, NestingTooDeepError } from '../../lambdas/core/signature/canonical-json';
 import { parseSigningSecrets, SigningSecretConfigError, verifySignature } from '../../lambdas/core/signature/verify';
 import { pythonVectors } from '../fixtures/python-vectors';
+import { seededRandom } from '../fixtures/seeded-random';
 import { dumps, PyFloat, PyInt, SIGNED, WIRE, type PyValue } from '../../local/simulator/python-json';
 
 const vectors = pythonVectors();
@@ -131,17 +132,6 @@ describe('canonicalJson against the simulator\'s independent writer', () => {
     }
   });
 });
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('verifySignature', () => {
   const key = randomBytes(32);
