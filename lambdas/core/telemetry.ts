@@ -41,6 +41,9 @@ export const METRICS = {
   eventFailed: 'EventFailed',
   unknownTrigger: 'UnknownTrigger',
   archiveRequested: 'ArchiveRequested',
+  upstreamUnauthorized: 'UpstreamUnauthorized',
+  upstreamRateLimited: 'UpstreamRateLimited',
+  upstreamServerError: 'UpstreamServerError',
 } as const;
 
 export const METRICS_NAMESPACE = 'MeetingPipeline';

@@ -1,0 +1,276 @@
+/**
+ * The meeting assistant service's REST API, as every function calls it: a timeout
+ * on each attempt, bounded retries with exponential backoff and full jitter on
+ * network errors, timeouts, 429 (honouring Retry-After) and 5xx, typed errors a
+ * caller can act on, and responses validated leniently against the contract.
+ */
+import * as z from 'zod/mini';
+import { METRICS, silentTelemetry, type Telemetry } from '../telemetry';
+import {
+  API_PATHS,
+  AUTHORIZATION_SCHEME,
+  botSchema,
+  pageSchema,
+  participantSchema,
+  recordingLinkSchema,
+  transcriptLineSchema,
+  type Bot,
+  type CreateBotRequest,
+  type Participant,
+  type RecordingLink,
+  type TranscriptLine,
+} from './contract';
+
+export class UpstreamError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status, when the service answered. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'UpstreamError';
+  }
+}
+
+/** 401: the API key is wrong or was revoked. Nothing works until it is replaced in Secrets Manager. */
+export class UnauthorizedError extends UpstreamError {
+  override name = 'UnauthorizedError';
+}
+
+/** 403: the key lacks the scope this call needs. */
+export class ForbiddenError extends UpstreamError {
+  override name = 'ForbiddenError';
+}
+
+/** 404: no such bot (or no recording). */
+export class NotFoundError extends UpstreamError {
+  override name = 'NotFoundError';
+}
+
+/** 400: the service refused the request as invalid; retrying will not help. */
+export class BadRequestError extends UpstreamError {
+  override name = 'BadRequestError';
+}
+
+/** 429 on every attempt, or a Retry-After longer than we will wait. */
+export class RateLimitedError extends UpstreamError {
+  override name = 'RateLimitedError';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message, 429);
+  }
+}
+
+export interface UpstreamClientOptions {
+  /** The service's API root, ending in `/api/v1/`. */
+  baseUrl: string;
+  /** The API key (Secrets Manager, cached by the caller). */
+  apiKey: () => Promise<string>;
+  /** Per attempt. */
+  timeoutMs?: number;
+  /** Attempts including the first. */
+  maxAttempts?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** A Retry-After longer than this is not waited for: the call fails with RateLimitedError. */
+  maxRetryAfterMs?: number;
+  /** Pages followed at most by a listing. */
+  maxPages?: number;
+  telemetry?: Telemetry;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+type Method = 'GET' | 'POST';
+
+export class UpstreamClient {
+  private readonly base: URL;
+  private readonly options: Required<Omit<UpstreamClientOptions, 'baseUrl' | 'apiKey'>> & Pick<UpstreamClientOptions, 'apiKey'>;
+
+  constructor(options: UpstreamClientOptions) {
+    this.base = new URL(options.baseUrl);
+    if (!this.base.pathname.endsWith('/api/v1/')) throw new Error(`base URL must end in /api/v1/: ${options.baseUrl}`);
+    this.options = {
+      timeoutMs: 10_000,
+      maxAttempts: 4,
+      baseDelayMs: 250,
+      maxDelayMs: 8_000,
+      maxRetryAfterMs: 30_000,
+      maxPages: 1_000,
+      telemetry: silentTelemetry,
+      fetch: (...args) => fetch(...args),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      random: Math.random,
+      ...options,
+    };
+  }
+
+  /** `POST bots`: 201 with the created bot. Pass a deduplication_key so a retried call cannot create two. */
+  async createBot(request: CreateBotRequest): Promise<Bot> {
+    return this.call('POST', this.url(API_PATHS.bots), botSchema, request);
+  }
+
+  async getBot(botId: string): Promise<Bot> {
+    return this.call('GET', this.url(API_PATHS.bot(botId)), botSchema);
+  }
+
+  /** `GET bots`, every page followed; `query` is passed through as filters. */
+  async listBots(query: Record<string, string> = {}): Promise<Bot[]> {
+    const first = this.url(API_PATHS.bots);
+    for (const [name, value] of Object.entries(query)) first.searchParams.set(name, value);
+    return this.allPages(first, botSchema);
+  }
+
+  /** The whole transcript, sorted by timestamp_ms. */
+  async getTranscript(botId: string): Promise<TranscriptLine[]> {
+    return this.call('GET', this.url(API_PATHS.transcript(botId)), z.array(transcriptLineSchema));
+  }
+
+  /** A fresh download link, or null when the meeting has no recording. */
+  async getRecording(botId: string): Promise<RecordingLink | null> {
+    try {
+      return await this.call('GET', this.url(API_PATHS.recording(botId)), recordingLinkSchema);
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
+  }
+
+  async listParticipants(botId: string): Promise<Participant[]> {
+    return this.allPages(this.url(API_PATHS.participants(botId)), participantSchema);
+  }
+
+  private url(path: string): URL {
+    return new URL(path, this.base);
+  }
+
+  private async allPages<T extends z.ZodMiniType>(first: URL, item: T): Promise<Array<z.infer<T>>> {
+    const schema = pageSchema(item);
+    const results: Array<z.infer<T>> = [];
+    let next: URL | null = first;
+    for (let page = 0; next !== null; page++) {
+      if (page >= this.options.maxPages) throw new UpstreamError(`more than ${this.options.maxPages} pages at ${first.pathname}`);
+      const body: z.infer<typeof schema> = await this.call('GET', next, schema);
+      results.push(...(body.results as Array<z.infer<T>>));
+      next = body.next === null ? null : this.sameOrigin(body.next);
+    }
+    return results;
+  }
+
+  /** Our API key goes only to the service: a `next` link elsewhere is refused. */
+  private sameOrigin(link: string): URL {
+    const url = new URL(link, this.base);
+    if (url.origin !== this.base.origin) throw new UpstreamError(`refusing to follow a page link to another origin: ${url.origin}`);
+    return url;
+  }
+
+  private async call<T extends z.ZodMiniType>(method: Method, url: URL, schema: T, body?: unknown): Promise<z.infer<T>> {
+    const response = await this.send(method, url, body);
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? null : JSON.parse(text);
+    } catch {
+      throw new UpstreamError(`${method} ${url.pathname} answered ${response.status} with a body that is not JSON`, response.status);
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+      throw new UpstreamError(`${method} ${url.pathname} answered in a shape the contract does not expect: ${problems}`, response.status);
+    }
+    return parsed.data;
+  }
+
+  private async send(method: Method, url: URL, body: unknown): Promise<Response> {
+    const { maxAttempts, telemetry } = this.options;
+    const key = await this.options.apiKey();
+    let lastRetryAfter: number | undefined;
+    for (let attempt = 1; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.options.fetch(url, {
+          method,
+          headers: {
+            authorization: `${AUTHORIZATION_SCHEME} ${key}`,
+            accept: 'application/json',
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+          redirect: 'error',
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
+      } catch (error) {
+        const reason = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${this.options.timeoutMs} ms` : describe(error);
+        if (attempt >= maxAttempts) throw new UpstreamError(`${method} ${url.pathname} failed after ${attempt} attempts: ${reason}`);
+        await this.options.sleep(this.backoff(attempt));
+        continue;
+      }
+      if (response.ok) return response;
+
+      const status = response.status;
+      if (status === 429) {
+        telemetry.metrics.record(METRICS.upstreamRateLimited, 'Count', 1);
+        lastRetryAfter = retryAfterMs(response.headers.get('retry-after'), Date.now());
+        await response.body?.cancel();
+        if (attempt >= maxAttempts || (lastRetryAfter ?? 0) > this.options.maxRetryAfterMs) {
+          throw new RateLimitedError(`${method} ${url.pathname} rate limited after ${attempt} attempts`, lastRetryAfter);
+        }
+        await this.options.sleep(Math.max(lastRetryAfter ?? 0, this.backoff(attempt)));
+        continue;
+      }
+      if (status >= 500) {
+        telemetry.metrics.record(METRICS.upstreamServerError, 'Count', 1, { status: String(status) });
+        await response.body?.cancel();
+        if (attempt >= maxAttempts) throw new UpstreamError(`${method} ${url.pathname} answered ${status} on all ${attempt} attempts`, status);
+        await this.options.sleep(this.backoff(attempt));
+        continue;
+      }
+      const detail = await errorDetail(response);
+      const message = `${method} ${url.pathname} answered ${status}${detail === '' ? '' : `: ${detail}`}`;
+      if (status === 401) {
+        telemetry.metrics.record(METRICS.upstreamUnauthorized, 'Count', 1);
+        telemetry.log.error('the meeting assistant service refused the API key (revoked or wrong); replace it in Secrets Manager', { status });
+        throw new UnauthorizedError(message, status);
+      }
+      if (status === 403) throw new ForbiddenError(message, status);
+      if (status === 404) throw new NotFoundError(message, status);
+      if (status === 400) throw new BadRequestError(message, status);
+      throw new UpstreamError(message, status);
+    }
+  }
+
+  /** Full jitter: a random wait up to the exponential bound. */
+  private backoff(attempt: number): number {
+    const bound = Math.min(this.options.maxDelayMs, this.options.baseDelayMs * 2 ** (attempt - 1));
+    return Math.floor(this.options.random() * bound);
+  }
+}
+
+/** `Retry-After` in seconds or as an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, nowMs: number): number | undefined {
+  if (header === null) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
+}
+
+async function errorDetail(response: Response): Promise<string> {
+  const text = await response.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as { error?: unknown; detail?: unknown };
+    const detail = body.error ?? body.detail;
+    return detail === undefined ? text.slice(0, 200) : typeof detail === 'string' ? detail : JSON.stringify(detail);
+  } catch {
+    return text.slice(0, 200);
+  }
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
+}
+

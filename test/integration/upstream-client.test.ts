@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  retryAfterMs,
+  UnauthorizedError,
+  UpstreamClient,
+  UpstreamError,
+  type UpstreamClientOptions,
+} from '../../lambdas/core/upstream/client';
+import { SimulatedServiceApi } from '../../local/simulator/api-server';
+import { recordingTelemetry } from '../fixtures/pipeline-stack';
+
+const service = new SimulatedServiceApi();
+const KEY = 'test-key-full';
+let sleeps: number[];
+
+beforeAll(async () => {
+  await service.start();
+  service.apiKeys.set(KEY, 'all');
+  service.apiKeys.set('read-only', new Set(['bots:read']));
+});
+afterAll(() => service.stop());
+beforeEach(() => {
+  service.faults = [];
+  service.requests.length = 0;
+  sleeps = [];
+});
+
+function client(options: Partial<UpstreamClientOptions> = {}): UpstreamClient {
+  return new UpstreamClient({
+    baseUrl: service.baseUrl,
+    apiKey: async () => KEY,
+    sleep: async (ms) => void sleeps.push(ms),
+    random: () => 0.5,
+    ...options,
+  });
+}
+
+describe('upstream REST client against the simulated service', () => {
+  it('sends the key as "Authorization: Token <key>"', async () => {
+    const bot = service.addBot();
+    expect(await client().getBot(bot.id)).toMatchObject({ id: bot.id, state: 'ready' });
+    expect(service.requests.at(-1)).toEqual({ method: 'GET', path: `/api/v1/bots/${bot.id}`, authorization: `Token ${KEY}` });
+  });
+
+  it('follows cursor paging to the end', async () => {
+    for (let i = 0; i < 60; i++) service.addBot({ bot_name: `paging-${i}` });
+    const bots = await client().listBots();
+    expect(bots.filter((b) => service.bots.get(b.id)?.bot_name.startsWith('paging-'))).toHaveLength(60);
+    expect(service.requests.filter((r) => r.path === '/api/v1/bots').length).toBeGreaterThanOrEqual(3);
+
+    const meeting = service.addBot({
+      participants: Array.from({ length: 30 }, (_, i) => ({ id: `par_${i}`, name: `P${i}`, uuid: `u${i}`, user_uuid: null, is_host: i === 0 })),
+    });
+    expect((await client().listParticipants(meeting.id)).map((p) => p.id)).toEqual(Array.from({ length: 30 }, (_, i) => `par_${i}`));
+  });
+
+  it('honours Retry-After on 429, then succeeds', async () => {
+    const bot = service.addBot();
+    service.faults.push({ path: /\/bots\//, times: 2, status: 429, headers: { 'retry-after': '3' } });
+    const { telemetry, metrics } = recordingTelemetry();
+    expect(await client({ telemetry }).getBot(bot.id)).toMatchObject({ id: bot.id });
+    expect(sleeps).toEqual([3000, 3000]);
+    expect(metrics.filter((m) => m.name === 'UpstreamRateLimited')).toHaveLength(2);
+  });
+
+  it('gives up with RateLimitedError when Retry-After is longer than it will wait', async () => {
+    service.faults.push({ path: /\/bots/, times: 1, status: 429, headers: { 'retry-after': '600' } });
+    const error = await client().listBots().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).retryAfterMs).toBe(600_000);
+    expect(sleeps).toEqual([]);
+  });
+
+  it('retries 500 with growing jittered backoff, then succeeds', async () => {
+    const bot = service.addBot();
+    service.faults.push({ path: /\/bots\//, times: 2, status: 500 });
+    expect(await client().getBot(bot.id)).toMatchObject({ id: bot.id });
+    expect(sleeps).toEqual([125, 250]); // half (random 0.5) of 250 ms, 500 ms
+  });
+
+  it('gives up on 500 after its attempts, with the status', async () => {
+    const bot = service.addBot();
+    service.faults.push({ path: /\/bots\//, times: 10, status: 503 });
+    const { telemetry, metrics } = recordingTelemetry();
+    const error = await client({ telemetry, maxAttempts: 3 }).getBot(bot.id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ status: 503, message: expect.stringMatching(/answered 503 on all 3 attempts/) });
+    expect(service.requests).toHaveLength(3);
+    expect(metrics.map((m) => m.name)).toEqual(['UpstreamServerError', 'UpstreamServerError', 'UpstreamServerError']);
+  });
+
+  it('times out a slow answer and retries it', async () => {
+    const bot = service.addBot();
+    service.faults.push({ path: /\/bots\//, times: 5, delayMs: 400 });
+    const error = await client({ timeoutMs: 100, maxAttempts: 2 }).getBot(bot.id).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect((error as Error).message).toMatch(/timed out after 100 ms/);
+    expect(service.requests).toHaveLength(2);
+  });
+
+  it('maps 401 to UnauthorizedError and counts it', async () => {
+    const { telemetry, metrics } = recordingTelemetry();
+    const error = await client({ apiKey: async () => 'revoked', telemetry }).listBots().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect((error as Error).message).toMatch(/401: Invalid token/);
+    expect(metrics.map((m) => m.name)).toEqual(['UpstreamUnauthorized']);
+    expect(service.requests).toHaveLength(1); // not retried
+  });
+
+  it('maps 403, 404 and 400 to their errors; a missing recording is null', async () => {
+    const bot = service.addBot();
+    await expect(client({ apiKey: async () => 'read-only' }).getTranscript(bot.id)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(client().getBot('bot_missing')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await client().getRecording(bot.id)).toBeNull();
+    await expect(client().createBot({ meeting_url: 'https://m.example.com/x', bot_name: 'N', ...({ colour: 'red' } as object) })).rejects.toThrow(
+      BadRequestError,
+    );
+  });
+
+  it('creates a bot once per deduplication key', async () => {
+    const request = { meeting_url: 'https://meet.example.com/aaa', bot_name: 'Notetaker', deduplication_key: 'cal-1:v1', metadata: { schedule_id: 'cal-1' } };
+    const first = await client().createBot(request);
+    const again = await client().createBot(request);
+    expect(again.id).toBe(first.id);
+    expect(first.metadata).toEqual({ schedule_id: 'cal-1' });
+  });
+
+  it('returns the transcript and a fresh recording link', async () => {
+    const bot = service.addBot({
+      transcript: [
+        { speaker_name: 'B', speaker_uuid: 's2', speaker_user_uuid: null, speaker_is_host: false, timestamp_ms: 2000, duration_ms: 10, transcription: { transcript: 'two' } },
+        { speaker_name: 'A', speaker_uuid: 's1', speaker_user_uuid: null, speaker_is_host: true, timestamp_ms: 1000, duration_ms: 10, transcription: null },
+      ],
+      recording: { size: 1000, seed: 1, contentType: 'video/mp4' },
+    });
+    expect((await client().getTranscript(bot.id)).map((l) => l.timestamp_ms)).toEqual([1000, 2000]);
+    expect((await client().getRecording(bot.id))?.url).toMatch(/\/recordings\/bot_.*expires=/);
+  });
+
+  it('refuses to send the key to a page link on another origin', async () => {
+    service.faults.push({ path: /\/api\/v1\/bots$/, times: 1, status: 200, body: { next: 'https://evil.example.com/api/v1/bots?cursor=25', previous: null, results: [] } });
+    await expect(client().listBots()).rejects.toThrow(/another origin/);
+  });
+
+  it('refuses a response shaped unlike the contract, naming the field', async () => {
+    service.faults.push({ path: /\/bots\/bot_shape$/, times: 1, status: 200, body: { state: 'ended' } });
+    await expect(client().getBot('bot_shape')).rejects.toThrow(/id: /);
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('reads seconds and HTTP dates', () => {
+    expect(retryAfterMs('7', 0)).toBe(7000);
+    expect(retryAfterMs(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
+    expect(retryAfterMs('soon', 0)).toBeUndefined();
+    expect(retryAfterMs(null, 0)).toBeUndefined();
+  });
+});
