@@ -44,6 +44,10 @@ export const METRICS = {
   upstreamUnauthorized: 'UpstreamUnauthorized',
   upstreamRateLimited: 'UpstreamRateLimited',
   upstreamServerError: 'UpstreamServerError',
+  meetingArchived: 'MeetingArchived',
+  archiveBytes: 'ArchiveBytes',
+  archiveFailed: 'ArchiveFailed',
+  reconcilerHealed: 'ReconcilerHealed',
 } as const;
 
 export const METRICS_NAMESPACE = 'MeetingPipeline';

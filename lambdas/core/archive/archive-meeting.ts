@@ -1,0 +1,152 @@
+/**
+ * Archives one ended meeting: its recording streamed from the service's download
+ * link into S3 (memory bounded whatever the size, SHA-256 computed on the way),
+ * its final transcript and participants as JSON, anything the webhooks missed
+ * filled into the table, and where everything is recorded on the meeting.
+ * Running it twice does no harm: a meeting archived once is skipped.
+ */
+import { createHash } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableAccess } from '../store/dynamo';
+import { keys } from '../store/table-layout';
+import { METRICS, type Telemetry } from '../telemetry';
+import type { UpstreamClient } from '../upstream/client';
+import { DownloadFailedError, DownloadRefusedError, LinkExpiredError, type OpenedDownload } from './download-guard';
+import { fillMissingParticipants, fillMissingUtterances } from './fill-gaps';
+import { archiveKeys, extensionFor, type RecordingStore } from './recording-store';
+
+export interface ArchiveDependencies {
+  table: TableAccess;
+  upstream: Pick<UpstreamClient, 'getRecording' | 'getTranscript' | 'listParticipants'>;
+  recordings: RecordingStore;
+  /** Opens a download link under the download policy (download-guard.ts). */
+  openDownload(url: string): Promise<OpenedDownload>;
+  maxRecordingBytes: number;
+  /** Fresh links tried when a download expires or breaks. */
+  downloadAttempts: number;
+  telemetry: Telemetry;
+  now(): Date;
+}
+
+export interface ArchivedRecording {
+  key: string;
+  bytes: number;
+  sha256: string;
+  contentType: string;
+}
+
+export interface ArchiveRecord {
+  archivedAt: string;
+  bucket: string;
+  recordingStatus: 'archived' | 'none';
+  recording: ArchivedRecording | null;
+  transcript: { key: string; lines: number; bytes: number };
+  participants: { key: string; count: number; bytes: number };
+  filled: { utterances: number; participants: number };
+}
+
+export type ArchiveOutcome = { status: 'archived'; record: ArchiveRecord } | { status: 'already-archived'; record: ArchiveRecord };
+
+export async function archiveMeeting(botId: string, deps: ArchiveDependencies): Promise<ArchiveOutcome> {
+  const { table, upstream, recordings, telemetry } = deps;
+  const { Item } = await table.db.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: keys.meeting(botId),
+      ConsistentRead: true,
+      ProjectionExpression: '#archive',
+      ExpressionAttributeNames: { '#archive': 'archive' },
+    }),
+  );
+  if (Item?.archive !== undefined) return { status: 'already-archived', record: Item.archive as ArchiveRecord };
+
+  const recording = await archiveRecording(botId, deps);
+  const transcript = await upstream.getTranscript(botId);
+  const participants = await upstream.listParticipants(botId);
+  const transcriptKey = archiveKeys.transcript(botId);
+  const participantsKey = archiveKeys.participants(botId);
+  const transcriptJson = await recordings.putJson(transcriptKey, transcript);
+  const participantsJson = await recordings.putJson(participantsKey, participants);
+  const filled = {
+    utterances: await fillMissingUtterances(table, botId, transcript),
+    participants: await fillMissingParticipants(table, botId, participants),
+  };
+
+  const record: ArchiveRecord = {
+    archivedAt: deps.now().toISOString(),
+    bucket: recordings.bucket,
+    recordingStatus: recording === null ? 'none' : 'archived',
+    recording,
+    transcript: { key: transcriptKey, lines: transcript.length, bytes: transcriptJson.bytes },
+    participants: { key: participantsKey, count: participants.length, bytes: participantsJson.bytes },
+    filled,
+  };
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.meeting(botId),
+      UpdateExpression: 'SET botId = :bot, #archive = :archive',
+      ExpressionAttributeNames: { '#archive': 'archive' },
+      ExpressionAttributeValues: { ':bot': botId, ':archive': record },
+    }),
+  );
+  telemetry.log.info('meeting archived', { bot_id: botId, recording_status: record.recordingStatus, recording_bytes: recording?.bytes ?? 0, ...filled });
+  telemetry.metrics.record(METRICS.meetingArchived, 'Count', 1);
+  if (recording !== null) telemetry.metrics.record(METRICS.archiveBytes, 'Bytes', recording.bytes);
+  return { status: 'archived', record };
+}
+
+/** Fetches a fresh link right before each download; an expired or broken download gets another link. */
+async function archiveRecording(botId: string, deps: ArchiveDependencies): Promise<ArchivedRecording | null> {
+  for (let attempt = 1; ; attempt++) {
+    const link = await deps.upstream.getRecording(botId);
+    if (link === null) return null;
+    try {
+      return await copyRecording(botId, link.url, deps);
+    } catch (error) {
+      const retryable = error instanceof LinkExpiredError || error instanceof DownloadFailedError;
+      if (!retryable || attempt >= deps.downloadAttempts) throw error;
+      deps.telemetry.log.warn('recording download failed; trying a fresh link', { bot_id: botId, attempt, error: (error as Error).message });
+    }
+  }
+}
+
+async function copyRecording(botId: string, url: string, deps: ArchiveDependencies): Promise<ArchivedRecording> {
+  const download = await deps.openDownload(url);
+  const meter = new RecordingMeter(deps.maxRecordingBytes);
+  // A broken download fails the meter, which fails (and aborts) the upload.
+  download.stream.on('error', (error) => meter.destroy(new DownloadFailedError(`the recording download broke: ${error.message}`)));
+  download.stream.on('aborted', () => meter.destroy(new DownloadFailedError('the recording download was cut off')));
+  download.stream.pipe(meter);
+  const key = archiveKeys.recording(botId, extensionFor(download.contentType));
+  await deps.recordings.upload(key, meter, download.contentType);
+  if (download.contentLength !== undefined && meter.bytes !== download.contentLength) {
+    throw new DownloadFailedError(`the recording download ended after ${meter.bytes} of ${download.contentLength} bytes`);
+  }
+  return { key, bytes: meter.bytes, sha256: meter.sha256(), contentType: download.contentType };
+}
+
+/** Counts and hashes the bytes passing through, and stops past the size cap. */
+class RecordingMeter extends Transform {
+  bytes = 0;
+  private readonly hash = createHash('sha256');
+
+  constructor(private readonly maxBytes: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
+      callback(new DownloadRefusedError(`the recording is larger than the ${this.maxBytes}-byte limit`));
+      return;
+    }
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  sha256(): string {
+    return this.hash.digest('hex');
+  }
+}

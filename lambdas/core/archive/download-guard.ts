@@ -1,0 +1,134 @@
+/**
+ * Opens a recording download link safely: https only (plain http only to
+ * loopback, and only in local mode), never to private, loopback, link-local or
+ * otherwise internal addresses (checked on the address actually connected to, so
+ * DNS rebinding cannot slip past), no redirects, and a size cap.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+
+export class DownloadRefusedError extends Error {
+  override name = 'DownloadRefusedError';
+}
+
+/** The link expired (the service's links last 30 minutes) or was refused: fetch a fresh one. */
+export class LinkExpiredError extends Error {
+  override name = 'LinkExpiredError';
+}
+
+export class DownloadFailedError extends Error {
+  override name = 'DownloadFailedError';
+}
+
+export interface DownloadPolicy {
+  /** Local mode: allow plain http to 127.0.0.1/::1 (the simulated service). */
+  allowLoopback: boolean;
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+export interface OpenedDownload {
+  stream: IncomingMessage;
+  contentType: string;
+  contentLength: number | undefined;
+}
+
+const internal = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  internal.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['::ffff:0:0', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  internal.addSubnet(network, prefix, 'ipv6');
+}
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+loopback.addAddress('::1', 'ipv6');
+
+function family(address: string): 'ipv4' | 'ipv6' {
+  return isIP(address) === 6 ? 'ipv6' : 'ipv4';
+}
+
+/** Why an address may not be connected to, or undefined when it may. */
+export function refusedAddress(address: string, policy: Pick<DownloadPolicy, 'allowLoopback'>): string | undefined {
+  const kind = family(address);
+  if (policy.allowLoopback && loopback.check(address, kind)) return undefined;
+  return internal.check(address, kind) ? `${address} is a private, loopback, link-local or reserved address` : undefined;
+}
+
+export function openDownload(link: string, policy: DownloadPolicy): Promise<OpenedDownload> {
+  let url: URL;
+  try {
+    url = new URL(link);
+  } catch {
+    return Promise.reject(new DownloadRefusedError('the recording link is not a URL'));
+  }
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const isLoopbackHost = host === 'localhost' || (isIP(host) !== 0 && loopback.check(host, family(host)));
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback && isLoopbackHost)) {
+    return Promise.reject(new DownloadRefusedError(`refusing ${url.protocol}// link: recordings are fetched over https only`));
+  }
+  if (isIP(host) !== 0) {
+    const reason = refusedAddress(host, policy);
+    if (reason !== undefined) return Promise.reject(new DownloadRefusedError(`refusing ${url.origin}: ${reason}`));
+  }
+
+  // Checked where the socket connects, after DNS: a name that resolves inward is refused too.
+  const guardedLookup = (hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const list = addresses as LookupAddress[];
+      const refused = list.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== undefined);
+      if (refused !== undefined) return callback(new DownloadRefusedError(`refusing ${hostname}: ${refused}`), []);
+      const wantsAll = (options as { all?: boolean }).all === true;
+      if (wantsAll) return callback(null, list);
+      const first = list[0];
+      if (first === undefined) return callback(new DownloadRefusedError(`${hostname} did not resolve`), []);
+      return callback(null, first.address, first.family);
+    });
+  };
+
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<OpenedDownload>((resolve, reject) => {
+    const outgoing = request(url, { method: 'GET', lookup: guardedLookup as never, timeout: policy.timeoutMs }, (response) => {
+      const status = response.statusCode ?? 0;
+      if (status === 403 || status === 401 || status === 410) {
+        response.resume();
+        return reject(new LinkExpiredError(`the recording link answered ${status} (expired or revoked)`));
+      }
+      if (status !== 200) {
+        response.resume();
+        return reject(new DownloadFailedError(`the recording link answered ${status}`));
+      }
+      const length = response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length']);
+      if (length !== undefined && length > policy.maxBytes) {
+        response.destroy();
+        return reject(new DownloadRefusedError(`the recording has ${length} bytes; the limit is ${policy.maxBytes}`));
+      }
+      resolve({ stream: response, contentType: response.headers['content-type'] ?? 'application/octet-stream', contentLength: length });
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new DownloadFailedError(`no answer from the recording link within ${policy.timeoutMs} ms`)));
+    outgoing.on('error', (error) => reject(error instanceof DownloadRefusedError || error instanceof DownloadFailedError ? error : new DownloadFailedError(error.message)));
+    outgoing.end();
+  });
+}

@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { archiveMeeting, type ArchiveDependencies } from '../../lambdas/core/archive/archive-meeting';
+import { DownloadFailedError, DownloadRefusedError, openDownload, type DownloadPolicy } from '../../lambdas/core/archive/download-guard';
+import { keys } from '../../lambdas/core/store/table-layout';
+import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { UpstreamClient } from '../../lambdas/core/upstream/client';
+import { documentClient } from '../../lambdas/shared/dynamo-client';
+import { s3Client } from '../../lambdas/shared/s3-client';
+import { s3Recordings } from '../../lambdas/shared/s3-recordings';
+import type { LocalResources } from '../../local/resources';
+import { recordingSha256, SimulatedServiceApi, type SimulatedBot } from '../../local/simulator/api-server';
+import { watchMultipart } from '../fixtures/multipart-ledger';
+import { createResources, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import { botItems, meetingItem } from '../fixtures/store-reader';
+
+const MiB = 1024 * 1024;
+const service = new SimulatedServiceApi();
+let pipeline: LocalPipeline;
+let resources: LocalResources;
+const BUCKET = 'archive-test-recordings';
+const policy: DownloadPolicy = { allowLoopback: true, maxBytes: 64 * MiB, timeoutMs: 5_000 };
+let multipart: ReturnType<typeof watchMultipart>;
+
+beforeAll(async () => {
+  pipeline = await startLocalPipeline();
+  resources = await createResources();
+  await s3Client().send(new CreateBucketCommand({ Bucket: BUCKET }));
+  await service.start();
+  service.apiKeys.set('k', 'all');
+});
+afterAll(async () => {
+  await service.stop();
+  await pipeline?.stop();
+});
+beforeEach(() => {
+  service.faults = [];
+  multipart = watchMultipart(s3Client());
+});
+
+function deps(overrides: Partial<ArchiveDependencies> = {}): ArchiveDependencies {
+  return {
+    table: { db: documentClient(), tableName: resources.tableName },
+    upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
+    // 5 MiB parts (S3's minimum) so a 12 MiB recording is a real multipart upload.
+    recordings: s3Recordings(multipart.client, BUCKET, { partSize: 5 * MiB, queueSize: 2 }),
+    openDownload: (url) => openDownload(url, policy),
+    maxRecordingBytes: policy.maxBytes,
+    downloadAttempts: 3,
+    telemetry: silentTelemetry,
+    now: () => new Date('2026-11-20T12:00:00Z'),
+    ...overrides,
+  };
+}
+
+function endedMeeting(size = 12 * MiB): SimulatedBot {
+  return service.addBot({
+    state: 'ended',
+    recording: { size, seed: size % 997, contentType: 'video/mp4' },
+    transcript: [1000, 2000, 3000].map((ms, i) => ({
+      speaker_name: `S${i}`,
+      speaker_uuid: `s${i}`,
+      speaker_user_uuid: null,
+      speaker_is_host: i === 0,
+      timestamp_ms: ms,
+      duration_ms: 500,
+      transcription: { transcript: `line ${i}` },
+    })),
+    participants: [
+      { id: 'par_1', name: 'Ada', uuid: 'p1', user_uuid: null, is_host: true },
+      { id: 'par_2', name: 'Lin', uuid: 'p2', user_uuid: 'u2', is_host: false },
+    ],
+  });
+}
+
+async function objectBytes(key: string): Promise<Buffer> {
+  const object = await s3Client().send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+  return Buffer.from(await object.Body!.transformToByteArray());
+}
+
+describe('archiving a meeting', () => {
+  it('streams the recording into S3 with its checksum, writes transcript and participants, and fills gaps', async () => {
+    const bot = endedMeeting();
+    // The webhooks delivered one utterance (with newer text) and one participant.
+    const db = documentClient();
+    await db.send(new PutCommand({ TableName: resources.tableName, Item: { ...keys.utterance(bot.id, 2000, 's1'), text: 'from webhook', version: '2026-11-20T10:00:00.000Z#k' } }));
+    await db.send(new PutCommand({ TableName: resources.tableName, Item: { ...keys.participant(bot.id, 'p1'), name: 'Ada L.' } }));
+
+    const outcome = await archiveMeeting(bot.id, deps());
+    expect(outcome.status).toBe('archived');
+    const { record } = outcome;
+    expect(record.recording).toEqual({ key: `meetings/${bot.id}/recording.mp4`, bytes: 12 * MiB, sha256: recordingSha256(bot.recording!.seed, 12 * MiB), contentType: 'video/mp4' });
+    const stored = await objectBytes(record.recording!.key);
+    expect(createHash('sha256').update(stored).digest('hex')).toBe(record.recording!.sha256);
+    expect((await s3Client().send(new HeadObjectCommand({ Bucket: BUCKET, Key: record.recording!.key }))).ContentType).toBe('video/mp4');
+    expect(multipart.created()).toBe(1);
+    expect(multipart.open()).toEqual([]);
+
+    expect(JSON.parse((await objectBytes(record.transcript.key)).toString()).map((l: { timestamp_ms: number }) => l.timestamp_ms)).toEqual([1000, 2000, 3000]);
+    expect(JSON.parse((await objectBytes(record.participants.key)).toString()).map((p: { id: string }) => p.id)).toEqual(['par_1', 'par_2']);
+    expect(record.filled).toEqual({ utterances: 2, participants: 1 });
+    const utterances = await botItems(resources.tableName, bot.id, 'UTT#');
+    expect(utterances.map((u) => u.text)).toEqual(['line 0', 'from webhook', 'line 2']);
+    expect((await botItems(resources.tableName, bot.id, 'PART#')).map((p) => p.name)).toEqual(['Ada L.', 'Lin']);
+    expect((await meetingItem(resources.tableName, bot.id))?.archive).toMatchObject({ recordingStatus: 'archived', archivedAt: '2026-11-20T12:00:00.000Z', bucket: BUCKET });
+  });
+
+  it('does nothing the second time', async () => {
+    const bot = endedMeeting(1 * MiB);
+    await archiveMeeting(bot.id, deps());
+    const requests = service.requests.length;
+    expect((await archiveMeeting(bot.id, deps())).status).toBe('already-archived');
+    expect(service.requests.length).toBe(requests);
+  });
+
+  it('records a meeting without a recording as such', async () => {
+    const bot = service.addBot({ state: 'ended' });
+    const { record } = await archiveMeeting(bot.id, deps());
+    expect(record).toMatchObject({ recordingStatus: 'none', recording: null });
+  });
+
+  it('fetches a fresh link when the first has expired', async () => {
+    const bot = endedMeeting(2 * MiB);
+    service.faults.push({ path: /^\/recordings\//, times: 1, status: 403, body: 'Request has expired' });
+    const { record } = await archiveMeeting(bot.id, deps());
+    expect(record.recording?.sha256).toBe(recordingSha256(bot.recording!.seed, 2 * MiB));
+    expect(service.requests.filter((r) => r.path === `/api/v1/bots/${bot.id}/recording`)).toHaveLength(2);
+  });
+
+  it('retries a download that breaks mid-way and leaves no multipart upload open', async () => {
+    const bot = endedMeeting();
+    service.faults.push({ path: /^\/recordings\//, times: 1, breakAfterBytes: 7 * MiB });
+    const { record } = await archiveMeeting(bot.id, deps());
+    expect(record.recording?.sha256).toBe(recordingSha256(bot.recording!.seed, 12 * MiB));
+    expect(multipart.aborted()).toBe(1);
+    expect(multipart.open()).toEqual([]);
+  });
+
+  it('fails after its attempts, still leaving no upload open and no archive record', async () => {
+    const bot = endedMeeting();
+    service.faults.push({ path: /^\/recordings\//, times: 3, breakAfterBytes: 6 * MiB });
+    await expect(archiveMeeting(bot.id, deps())).rejects.toBeInstanceOf(DownloadFailedError);
+    expect(multipart.open()).toEqual([]);
+    expect((await meetingItem(resources.tableName, bot.id))?.archive).toBeUndefined();
+  });
+
+  it('refuses a recording over the size cap', async () => {
+    const bot = endedMeeting(3 * MiB);
+    await expect(archiveMeeting(bot.id, deps({ openDownload: (url) => openDownload(url, { ...policy, maxBytes: 2 * MiB }) }))).rejects.toThrow(/limit is 2097152/);
+  });
+});
+
+describe('download guard', () => {
+  const strict: DownloadPolicy = { allowLoopback: false, maxBytes: MiB, timeoutMs: 1_000 };
+  it.each([
+    'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://10.1.2.3/recording.mp4',
+    'https://172.16.0.1/x',
+    'https://192.168.1.1/x',
+    'https://100.64.0.1/x',
+    'https://[::1]/x',
+    'https://[fd00::1]/x',
+    'https://[fe80::1]/x',
+    'https://[::ffff:127.0.0.1]/x',
+    'https://0.0.0.0/x',
+    'http://127.0.0.1:9/x',
+    'https://localhost/x',
+    'ftp://files.example.com/x',
+    'file:///etc/passwd',
+    'not a url',
+  ])('refuses %s', async (url) => {
+    await expect(openDownload(url, strict)).rejects.toBeInstanceOf(DownloadRefusedError);
+  });
+
+  it('allows plain http only to loopback, only in local mode', async () => {
+    const bot = endedMeeting(1000);
+    const link = service.recordingLink(bot.id);
+    await expect(openDownload(link, strict)).rejects.toBeInstanceOf(DownloadRefusedError);
+    const opened = await openDownload(link, { ...strict, allowLoopback: true });
+    opened.stream.resume();
+    expect(opened.contentLength).toBe(1000);
+  });
+});
