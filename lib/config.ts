@@ -41,6 +41,8 @@ export const pipelineConfigSchema = z.object({
   dedupRetentionDays: contextNumber.min(1).max(365).default(7),
   /** Most process-events instances the events queue runs at once (SQS event source: at least 2). */
   eventConcurrency: contextNumber.min(2).max(1000).default(10),
+  /** Recordings larger than this are refused (the archive job fails to the DLQ with the reason). */
+  maxRecordingBytes: contextNumber.min(1024 * 1024).default(10 * 1024 ** 3),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });

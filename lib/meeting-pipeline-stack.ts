@@ -1,9 +1,12 @@
 /** The whole pipeline: one construct per capability, wired together. */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { PipelineConfig } from './config';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
+import { MeetingsTable } from './meetings-table';
+import { RecordingArchive } from './recording-archive';
 import { WebhookIngress } from './webhook-ingress';
 
 export interface MeetingPipelineStackProps extends StackProps {
@@ -13,12 +16,15 @@ export interface MeetingPipelineStackProps extends StackProps {
 export class MeetingPipelineStack extends Stack {
   readonly ingress: WebhookIngress;
   readonly eventProcessing: EventProcessing;
+  readonly recordingArchive: RecordingArchive;
+  readonly meetingsTable: TableV2;
 
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
     const { config } = props;
     const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const signingSecret = Secret.fromSecretNameV2(this, 'SigningSecret', config.signingSecretName);
+    const apiKeySecret = Secret.fromSecretNameV2(this, 'ApiKeySecret', config.apiKeySecretName);
 
     this.ingress = new WebhookIngress(this, 'WebhookIngress', {
       signingSecret,
@@ -31,13 +37,27 @@ export class MeetingPipelineStack extends Stack {
       removalPolicy,
     });
 
+    const { table } = new MeetingsTable(this, 'Meetings', { removalPolicy });
+    this.meetingsTable = table;
+
+    this.recordingArchive = new RecordingArchive(this, 'RecordingArchive', {
+      table,
+      apiKeySecret,
+      upstreamBaseUrl: config.upstreamBaseUrl,
+      secretCacheSeconds: config.secretCacheSeconds,
+      maxRecordingBytes: config.maxRecordingBytes,
+      logRetention: config.logRetentionDays,
+      removalPolicy,
+    });
+
     this.eventProcessing = new EventProcessing(this, 'EventProcessing', {
+      table,
       eventsQueue: this.ingress.eventsQueue,
+      archiveQueue: this.recordingArchive.queue,
       payloadBucket: this.ingress.payloadBucket,
       dedupRetentionDays: config.dedupRetentionDays,
       maxConcurrency: config.eventConcurrency,
       logRetention: config.logRetentionDays,
-      removalPolicy,
     });
 
     new CfnOutput(this, 'WebhookUrl', {
@@ -47,7 +67,8 @@ export class MeetingPipelineStack extends Stack {
     new CfnOutput(this, 'EventsQueueUrl', { value: this.ingress.eventsQueue.queueUrl });
     new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.ingress.eventsDeadLetterQueue.queueUrl });
     new CfnOutput(this, 'PayloadBucketName', { value: this.ingress.payloadBucket.bucketName });
-    new CfnOutput(this, 'MeetingsTableName', { value: this.eventProcessing.table.tableName });
-    new CfnOutput(this, 'ArchiveQueueUrl', { value: this.eventProcessing.archiveQueue.queueUrl });
+    new CfnOutput(this, 'MeetingsTableName', { value: table.tableName });
+    new CfnOutput(this, 'ArchiveQueueUrl', { value: this.recordingArchive.queue.queueUrl });
+    new CfnOutput(this, 'RecordingsBucketName', { value: this.recordingArchive.bucket.bucketName });
   }
 }

@@ -16,6 +16,7 @@ describe('configuration', () => {
       webhookBurstLimit: 400,
       dedupRetentionDays: 7,
       eventConcurrency: 10,
+      maxRecordingBytes: 10 * 1024 ** 3,
       retainData: true,
     });
   });

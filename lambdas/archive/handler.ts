@@ -1,0 +1,20 @@
+/** Lambda entry point for the archive queue. */
+import { documentClient } from '../shared/dynamo-client';
+import { metrics, telemetry } from '../shared/powertools';
+import { s3Client } from '../shared/s3-client';
+import { upstreamClient } from '../shared/upstream';
+import { archiveDependencies, createArchiveHandler } from './adapter';
+import { archiveEnvironmentSchema } from './environment';
+
+const env = archiveEnvironmentSchema.parse(process.env);
+const handle = createArchiveHandler(
+  archiveDependencies(env, { db: documentClient(), s3: s3Client(), upstream: upstreamClient(env, telemetry) }, telemetry),
+);
+
+export const handler: typeof handle = async (event) => {
+  try {
+    return await handle(event);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};

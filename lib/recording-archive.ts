@@ -1,0 +1,98 @@
+/**
+ * The recording archive: the archive FIFO queue (fed by event processing when a
+ * meeting ends), the archive function that copies each meeting's recording,
+ * transcript and participants into the recordings bucket, and that bucket.
+ */
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { ArchiveEnvironment } from '../lambdas/archive/environment';
+import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
+import { PipelineFunction } from './function';
+
+/** Long enough to copy a large recording; the queue's visibility is six times this. */
+export const ARCHIVE_TIMEOUT = Duration.minutes(15);
+
+export interface RecordingArchiveProps {
+  table: ITableV2;
+  apiKeySecret: ISecret;
+  upstreamBaseUrl: string;
+  secretCacheSeconds: number;
+  maxRecordingBytes: number;
+  logRetention: RetentionDays;
+  removalPolicy: RemovalPolicy;
+}
+
+export class RecordingArchive extends Construct {
+  readonly bucket: Bucket;
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly function: PipelineFunction;
+
+  constructor(scope: Construct, id: string, props: RecordingArchiveProps) {
+    super(scope, id);
+
+    this.bucket = new Bucket(this, 'RecordingsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      versioned: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: props.removalPolicy,
+      // Backstop for uploads a crashed function could not abort.
+      lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    });
+
+    // FIFO so that SQS drops a repeated job for the same bot (dedup id = bot id) within 5 minutes,
+    // and jobs for one bot never run at once (message group = bot id).
+    this.deadLetterQueue = new Queue(this, 'ArchiveDeadLetterQueue', {
+      fifo: QUEUE_SETTINGS.archiveQueueFifo,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'ArchiveQueue', {
+      fifo: QUEUE_SETTINGS.archiveQueueFifo,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      visibilityTimeout: Duration.seconds(ARCHIVE_TIMEOUT.toSeconds() * 6),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount },
+    });
+
+    const environment: { [K in keyof ArchiveEnvironment]: string } = {
+      TABLE_NAME: props.table.tableName,
+      RECORDINGS_BUCKET: this.bucket.bucketName,
+      UPSTREAM_BASE_URL: props.upstreamBaseUrl,
+      API_KEY_SECRET_ID: props.apiKeySecret.secretName,
+      SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
+      MAX_RECORDING_BYTES: String(props.maxRecordingBytes),
+      ALLOW_LOOPBACK_DOWNLOADS: 'false',
+    };
+    this.function = new PipelineFunction(this, 'ArchiveFunction', {
+      entry: 'lambdas/archive/handler.ts',
+      description: 'Copies an ended meeting’s recording, transcript and participants into S3',
+      serviceName: 'recording-archive',
+      timeout: ARCHIVE_TIMEOUT,
+      // Streaming keeps memory near 16 MiB parts × 4 in flight; more memory buys network throughput.
+      memorySize: 1024,
+      logRetention: props.logRetention,
+      environment,
+    });
+    this.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
+    );
+    // PutObject covers the multipart calls that create and complete an upload; aborting is its own action.
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resources: [this.bucket.arnForObjects('meetings/*')] }),
+    );
+    props.apiKeySecret.grantRead(this.function);
+  }
+}

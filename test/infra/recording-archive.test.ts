@@ -1,0 +1,49 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { actionsOf, functionStatements, wildcardDataActions } from './iam';
+import { synthTemplate } from './synth';
+
+let template: Template;
+beforeAll(() => {
+  template = synthTemplate().template;
+});
+
+const archiveFunction = () =>
+  Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'recording-archive' } } } }))[0]!;
+
+describe('recording archive', () => {
+  it('keeps recordings in a private, encrypted, versioned, TLS-only, retained bucket that removes incomplete uploads', () => {
+    const buckets = template.findResources('AWS::S3::Bucket', { Properties: { LifecycleConfiguration: { Rules: [Match.objectLike({ Id: 'abort-incomplete-uploads' })] } } });
+    const [recordings] = Object.values(buckets);
+    expect(recordings).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: {
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        VersioningConfiguration: { Status: 'Enabled' },
+        LifecycleConfiguration: { Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+      },
+    });
+  });
+
+  it('consumes the FIFO archive queue one job at a time; the queue waits six times the function timeout', () => {
+    expect(archiveFunction().Properties).toMatchObject({ Timeout: 900, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
+    template.hasResourceProperties('AWS::SQS::Queue', { FifoQueue: true, VisibilityTimeout: 5400, RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }) });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  it('never allows plain-http downloads in AWS, and names secrets rather than holding them', () => {
+    expect(archiveFunction().Properties.Environment.Variables).toMatchObject({
+      ALLOW_LOOPBACK_DOWNLOADS: 'false',
+      API_KEY_SECRET_ID: 'meeting-pipeline/api-key',
+      UPSTREAM_BASE_URL: 'https://meetings.example.org/api/v1/',
+    });
+  });
+
+  it('may write recordings and abort its uploads, touch table items and read the API key, nothing more', () => {
+    const statements = functionStatements(template, 'recording-archive');
+    expect(wildcardDataActions(statements)).toEqual([]);
+    expect(actionsOf(statements).filter((a) => !a.startsWith('xray:') && !a.startsWith('sqs:'))).toEqual(
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload', 's3:PutObject', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
+    );
+  });
+});
