@@ -43,6 +43,12 @@ export const pipelineConfigSchema = z.object({
   eventConcurrency: contextNumber.min(2).max(1000).default(10),
   /** Recordings larger than this are refused (the archive job fails to the DLQ with the reason). */
   maxRecordingBytes: contextNumber.min(1024 * 1024).default(10 * 1024 ** 3),
+  /** How often the reconciler runs. */
+  reconcileEveryMinutes: contextNumber.min(1).max(1440).default(5),
+  /** A meeting whose non-final state has not changed for this long is checked with the service. */
+  reconcileStaleAfterMinutes: contextNumber.min(1).default(15),
+  /** Meetings checked (and archive jobs queued) at most per reconciler run. */
+  reconcileMaxMeetings: contextNumber.min(1).max(1000).default(50),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });

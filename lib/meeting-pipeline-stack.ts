@@ -7,6 +7,7 @@ import type { PipelineConfig } from './config';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { MeetingsTable } from './meetings-table';
 import { RecordingArchive } from './recording-archive';
+import { Reconciler } from './reconciler';
 import { WebhookIngress } from './webhook-ingress';
 
 export interface MeetingPipelineStackProps extends StackProps {
@@ -18,6 +19,7 @@ export class MeetingPipelineStack extends Stack {
   readonly eventProcessing: EventProcessing;
   readonly recordingArchive: RecordingArchive;
   readonly meetingsTable: TableV2;
+  readonly reconciler: Reconciler;
 
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
@@ -57,6 +59,20 @@ export class MeetingPipelineStack extends Stack {
       payloadBucket: this.ingress.payloadBucket,
       dedupRetentionDays: config.dedupRetentionDays,
       maxConcurrency: config.eventConcurrency,
+      logRetention: config.logRetentionDays,
+    });
+
+    this.reconciler = new Reconciler(this, 'Reconciler', {
+      table,
+      archiveQueue: this.recordingArchive.queue,
+      payloadBucket: this.ingress.payloadBucket,
+      apiKeySecret,
+      upstreamBaseUrl: config.upstreamBaseUrl,
+      secretCacheSeconds: config.secretCacheSeconds,
+      dedupRetentionDays: config.dedupRetentionDays,
+      everyMinutes: config.reconcileEveryMinutes,
+      staleAfterMinutes: config.reconcileStaleAfterMinutes,
+      maxMeetingsPerRun: config.reconcileMaxMeetings,
       logRetention: config.logRetentionDays,
     });
 

@@ -17,6 +17,9 @@ describe('configuration', () => {
       dedupRetentionDays: 7,
       eventConcurrency: 10,
       maxRecordingBytes: 10 * 1024 ** 3,
+      reconcileEveryMinutes: 5,
+      reconcileStaleAfterMinutes: 15,
+      reconcileMaxMeetings: 50,
       retainData: true,
     });
   });

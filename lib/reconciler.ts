@@ -1,0 +1,81 @@
+/**
+ * The reconciler: on a schedule, asks the service about meetings stuck in a
+ * non-final state (the service gives up on a webhook after a few attempts) and
+ * applies what it learns like a webhook; final meetings without an archive get
+ * an archive job.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
+import { GSI } from '../lambdas/core/store/table-layout';
+import type { ReconcilerEnvironment } from '../lambdas/reconciler/environment';
+import { PipelineFunction } from './function';
+
+export interface ReconcilerProps {
+  table: ITableV2;
+  archiveQueue: IQueue;
+  payloadBucket: IBucket;
+  apiKeySecret: ISecret;
+  upstreamBaseUrl: string;
+  secretCacheSeconds: number;
+  dedupRetentionDays: number;
+  everyMinutes: number;
+  staleAfterMinutes: number;
+  maxMeetingsPerRun: number;
+  logRetention: RetentionDays;
+}
+
+export class Reconciler extends Construct {
+  readonly function: PipelineFunction;
+  readonly rule: Rule;
+
+  constructor(scope: Construct, id: string, props: ReconcilerProps) {
+    super(scope, id);
+    const environment: { [K in keyof ReconcilerEnvironment]: string } = {
+      TABLE_NAME: props.table.tableName,
+      ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
+      PAYLOAD_BUCKET: props.payloadBucket.bucketName,
+      DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
+      LEASE_SECONDS: '60',
+      UPSTREAM_BASE_URL: props.upstreamBaseUrl,
+      API_KEY_SECRET_ID: props.apiKeySecret.secretName,
+      SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
+      STALE_AFTER_MINUTES: String(props.staleAfterMinutes),
+      MAX_MEETINGS_PER_RUN: String(props.maxMeetingsPerRun),
+    };
+    this.function = new PipelineFunction(this, 'ReconcilerFunction', {
+      entry: 'lambdas/reconciler/handler.ts',
+      description: 'Heals meetings whose webhooks were lost by asking the meeting assistant service',
+      serviceName: 'reconciler',
+      timeout: Duration.minutes(5),
+      memorySize: 512,
+      logRetention: props.logRetention,
+      environment,
+      // One run at a time: a slow run never overlaps the next.
+      reservedConcurrentExecutions: 1,
+    });
+    this.rule = new Rule(this, 'Schedule', {
+      description: 'Runs the meeting reconciler',
+      schedule: Schedule.rate(Duration.minutes(props.everyMinutes)),
+      targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
+    });
+
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
+    );
+    this.function.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/${GSI.byState.name}`] }));
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)] }),
+    );
+    props.archiveQueue.grantSendMessages(this.function);
+    props.apiKeySecret.grantRead(this.function);
+  }
+}

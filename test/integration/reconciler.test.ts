@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openDownload } from '../../lambdas/core/archive/download-guard';
+import { processQueuedEvent, type ProcessDependencies } from '../../lambdas/core/events/process-event';
+import { reconcileMeetings, type ReconcileDependencies } from '../../lambdas/core/reconcile/reconcile-meetings';
+import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { UpstreamClient } from '../../lambdas/core/upstream/client';
+import { createArchiveHandler } from '../../lambdas/archive/adapter';
+import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { s3Client } from '../../lambdas/shared/s3-client';
+import { s3Recordings } from '../../lambdas/shared/s3-recordings';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { QueuePoller } from '../../local/queue-poller';
+import type { LocalResources } from '../../local/resources';
+import { recordingSha256, SimulatedServiceApi } from '../../local/simulator/api-server';
+import { pythonIsoTime, stateChange } from '../../local/simulator/payloads';
+import { createResources, processDependencies, queuedMessage, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import { archiveJobsByBot } from '../fixtures/queues';
+import { meetingItem } from '../fixtures/store-reader';
+
+const service = new SimulatedServiceApi();
+const HOUR = 3_600_000;
+const NOW = Date.parse('2026-11-20T15:00:00Z');
+let pipeline: LocalPipeline;
+let resources: LocalResources;
+let processing: ProcessDependencies;
+
+beforeAll(async () => {
+  pipeline = await startLocalPipeline();
+  await service.start();
+  service.apiKeys.set('k', 'all');
+});
+afterAll(async () => {
+  await service.stop();
+  await pipeline?.stop();
+});
+beforeEach(async () => {
+  resources = await createResources({ visibilityTimeoutSeconds: 5 });
+  processing = processDependencies(resources);
+});
+
+function deps(overrides: Partial<ReconcileDependencies> = {}): ReconcileDependencies {
+  return {
+    table: processing.table,
+    upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
+    processing,
+    archive: processing.archive,
+    telemetry: silentTelemetry,
+    now: () => NOW,
+    staleAfterMs: 15 * 60_000,
+    maxMeetings: 50,
+    ...overrides,
+  };
+}
+
+/** A meeting whose webhooks stopped at `lastState`, `ageMs` before NOW. */
+async function meetingStuckIn(botId: string, lastState: string, ageMs: number): Promise<void> {
+  const at = (NOW - ageMs) * 1000;
+  await processQueuedEvent(queuedMessage(stateChange(botId, { oldState: 'joining', newState: lastState, eventType: 'x', createdAtMicros: at }), new Date(NOW - ageMs)), processing);
+}
+
+describe('reconciler', () => {
+  it('ends and archives a meeting whose ended webhook was never delivered, in one run', async () => {
+    const ended = pythonIsoTime((NOW - 50 * 60_000) * 1000);
+    const bot = service.addBot({
+      state: 'ended',
+      events: [{ type: 'post_processing_completed', sub_type: null, created_at: ended }],
+      recording: { size: 3 * 1024 * 1024, seed: 5, contentType: 'video/mp4' },
+      transcript: [{ speaker_name: 'A', speaker_uuid: 's', speaker_user_uuid: null, speaker_is_host: true, timestamp_ms: 1, duration_ms: 1, transcription: { transcript: 'hi' } }],
+      participants: [{ id: 'par_1', name: 'A', uuid: 'p', user_uuid: null, is_host: true }],
+    });
+    await meetingStuckIn(bot.id, 'joined_recording', HOUR);
+
+    const report = await reconcileMeetings(deps());
+    expect(report.healed).toEqual([{ botId: bot.id, from: 'joined_recording', to: 'ended' }]);
+    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({ state: 'ended', stateAt: ended, archiveRequested: true });
+
+    // The archive job it queued, run by the real archive handler.
+    const bucket = `${resources.tableName}-recordings`;
+    await s3Client().send(new CreateBucketCommand({ Bucket: bucket }));
+    const upstream = new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k' });
+    const archive = createArchiveHandler({
+      table: processing.table,
+      upstream,
+      recordings: s3Recordings(s3Client(), bucket),
+      openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1024 ** 3, timeoutMs: 5_000 }),
+      maxRecordingBytes: 1024 ** 3,
+      downloadAttempts: 3,
+      telemetry: silentTelemetry,
+      now: () => new Date(NOW),
+    });
+    const poller = new QueuePoller({ sqs: sqsClient(), queueUrl: resources.archiveQueueUrl, handler: archive, batchSize: 1 });
+    expect(await poller.pollOnce(1)).toBe(1);
+    const archived = (await meetingItem(resources.tableName, bot.id))?.archive as { recordingStatus: string; recording: { sha256: string } };
+    expect(archived).toMatchObject({ recordingStatus: 'archived', recording: { sha256: recordingSha256(5, 3 * 1024 * 1024) } });
+
+    // A second run finds nothing to heal and the duplicate synthetic event would dedup.
+    expect((await reconcileMeetings(deps())).healed).toEqual([]);
+  });
+
+  it('leaves meetings alone whose state changed recently or still matches', async () => {
+    const recent = service.addBot({ state: 'ended' });
+    await meetingStuckIn(recent.id, 'joined_recording', 5 * 60_000);
+    const same = service.addBot({ state: 'joined_recording' });
+    await meetingStuckIn(same.id, 'joined_recording', HOUR);
+    const report = await reconcileMeetings(deps());
+    expect(report.checked).toBe(1);
+    expect(report.healed).toEqual([]);
+    expect((await meetingItem(resources.tableName, recent.id))?.state).toBe('joined_recording');
+  });
+
+  it('checks at most maxMeetings per run and survives bots the service no longer knows', async () => {
+    for (let i = 0; i < 5; i++) await meetingStuckIn(`bot_gone${i}`, 'joining', HOUR + i);
+    const report = await reconcileMeetings(deps({ maxMeetings: 3 }));
+    expect(report.checked).toBe(3);
+    expect(report.missing).toHaveLength(3);
+  });
+
+  it('queues an archive job for a final meeting that has no archive record', async () => {
+    const botId = 'bot_final_unarchived';
+    await meetingStuckIn(botId, 'fatal_error', HOUR);
+    await archiveJobsByBot(resources.archiveQueueUrl); // the job the webhook itself queued
+    const report = await reconcileMeetings(deps());
+    expect(report.archiveJobs).toEqual([botId]);
+  });
+
+  it('stops at once when the API key is refused', async () => {
+    await meetingStuckIn('bot_unauthorized', 'joining', HOUR);
+    await expect(
+      reconcileMeetings(deps({ upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'revoked' }) })),
+    ).rejects.toThrow(/401/);
+  });
+});
