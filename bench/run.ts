@@ -3,13 +3,14 @@
  * reports, it does not fail. It runs as an esbuild bundle, like the deployed code
  * (under tsx's loader the hot loops run about half as fast).
  */
+import { benchArchive } from './archive';
 import { benchBundle } from './bundle';
 import { benchEvents } from './events';
 import { benchVerify } from './verify';
 
 const started = Date.now();
 console.log(`meeting-pipeline benchmarks — Node ${process.version}, ${process.arch}\n`);
-for (const section of [benchVerify, benchBundle, benchEvents]) {
+for (const section of [benchVerify, benchBundle, benchEvents, benchArchive]) {
   const lines = await section();
   console.log(`${lines.join('\n')}\n`);
 }

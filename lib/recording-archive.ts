@@ -80,7 +80,7 @@ export class RecordingArchive extends Construct {
       description: 'Copies an ended meeting’s recording, transcript and participants into S3',
       serviceName: 'recording-archive',
       timeout: ARCHIVE_TIMEOUT,
-      // Streaming keeps memory near 16 MiB parts × 4 in flight; more memory buys network throughput.
+      // Streaming keeps memory near 8 MiB parts × 4 in flight; more memory buys network throughput.
       memorySize: 1024,
       logRetention: props.logRetention,
       environment,

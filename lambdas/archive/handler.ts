@@ -2,13 +2,14 @@
 import { documentClient } from '../shared/dynamo-client';
 import { metrics, telemetry } from '../shared/powertools';
 import { s3Client } from '../shared/s3-client';
+import { RECORDING_S3_TIMEOUTS } from '../shared/s3-recordings';
 import { upstreamClient } from '../shared/upstream';
 import { archiveDependencies, createArchiveHandler } from './adapter';
 import { archiveEnvironmentSchema } from './environment';
 
 const env = archiveEnvironmentSchema.parse(process.env);
 const handle = createArchiveHandler(
-  archiveDependencies(env, { db: documentClient(), s3: s3Client(), upstream: upstreamClient(env, telemetry) }, telemetry),
+  archiveDependencies(env, { db: documentClient(), s3: s3Client(RECORDING_S3_TIMEOUTS), upstream: upstreamClient(env, telemetry) }, telemetry),
 );
 
 export const handler: typeof handle = async (event) => {
