@@ -9,11 +9,8 @@ import { METRICS, silentTelemetry, type Telemetry } from '../telemetry';
 import {
   API_PATHS,
   AUTHORIZATION_SCHEME,
-  botSchema,
   pageSchema,
-  participantSchema,
-  recordingLinkSchema,
-  transcriptLineSchema,
+  restSchemas,
   type Bot,
   type CreateBotRequest,
   type Participant,
@@ -110,29 +107,29 @@ export class UpstreamClient {
 
   /** `POST bots`: 201 with the created bot. Pass a deduplication_key so a retried call cannot create two. */
   async createBot(request: CreateBotRequest): Promise<Bot> {
-    return this.call('POST', this.url(API_PATHS.bots), botSchema, request);
+    return this.call('POST', this.url(API_PATHS.bots), restSchemas().bot, request);
   }
 
   async getBot(botId: string): Promise<Bot> {
-    return this.call('GET', this.url(API_PATHS.bot(botId)), botSchema);
+    return this.call('GET', this.url(API_PATHS.bot(botId)), restSchemas().bot);
   }
 
   /** `GET bots`, every page followed; `query` is passed through as filters. */
   async listBots(query: Record<string, string> = {}): Promise<Bot[]> {
     const first = this.url(API_PATHS.bots);
     for (const [name, value] of Object.entries(query)) first.searchParams.set(name, value);
-    return this.allPages(first, botSchema);
+    return this.allPages(first, restSchemas().bot);
   }
 
   /** The whole transcript, sorted by timestamp_ms. */
   async getTranscript(botId: string): Promise<TranscriptLine[]> {
-    return this.call('GET', this.url(API_PATHS.transcript(botId)), z.array(transcriptLineSchema));
+    return this.call('GET', this.url(API_PATHS.transcript(botId)), restSchemas().transcript);
   }
 
   /** A fresh download link, or null when the meeting has no recording. */
   async getRecording(botId: string): Promise<RecordingLink | null> {
     try {
-      return await this.call('GET', this.url(API_PATHS.recording(botId)), recordingLinkSchema);
+      return await this.call('GET', this.url(API_PATHS.recording(botId)), restSchemas().recordingLink);
     } catch (error) {
       if (error instanceof NotFoundError) return null;
       throw error;
@@ -140,7 +137,7 @@ export class UpstreamClient {
   }
 
   async listParticipants(botId: string): Promise<Participant[]> {
-    return this.allPages(this.url(API_PATHS.participants(botId)), participantSchema);
+    return this.allPages(this.url(API_PATHS.participants(botId)), restSchemas().participant);
   }
 
   private url(path: string): URL {

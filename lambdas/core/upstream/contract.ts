@@ -203,41 +203,47 @@ export const API_PATHS = {
   participants: (id: string) => `bots/${encodeURIComponent(id)}/participants`,
 } as const;
 
-/** Error bodies: `{"error": "..."}` for 400/404, `{"detail": "..."}` for 401. */
-export const apiErrorSchema = z.looseObject({ error: z.optional(z.unknown()), detail: z.optional(z.unknown()) });
+/**
+ * The REST response shapes, built on first use: functions that never call the
+ * service (the ingress) then carry none of them in their bundle.
+ */
+function buildRestSchemas() {
+  const bot = z.looseObject({
+    id: z.string().check(z.minLength(1)),
+    state: z.optional(z.string()),
+    metadata: z.optional(z.nullable(jsonObject)),
+    meeting_url: z.optional(z.nullable(z.string())),
+    join_at: z.optional(z.nullable(z.string())),
+    events: z.optional(z.array(z.looseObject({ type: z.optional(z.string()), sub_type: z.optional(z.nullable(z.string())), created_at: z.optional(z.string()) }))),
+  });
+  /** `GET bots/{id}/recording`: a presigned link that expires after 30 minutes. */
+  const recordingLink = z.looseObject({ url: z.url(), start_timestamp_ms: z.optional(z.nullable(z.number())) });
+  const participant = z.looseObject({
+    id: z.string(),
+    name: z.optional(z.nullable(z.string())),
+    uuid: z.string(),
+    user_uuid: z.optional(z.nullable(z.string())),
+    is_host: z.optional(z.nullable(z.boolean())),
+  });
+  /** One line of `GET bots/{id}/transcript` (the whole array, sorted by timestamp_ms): the fields of a transcript.update. */
+  const transcript = z.array(transcriptUpdateDataSchema);
+  return { bot, recordingLink, participant, transcript };
+}
 
-export const botSchema = z.looseObject({
-  id: z.string().check(z.minLength(1)),
-  state: z.optional(z.string()),
-  metadata: z.optional(z.nullable(jsonObject)),
-  meeting_url: z.optional(z.nullable(z.string())),
-  join_at: z.optional(z.nullable(z.string())),
-  events: z.optional(z.array(z.looseObject({ type: z.optional(z.string()), sub_type: z.optional(z.nullable(z.string())), created_at: z.optional(z.string()) }))),
-});
-export type Bot = z.infer<typeof botSchema>;
+type RestSchemas = ReturnType<typeof buildRestSchemas>;
+let restSchemasBuilt: RestSchemas | undefined;
+export const restSchemas = (): RestSchemas => (restSchemasBuilt ??= buildRestSchemas());
+
+export type Bot = z.infer<RestSchemas['bot']>;
+export type RecordingLink = z.infer<RestSchemas['recordingLink']>;
+export type Participant = z.infer<RestSchemas['participant']>;
+export type TranscriptLine = TranscriptUpdateData;
+export const RECORDING_LINK_LIFETIME_MS = 30 * 60 * 1000;
 
 /** Cursor paging: `next` is the URL of the next page, or null on the last. */
 export function pageSchema<T extends z.ZodMiniType>(item: T) {
   return z.looseObject({ next: z.nullable(z.string()), previous: z.optional(z.nullable(z.string())), results: z.array(item) });
 }
-
-/** One line of `GET bots/{id}/transcript` (the whole array, sorted by timestamp_ms); same fields as a transcript.update. */
-export const transcriptLineSchema = transcriptUpdateDataSchema;
-export type TranscriptLine = TranscriptUpdateData;
-
-/** `GET bots/{id}/recording`: a presigned link that expires after 30 minutes. */
-export const recordingLinkSchema = z.looseObject({ url: z.url(), start_timestamp_ms: z.optional(z.nullable(z.number())) });
-export type RecordingLink = z.infer<typeof recordingLinkSchema>;
-export const RECORDING_LINK_LIFETIME_MS = 30 * 60 * 1000;
-
-export const participantSchema = z.looseObject({
-  id: z.string(),
-  name: z.optional(z.nullable(z.string())),
-  uuid: z.string(),
-  user_uuid: z.optional(z.nullable(z.string())),
-  is_host: z.optional(z.nullable(z.boolean())),
-});
-export type Participant = z.infer<typeof participantSchema>;
 
 /** `POST bots` body; the service rejects unknown fields with 400. */
 export interface CreateBotRequest {
