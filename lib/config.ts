@@ -49,6 +49,8 @@ export const pipelineConfigSchema = z.object({
   reconcileStaleAfterMinutes: contextNumber.min(1).default(15),
   /** Meetings checked (and archive jobs queued) at most per reconciler run. */
   reconcileMaxMeetings: contextNumber.min(1).max(1000).default(50),
+  /** A scheduled bot is launched this long before its join time. */
+  launchLeadSeconds: contextNumber.min(0).max(3600).default(60),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });

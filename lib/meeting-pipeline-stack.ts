@@ -7,6 +7,7 @@ import type { PipelineConfig } from './config';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { MeetingsTable } from './meetings-table';
 import { RecordingArchive } from './recording-archive';
+import { BotScheduler } from './bot-scheduler';
 import { Reconciler } from './reconciler';
 import { WebhookIngress } from './webhook-ingress';
 
@@ -20,6 +21,7 @@ export class MeetingPipelineStack extends Stack {
   readonly recordingArchive: RecordingArchive;
   readonly meetingsTable: TableV2;
   readonly reconciler: Reconciler;
+  readonly scheduler: BotScheduler;
 
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
@@ -76,6 +78,16 @@ export class MeetingPipelineStack extends Stack {
       logRetention: config.logRetentionDays,
     });
 
+    this.scheduler = new BotScheduler(this, 'BotScheduler', {
+      table,
+      api: this.ingress.api,
+      apiKeySecret,
+      upstreamBaseUrl: config.upstreamBaseUrl,
+      secretCacheSeconds: config.secretCacheSeconds,
+      launchLeadSeconds: config.launchLeadSeconds,
+      logRetention: config.logRetentionDays,
+    });
+
     new CfnOutput(this, 'WebhookUrl', {
       value: this.ingress.webhookUrl,
       description: 'Register this URL with the meeting assistant service',
@@ -86,5 +98,10 @@ export class MeetingPipelineStack extends Stack {
     new CfnOutput(this, 'MeetingsTableName', { value: table.tableName });
     new CfnOutput(this, 'ArchiveQueueUrl', { value: this.recordingArchive.queue.queueUrl });
     new CfnOutput(this, 'RecordingsBucketName', { value: this.recordingArchive.bucket.bucketName });
+    new CfnOutput(this, 'ScheduleApiUrl', {
+      value: `${this.ingress.stage.url.replace(/\/$/, '')}/schedules/{id}`,
+      description: 'PUT/GET/DELETE with SigV4 (IAM) authentication',
+    });
+    new CfnOutput(this, 'LauncherStateMachineArn', { value: this.scheduler.stateMachine.stateMachineArn });
   }
 }

@@ -48,6 +48,8 @@ export const METRICS = {
   archiveBytes: 'ArchiveBytes',
   archiveFailed: 'ArchiveFailed',
   reconcilerHealed: 'ReconcilerHealed',
+  botLaunched: 'BotLaunched',
+  launchFailed: 'LaunchFailed',
 } as const;
 
 export const METRICS_NAMESPACE = 'MeetingPipeline';

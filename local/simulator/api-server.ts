@@ -34,6 +34,8 @@ export interface Fault {
   delayMs?: number;
   /** For recording downloads: cut the connection after this many bytes. */
   breakAfterBytes?: number;
+  /** Do the work as usual, then answer with `status` instead (a response lost after the fact). */
+  afterHandling?: boolean;
 }
 
 type Scope = 'bots:read' | 'bots:write' | 'recordings:read' | 'webhooks:write';
@@ -68,6 +70,8 @@ export class SimulatedServiceApi {
   recordingLinkLifetimeMs = 30 * 60 * 1000;
   now: () => number = Date.now;
   private readonly linkSecret = randomBytes(32);
+  /** Responses whose real answer is replaced by a fault's (afterHandling). */
+  private readonly replaced = new WeakMap<ServerResponse, Fault>();
   private server: Server | undefined;
   private origin = '';
 
@@ -134,7 +138,8 @@ export class SimulatedServiceApi {
     if (fault !== undefined) {
       fault.times--;
       if (fault.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
-      if (fault.status !== undefined) {
+      if (fault.status !== undefined && fault.afterHandling === true) this.replaced.set(response, fault);
+      else if (fault.status !== undefined) {
         response.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
         response.end(JSON.stringify(fault.body ?? { error: `simulated ${fault.status}` }));
         return;
@@ -257,8 +262,9 @@ export class SimulatedServiceApi {
   }
 
   private json(response: ServerResponse, status: number, body: unknown): void {
-    response.writeHead(status, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(body));
+    const fault = this.replaced.get(response);
+    response.writeHead(fault?.status ?? status, { 'content-type': 'application/json', ...fault?.headers });
+    response.end(JSON.stringify(fault === undefined ? body : (fault.body ?? { error: `simulated ${fault.status}` })));
   }
 }
 

@@ -20,6 +20,7 @@ describe('configuration', () => {
       reconcileEveryMinutes: 5,
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,
+      launchLeadSeconds: 60,
       retainData: true,
     });
   });

@@ -60,7 +60,7 @@ describe('event processing', () => {
   });
 
   it('holds no wildcard data actions in any function role', () => {
-    for (const service of ['webhook-ingress', 'process-events', 'recording-archive', 'reconciler']) expect(wildcardDataActions(functionStatements(template, service)), service).toEqual([]);
+    for (const service of ['webhook-ingress', 'process-events', 'recording-archive', 'reconciler', 'schedules', 'launch-bot']) expect(wildcardDataActions(functionStatements(template, service)), service).toEqual([]);
   });
 
   it('outputs the table name and the archive queue URL', () => {

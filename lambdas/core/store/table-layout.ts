@@ -11,6 +11,7 @@
  * | participant evt | BOT#<bot_id>    | PEV#<event id>                      |                                   |                           |
  * | unknown trigger | BOT#<bot_id>    | RAW#<idempotency_key>               |                                   |                           |
  * | event record    | EVENT#<key>     | EVENT                               | EVENTS#<bot_id> / <received_at>#<key> |                       |
+ * | schedule        | SCHEDULE#<id>   | SCHEDULE                            |                                   |                           |
  *
  * Event records (dedup and replay) expire through the TTL attribute.
  */
@@ -61,6 +62,7 @@ export const keys = {
   participantEvent: (botId: string, eventId: string) => ({ pk: keys.bot(botId), sk: `PEV#${eventId}` }),
   unknownEvent: (botId: string, idempotencyKey: string) => ({ pk: keys.bot(botId), sk: `RAW#${idempotencyKey}` }),
   event: (idempotencyKey: string) => ({ pk: `EVENT#${idempotencyKey}`, sk: EVENT_SK }),
+  schedule: (scheduleId: string) => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,
   meetingsOfDay: (day: string) => `DAY#${day}`,
   meetingsInState: (state: string) => `STATE#${state}`,

@@ -1,0 +1,160 @@
+/**
+ * Scheduled bots: one record per calendar event (schedule id), each version with
+ * its own launcher execution. The same request again changes nothing; a new time
+ * or link stops the old execution and starts a new version; cancelling stops it.
+ * The schedule API and calendar events both call these.
+ */
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { writeIfCondition, type TableAccess } from '../store/dynamo';
+import { keys } from '../store/table-layout';
+import type { Telemetry } from '../telemetry';
+import type { Executions, LaunchInput } from './executions';
+import { launchTime, SCHEDULE_ID, scheduleRequestSchema, type ScheduleTiming } from './schedule-request';
+
+export type ScheduleStatus = 'scheduled' | 'launched' | 'failed' | 'cancelled';
+
+export interface Schedule {
+  scheduleId: string;
+  version: number;
+  status: ScheduleStatus;
+  meetingUrl: string;
+  joinAt: string;
+  launchAt: string;
+  botName: string;
+  metadata: Record<string, unknown>;
+  requestHash: string;
+  executionName: string;
+  executionArn?: string;
+  botId?: string;
+  failureReason?: string;
+}
+
+export interface ScheduleDependencies {
+  table: TableAccess;
+  executions: Executions;
+  timing: ScheduleTiming;
+  telemetry: Telemetry;
+  now(): number;
+}
+
+export type ScheduleResult =
+  | { status: 200 | 201; schedule: Schedule; message?: string }
+  | { status: 400 | 404 | 409; error: { code: string; message: string } };
+
+const fail = (status: 400 | 404 | 409, code: string, message: string): ScheduleResult => ({ status, error: { code, message } });
+
+/** Step Functions names: 1–80 of [A-Za-z0-9-_]; calendar ids are not, so the id is hashed. */
+export function executionName(scheduleId: string, version: number): string {
+  return `schedule-${createHash('sha256').update(scheduleId).digest('hex').slice(0, 40)}-v${version}`;
+}
+
+export async function getSchedule(scheduleId: string, deps: { table: TableAccess }): Promise<Schedule | undefined> {
+  const { Item } = await deps.table.db.send(new GetCommand({ TableName: deps.table.tableName, Key: keys.schedule(scheduleId), ConsistentRead: true }));
+  return Item as Schedule | undefined;
+}
+
+export async function upsertSchedule(scheduleId: string, body: unknown, deps: ScheduleDependencies): Promise<ScheduleResult> {
+  if (!SCHEDULE_ID.test(scheduleId)) return fail(400, 'invalid-schedule-id', 'The schedule id must be 1–200 characters without spaces, slashes or control characters.');
+  const parsed = scheduleRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    return fail(400, 'invalid-schedule', parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
+  }
+  const request = parsed.data;
+  const joinAt = new Date(request.join_at).toISOString();
+  const timing = launchTime(Date.parse(joinAt), deps.now(), deps.timing);
+  if (!timing.ok) return fail(400, 'invalid-join-time', timing.message);
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify([request.meeting_url, joinAt, request.bot_name, request.metadata]))
+    .digest('hex');
+
+  const existing = await getSchedule(scheduleId, deps);
+  if (existing?.status === 'launched') {
+    if (existing.requestHash === requestHash) return { status: 200, schedule: existing };
+    return fail(409, 'already-launched', `This schedule already launched bot ${existing.botId}; cancel that bot with the service and use a new schedule id.`);
+  }
+  if (existing?.status === 'scheduled' && existing.requestHash === requestHash) {
+    // The same request again: nothing changes, but make sure its execution runs (a start may have failed).
+    return { status: 200, schedule: await ensureStarted(existing, deps) };
+  }
+  if (existing?.status === 'scheduled' && existing.executionArn !== undefined) await deps.executions.stop(existing.executionArn);
+
+  const version = (existing?.version ?? 0) + 1;
+  const schedule: Schedule = {
+    scheduleId,
+    version,
+    status: 'scheduled',
+    meetingUrl: request.meeting_url,
+    joinAt,
+    // Step Functions' TimestampPath takes RFC 3339 with a Z; whole seconds keep it plain.
+    launchAt: new Date(Math.ceil(timing.launchAtMs / 1000) * 1000).toISOString().replace('.000Z', 'Z'),
+    botName: request.bot_name,
+    metadata: request.metadata,
+    requestHash,
+    executionName: executionName(scheduleId, version),
+  };
+  const written = await writeIfCondition(() =>
+    deps.table.db.send(
+      new PutCommand({
+        TableName: deps.table.tableName,
+        Item: { ...keys.schedule(scheduleId), ...schedule },
+        ConditionExpression: existing === undefined ? 'attribute_not_exists(pk)' : 'version = :previous',
+        ...(existing !== undefined && { ExpressionAttributeValues: { ':previous': existing.version } }),
+      }),
+    ),
+  );
+  if (!written) return fail(409, 'concurrent-update', 'The schedule changed while this request ran; send it again.');
+  deps.telemetry.log.info('schedule saved', { schedule_id: scheduleId, version, launch_at: schedule.launchAt });
+  return { status: existing === undefined ? 201 : 200, schedule: await ensureStarted(schedule, deps) };
+}
+
+async function ensureStarted(schedule: Schedule, deps: ScheduleDependencies): Promise<Schedule> {
+  const input: LaunchInput = {
+    scheduleId: schedule.scheduleId,
+    version: schedule.version,
+    launchAt: schedule.launchAt,
+    joinAt: schedule.joinAt,
+    meetingUrl: schedule.meetingUrl,
+    botName: schedule.botName,
+    metadata: schedule.metadata,
+  };
+  const { executionArn } = await deps.executions.start(schedule.executionName, input);
+  if (schedule.executionArn === executionArn) return schedule;
+  await writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.schedule(schedule.scheduleId),
+        UpdateExpression: 'SET executionArn = :arn',
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeValues: { ':arn': executionArn, ':version': schedule.version },
+      }),
+    ),
+  );
+  return { ...schedule, executionArn };
+}
+
+export async function cancelSchedule(scheduleId: string, deps: ScheduleDependencies): Promise<ScheduleResult> {
+  const existing = await getSchedule(scheduleId, deps);
+  if (existing === undefined) return fail(404, 'not-found', `No schedule ${scheduleId}.`);
+  if (existing.status === 'launched') {
+    return { status: 200, schedule: existing, message: `The bot ${existing.botId} was already launched; it is left alone.` };
+  }
+  if (existing.status === 'cancelled') return { status: 200, schedule: existing };
+  if (existing.executionArn !== undefined) await deps.executions.stop(existing.executionArn);
+  const cancelled = await writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.schedule(scheduleId),
+        UpdateExpression: 'SET #status = :cancelled',
+        ConditionExpression: 'version = :version AND #status <> :launched',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':version': existing.version, ':launched': 'launched' },
+      }),
+    ),
+  );
+  if (!cancelled) return cancelSchedule(scheduleId, deps); // it launched or moved meanwhile: answer from the new state
+  deps.telemetry.log.info('schedule cancelled', { schedule_id: scheduleId, version: existing.version });
+  return { status: 200, schedule: { ...existing, status: 'cancelled' } };
+}

@@ -1,0 +1,68 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
+import { CALENDAR_DETAIL_TYPES, calendarEventDetailSchema } from '../core/schedule/calendar-events';
+import { cancelSchedule, getSchedule, upsertSchedule, type Schedule, type ScheduleDependencies, type ScheduleResult } from '../core/schedule/schedules';
+
+export type SchedulesEvent = APIGatewayProxyEventV2 | EventBridgeEvent<string, unknown>;
+
+/** What a caller sees of a schedule. */
+function view(schedule: Schedule) {
+  return {
+    schedule_id: schedule.scheduleId,
+    version: schedule.version,
+    status: schedule.status,
+    meeting_url: schedule.meetingUrl,
+    join_at: schedule.joinAt,
+    launch_at: schedule.launchAt,
+    bot_name: schedule.botName,
+    bot_id: schedule.botId ?? null,
+    failure_reason: schedule.failureReason ?? null,
+  };
+}
+
+function respond(result: ScheduleResult): APIGatewayProxyStructuredResultV2 {
+  const body = 'schedule' in result ? { ...view(result.schedule), ...(result.message && { message: result.message }) } : { error: result.error };
+  return { statusCode: result.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+}
+
+/** PUT/GET/DELETE /schedules/{id} (IAM-authorized) and calendar events from EventBridge: one core. */
+export function createSchedulesHandler(deps: ScheduleDependencies) {
+  return async (event: SchedulesEvent): Promise<APIGatewayProxyStructuredResultV2 | void> => {
+    if ('routeKey' in event) return handleRequest(event, deps);
+    await handleCalendarEvent(event, deps);
+  };
+}
+
+async function handleRequest(event: APIGatewayProxyEventV2, deps: ScheduleDependencies): Promise<APIGatewayProxyStructuredResultV2> {
+  const id = event.pathParameters?.id ?? '';
+  const method = event.requestContext.http.method;
+  if (method === 'GET') {
+    const schedule = await getSchedule(id, deps);
+    return respond(schedule === undefined ? { status: 404, error: { code: 'not-found', message: `No schedule ${id}.` } } : { status: 200, schedule });
+  }
+  if (method === 'DELETE') return respond(await cancelSchedule(id, deps));
+  let body: unknown;
+  try {
+    body = JSON.parse(event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? ''));
+  } catch {
+    return respond({ status: 400, error: { code: 'invalid-json', message: 'The body is not JSON.' } });
+  }
+  return respond(await upsertSchedule(id, body, deps));
+}
+
+async function handleCalendarEvent(event: EventBridgeEvent<string, unknown>, deps: ScheduleDependencies): Promise<void> {
+  const detail = calendarEventDetailSchema.safeParse(event.detail);
+  const refuse = (message: string) => {
+    // Not retried: EventBridge would only deliver the same bad event again.
+    deps.telemetry.log.error('calendar event refused', { detail_type: event['detail-type'], event_id: event.id, reason: message });
+  };
+  if (!detail.success) return refuse('detail.schedule_id is missing');
+  const id = detail.data.schedule_id;
+  const result =
+    event['detail-type'] === CALENDAR_DETAIL_TYPES.cancelled
+      ? await cancelSchedule(id, deps)
+      : event['detail-type'] === CALENDAR_DETAIL_TYPES.upserted
+        ? await upsertSchedule(id, event.detail, deps)
+        : undefined;
+  if (result === undefined) return refuse(`unknown detail-type ${event['detail-type']}`);
+  if ('error' in result && result.error.code !== 'not-found') refuse(`${result.error.code}: ${result.error.message}`);
+}

@@ -1,0 +1,9 @@
+import * as z from 'zod/mini';
+
+/** Environment the schedules function is deployed with (set by lib/bot-scheduler.ts). */
+export const schedulesEnvironmentSchema = z.object({
+  TABLE_NAME: z.string().check(z.minLength(1)),
+  STATE_MACHINE_ARN: z.string().check(z.minLength(1)),
+  LAUNCH_LEAD_SECONDS: z.coerce.number().check(z.int(), z.nonnegative()),
+});
+export type SchedulesEnvironment = z.infer<typeof schedulesEnvironmentSchema>;

@@ -1,0 +1,24 @@
+/** Lambda entry point for the schedule API and calendar events. */
+import { DEFAULT_TIMING } from '../core/schedule/schedule-request';
+import { documentClient } from '../shared/dynamo-client';
+import { metrics, telemetry } from '../shared/powertools';
+import { sfnClient, stepFunctionsExecutions } from '../shared/sfn-executions';
+import { createSchedulesHandler } from './adapter';
+import { schedulesEnvironmentSchema } from './environment';
+
+const env = schedulesEnvironmentSchema.parse(process.env);
+const handle = createSchedulesHandler({
+  table: { db: documentClient(), tableName: env.TABLE_NAME },
+  executions: stepFunctionsExecutions(sfnClient(), env.STATE_MACHINE_ARN),
+  timing: { ...DEFAULT_TIMING, leadMs: env.LAUNCH_LEAD_SECONDS * 1000 },
+  telemetry,
+  now: Date.now,
+});
+
+export const handler: typeof handle = async (event) => {
+  try {
+    return await handle(event);
+  } finally {
+    metrics.publishStoredMetrics();
+  }
+};

@@ -1,0 +1,151 @@
+/**
+ * Scheduled bots: a Standard state machine that waits until a schedule's launch
+ * time and calls `POST bots`, the schedule API (IAM-authorized PUT/GET/DELETE
+ * /schedules/{id} on the pipeline's HTTP API), and an EventBridge rule for
+ * calendar events. Both ways in share one core (lambdas/core/schedule).
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { HttpMethod, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import {
+  DefinitionBody,
+  Fail,
+  JitterType,
+  LogLevel,
+  QueryLanguage,
+  StateMachine,
+  StateMachineType,
+  Succeed,
+  TaskInput,
+  Wait,
+  WaitTime,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/schedule/calendar-events';
+import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
+import { PipelineFunction } from './function';
+
+/** Errors worth another try: the service or Lambda was briefly unavailable or busy. */
+export const TRANSIENT_LAUNCH_ERRORS = [
+  'UpstreamError',
+  'RateLimitedError',
+  'Lambda.ServiceException',
+  'Lambda.AWSLambdaException',
+  'Lambda.SdkClientException',
+  'Lambda.TooManyRequestsException',
+];
+
+/** State names the local runner and tests refer to. */
+export const LAUNCHER_STATES = { wait: 'WaitUntilLaunchTime', launch: 'LaunchBot', recordFailure: 'RecordLaunchFailure' } as const;
+
+export interface BotSchedulerProps {
+  table: ITableV2;
+  api: HttpApi;
+  apiKeySecret: ISecret;
+  upstreamBaseUrl: string;
+  secretCacheSeconds: number;
+  launchLeadSeconds: number;
+  logRetention: RetentionDays;
+}
+
+export class BotScheduler extends Construct {
+  readonly stateMachine: StateMachine;
+  readonly launchFunction: PipelineFunction;
+  readonly schedulesFunction: PipelineFunction;
+  readonly calendarRule: Rule;
+
+  constructor(scope: Construct, id: string, props: BotSchedulerProps) {
+    super(scope, id);
+
+    this.launchFunction = new PipelineFunction(this, 'LaunchBotFunction', {
+      entry: 'lambdas/launch-bot/handler.ts',
+      description: 'Launches a scheduled bot with POST bots and records the outcome',
+      serviceName: 'launch-bot',
+      timeout: Duration.seconds(60),
+      logRetention: props.logRetention,
+      environment: {
+        TABLE_NAME: props.table.tableName,
+        UPSTREAM_BASE_URL: props.upstreamBaseUrl,
+        API_KEY_SECRET_ID: props.apiKeySecret.secretName,
+        SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
+      },
+    });
+    this.launchFunction.addToRolePolicy(
+      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
+    );
+    props.apiKeySecret.grantRead(this.launchFunction);
+
+    const wait = new Wait(this, LAUNCHER_STATES.wait, { time: WaitTime.timestampPath('$.launchAt') });
+    const launch = new LambdaInvoke(this, LAUNCHER_STATES.launch, {
+      lambdaFunction: this.launchFunction,
+      payload: TaskInput.fromObject({ action: 'launch', 'schedule.$': '$' }),
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: false,
+      resultPath: '$.launch',
+    });
+    launch.addRetry({ errors: TRANSIENT_LAUNCH_ERRORS, interval: Duration.seconds(5), backoffRate: 2, maxAttempts: 6, jitterStrategy: JitterType.FULL });
+    const recordFailure = new LambdaInvoke(this, LAUNCHER_STATES.recordFailure, {
+      lambdaFunction: this.launchFunction,
+      payload: TaskInput.fromObject({ action: 'fail', 'schedule.$': '$', 'error.$': '$.error' }),
+      payloadResponseOnly: true,
+      resultPath: '$.failure',
+    });
+    launch.addCatch(recordFailure.next(new Fail(this, 'LaunchFailed', { error: 'LaunchFailed', cause: 'POST bots failed for good; see the schedule' })), {
+      errors: ['States.ALL'],
+      resultPath: '$.error',
+    });
+
+    const logs = new LogGroup(this, 'LauncherLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.stateMachine = new StateMachine(this, 'Launcher', {
+      stateMachineType: StateMachineType.STANDARD,
+      queryLanguage: QueryLanguage.JSON_PATH,
+      definitionBody: DefinitionBody.fromChainable(wait.next(launch).next(new Succeed(this, 'Launched'))),
+      // A Standard workflow lives at most a year; schedules further ahead are refused.
+      timeout: Duration.days(365),
+      tracingEnabled: true,
+      logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
+    });
+
+    const environment: { [K in keyof SchedulesEnvironment]: string } = {
+      TABLE_NAME: props.table.tableName,
+      STATE_MACHINE_ARN: this.stateMachine.stateMachineArn,
+      LAUNCH_LEAD_SECONDS: String(props.launchLeadSeconds),
+    };
+    this.schedulesFunction = new PipelineFunction(this, 'SchedulesFunction', {
+      entry: 'lambdas/schedules/handler.ts',
+      description: 'Schedule API and calendar events: create, move, cancel and read scheduled bots',
+      serviceName: 'schedules',
+      timeout: Duration.seconds(15),
+      logRetention: props.logRetention,
+      environment,
+    });
+    this.schedulesFunction.addToRolePolicy(
+      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
+    );
+    this.stateMachine.grantStartExecution(this.schedulesFunction);
+    this.schedulesFunction.addToRolePolicy(
+      new PolicyStatement({ actions: ['states:StopExecution'], resources: [`${this.stateMachine.stateMachineArn.replace(':stateMachine:', ':execution:')}:*`] }),
+    );
+
+    props.api.addRoutes({
+      path: '/schedules/{id}',
+      methods: [HttpMethod.PUT, HttpMethod.GET, HttpMethod.DELETE],
+      integration: new HttpLambdaIntegration('SchedulesIntegration', this.schedulesFunction),
+      authorizer: new HttpIamAuthorizer(),
+    });
+
+    this.calendarRule = new Rule(this, 'CalendarEvents', {
+      description: 'Calendar integrations schedule, move and cancel bots',
+      eventPattern: { source: [CALENDAR_EVENT_SOURCE], detailType: [CALENDAR_DETAIL_TYPES.upserted, CALENDAR_DETAIL_TYPES.cancelled] },
+      targets: [new LambdaFunction(this.schedulesFunction, { retryAttempts: 8, maxEventAge: Duration.hours(2) })],
+    });
+  }
+}

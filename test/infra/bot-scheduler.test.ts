@@ -1,0 +1,46 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { actionsOf, functionStatements, wildcardDataActions } from './iam';
+import { synthTemplate } from './synth';
+
+let template: Template;
+beforeAll(() => {
+  template = synthTemplate().template;
+});
+
+describe('bot scheduler', () => {
+  it('runs a Standard JSONPath state machine with all events logged and X-Ray tracing', () => {
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: true, Destinations: [Match.objectLike({ CloudWatchLogsLogGroup: Match.anyValue() })] },
+    });
+  });
+
+  it('puts the schedule routes behind IAM authorization, the webhook route not', () => {
+    for (const route of ['PUT /schedules/{id}', 'GET /schedules/{id}', 'DELETE /schedules/{id}']) {
+      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: route, AuthorizationType: 'AWS_IAM' });
+    }
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /webhooks', AuthorizationType: 'NONE' });
+  });
+
+  it('takes calendar events from EventBridge', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['meeting-pipeline.calendar'], 'detail-type': ['Calendar Event Upserted', 'Calendar Event Cancelled'] },
+      Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 7200 } })],
+    });
+  });
+
+  it('lets the schedules function start and stop only launcher executions', () => {
+    const statements = functionStatements(template, 'schedules');
+    expect(wildcardDataActions(statements)).toEqual([]);
+    expect(actionsOf(statements).filter((a) => a.startsWith('states:'))).toEqual(['states:StartExecution', 'states:StopExecution']);
+  });
+
+  it('lets the launch function read and update the table and read the API key', () => {
+    const statements = functionStatements(template, 'launch-bot');
+    expect(actionsOf(statements).filter((a) => !a.startsWith('xray:'))).toEqual(
+      ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
+    );
+  });
+});

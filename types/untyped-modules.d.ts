@@ -1,0 +1,24 @@
+/** Packages that ship no types: the parts we use. */
+
+/** dynalite */
+declare module 'dynalite' {
+  import type { Server } from 'node:http';
+  interface DynaliteOptions {
+    path?: string;
+    createTableMs?: number;
+    deleteTableMs?: number;
+    updateTableMs?: number;
+    maxItemSizeKb?: number;
+  }
+  export default function dynalite(options?: DynaliteOptions): Server;
+}
+
+/** asl-validator ships no types; this is the part we use. */
+declare module 'asl-validator' {
+  interface AslValidation {
+    isValid: boolean;
+    errors: Array<{ 'Error code': string; Message: string }>;
+    errorsText(separator?: string): string;
+  }
+  export default function aslValidator(definition: unknown): AslValidation;
+}
