@@ -50,6 +50,7 @@ export const METRICS = {
   reconcilerHealed: 'ReconcilerHealed',
   botLaunched: 'BotLaunched',
   launchFailed: 'LaunchFailed',
+  calendarEventRefused: 'CalendarEventRefused',
 } as const;
 
 export const METRICS_NAMESPACE = 'MeetingPipeline';

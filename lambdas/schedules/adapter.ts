@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
 import { CALENDAR_DETAIL_TYPES, calendarEventDetailSchema } from '../core/schedule/calendar-events';
+import { METRICS } from '../core/telemetry';
 import { cancelSchedule, getSchedule, upsertSchedule, type Schedule, type ScheduleDependencies, type ScheduleResult } from '../core/schedule/schedules';
 
 export type SchedulesEvent = APIGatewayProxyEventV2 | EventBridgeEvent<string, unknown>;
@@ -54,6 +55,7 @@ async function handleCalendarEvent(event: EventBridgeEvent<string, unknown>, dep
   const refuse = (message: string) => {
     // Not retried: EventBridge would only deliver the same bad event again.
     deps.telemetry.log.error('calendar event refused', { detail_type: event['detail-type'], event_id: event.id, reason: message });
+    deps.telemetry.metrics.record(METRICS.calendarEventRefused, 'Count', 1);
   };
   if (!detail.success) return refuse('detail.schedule_id is missing');
   const id = detail.data.schedule_id;
