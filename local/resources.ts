@@ -3,7 +3,7 @@
  * definitions the CDK stack uses (lambdas/core/store/table-layout.ts,
  * queue-settings.ts), so local mode and tests run against the same shapes.
  */
-import { CreateTableCommand, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, ResourceInUseException, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
@@ -62,13 +62,18 @@ async function queueWithDeadLetterQueue(
 
 export async function createLocalResources(
   clients: { dynamo: DynamoDBClient; sqs: SQSClient; s3: S3Client },
-  options: { prefix: string; visibilityTimeoutSeconds: number },
+  options: { prefix: string; visibilityTimeoutSeconds: number; /** Keep a table that exists (dynalite's data on disk). */ reuseTable?: boolean },
 ): Promise<LocalResources> {
   const { prefix } = options;
   const tableName = `${prefix}-meetings`;
-  await clients.dynamo.send(new CreateTableCommand(createTableInput(tableName)));
-  const events = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-events`, { fifo: false, ...options });
-  const archive = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-archive`, { fifo: QUEUE_SETTINGS.archiveQueueFifo, ...options });
+  try {
+    await clients.dynamo.send(new CreateTableCommand(createTableInput(tableName)));
+  } catch (error) {
+    if (!(options.reuseTable === true && error instanceof ResourceInUseException)) throw error;
+  }
+  const queueOptions = { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds };
+  const events = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-events`, { fifo: false, ...queueOptions });
+  const archive = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-archive`, { fifo: QUEUE_SETTINGS.archiveQueueFifo, ...queueOptions });
   const payloadBucket = `${prefix}-payloads`;
   await clients.s3.send(new CreateBucketCommand({ Bucket: payloadBucket }));
   return {

@@ -69,6 +69,8 @@ export class SimulatedServiceApi {
   pageSize = 25;
   recordingLinkLifetimeMs = 30 * 60 * 1000;
   now: () => number = Date.now;
+  /** Called when POST bots creates a bot (local mode plays its meeting). */
+  onBotCreated: ((bot: SimulatedBot) => void) | undefined;
   private readonly linkSecret = randomBytes(32);
   /** Responses whose real answer is replaced by a fault's (afterHandling). */
   private readonly replaced = new WeakMap<ServerResponse, Fault>();
@@ -202,9 +204,10 @@ export class SimulatedServiceApi {
       metadata: (request.metadata as Record<string, unknown> | undefined) ?? null,
       join_at: typeof request.join_at === 'string' ? request.join_at : null,
       deduplication_key: dedup,
-      state: typeof request.join_at === 'string' ? 'scheduled' : 'joining',
+      state: typeof request.join_at === 'string' ? 'scheduled' : 'ready',
     });
     this.json(response, 201, publicBot(bot));
+    this.onBotCreated?.(bot);
   }
 
   private page(url: URL, response: ServerResponse, items: unknown[]): void {

@@ -1,0 +1,315 @@
+/**
+ * The whole pipeline on this machine: emulators (dynalite, fauxqs), the tables,
+ * queues and buckets from the stack's own definitions, the real handlers (the
+ * ingress behind a local HTTP server, pollers on the queues with Lambda's batch
+ * semantics, the launcher state machine from `cdk synth` run locally, the
+ * reconciler on a short period) and the simulated meeting assistant service.
+ * `npm run dev` and the end-to-end test both run this.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { App } from 'aws-cdk-lib';
+import { archiveDependencies, createArchiveHandler } from '../lambdas/archive/adapter';
+import { reconcileMeetings } from '../lambdas/core/reconcile/reconcile-meetings';
+import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
+import { upsertSchedule, type ScheduleDependencies, type ScheduleResult } from '../lambdas/core/schedule/schedules';
+import { staticSecret } from '../lambdas/core/secrets';
+import { keys } from '../lambdas/core/store/table-layout';
+import type { LogSink, MetricSink, Telemetry } from '../lambdas/core/telemetry';
+import { UpstreamClient } from '../lambdas/core/upstream/client';
+import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
+import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/adapter';
+import { createLaunchTaskHandler } from '../lambdas/launch-bot/adapter';
+import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
+import { sqsClient } from '../lambdas/shared/aws-clients';
+import { documentClient } from '../lambdas/shared/dynamo-client';
+import { s3Client } from '../lambdas/shared/s3-client';
+import { s3PayloadStore } from '../lambdas/shared/s3-payload-store';
+import { parseConfig } from '../lib/config';
+import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
+import { startDynamoEmulator } from './emulators/dynalite';
+import { startSqsS3Emulator } from './emulators/fauxqs';
+import { startIngressServer } from './ingress-server';
+import { QueuePoller } from './queue-poller';
+import { createLocalResources, type LocalResources } from './resources';
+import { recordingSha256, SimulatedServiceApi } from './simulator/api-server';
+import { playMeeting, type PlayedMeeting } from './simulator/meeting-player';
+import { WebhookSender, type Chaos } from './simulator/webhook-sender';
+import { launcherDefinition, LocalExecutions } from './step-functions';
+
+export interface LocalStackOptions {
+  /** Keep DynamoDB's data in this folder (resumable); in memory when absent. */
+  dataDir?: string;
+  /** Base64 signing secret shared by the simulated service and the ingress. */
+  signingSecret: string;
+  chaos: Chaos;
+  /** Milliseconds between steps of a simulated meeting. */
+  stepMs: number;
+  recordingBytes: number;
+  reconcileEveryMs: number;
+  staleAfterMs: number;
+  seed: number;
+  /** A line for a person to read (the timeline). */
+  print: (line: string) => void;
+}
+
+export interface MeetingCheck {
+  botId: string;
+  scheduleId: string;
+  ok: boolean;
+  problems: string[];
+  state: string | undefined;
+  utterances: number;
+  participants: number;
+  summary: string | undefined;
+  recording: { key: string; bytes: number; sha256: string } | undefined;
+}
+
+export interface LocalStack {
+  webhookUrl: string;
+  apiBaseUrl: string;
+  resources: LocalResources;
+  sender: WebhookSender;
+  counts: Map<string, number>;
+  scheduleMeeting(scheduleId: string, joinAt: Date, meetingUrl?: string): Promise<ScheduleResult>;
+  /** Meetings the simulated service played, by bot id. */
+  played: Map<string, PlayedMeeting & { scheduleId: string }>;
+  /** Resolves when every scheduled meeting is archived (or the time is up). */
+  waitUntilArchived(scheduleIds: string[], timeoutMs: number): Promise<boolean>;
+  check(scheduleIds: string[]): Promise<MeetingCheck[]>;
+  stop(): Promise<void>;
+}
+
+const LOCAL_API_KEY = 'local-dev-key';
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The launcher definition exactly as the stack synthesizes it (bundling skipped: the code runs in-process here). */
+function synthesizedLauncher() {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  new MeetingPipelineStack(app, 'Local', { config: parseConfig({ upstreamBaseUrl: 'https://local.invalid/api/v1/' }) });
+  return launcherDefinition(app.synth().getStackByName('Local').template as never);
+}
+
+export function newSigningSecret(): string {
+  return randomBytes(32).toString('base64');
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const started = Date.now();
+  const stamp = () => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
+  const counts = new Map<string, number>();
+  const metrics: MetricSink = { record: (name, _unit, value) => void counts.set(name, (counts.get(name) ?? 0) + value) };
+  const quiet = () => undefined;
+  const log: LogSink = {
+    debug: quiet,
+    info: (message, ...attributes) => {
+      const a = Object.assign({}, ...attributes) as Record<string, unknown>;
+      if (message === 'bot launched') options.print(`${stamp()}  ${a.bot_id}  launched for schedule ${a.schedule_id}`);
+      if (message === 'meeting archived') options.print(`${stamp()}  ${a.bot_id}  archived: recording ${a.recording_status}, ${a.recording_bytes} bytes`);
+      if (message === 'reconciler run' && Array.isArray(a.healed) && a.healed.length > 0) {
+        for (const h of a.healed as Array<{ botId: string; from: string; to: string }>) options.print(`${stamp()}  ${h.botId}  reconciler healed ${h.from} → ${h.to} (a webhook was lost)`);
+      }
+    },
+    warn: quiet,
+    error: (message, ...attributes) => options.print(`${stamp()}  error: ${message} ${JSON.stringify(Object.assign({}, ...attributes))}`),
+  };
+  const telemetry: Telemetry = { log, metrics };
+
+  if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+  const [dynamo, sqsS3] = await Promise.all([startDynamoEmulator({ ...(options.dataDir && { path: options.dataDir }) }), startSqsS3Emulator()]);
+  Object.assign(process.env, dynamo.env, sqsS3.env);
+  const resources = await createLocalResources(
+    { dynamo: new DynamoDBClient({}), sqs: sqsClient(), s3: s3Client() },
+    { prefix: 'dev', visibilityTimeoutSeconds: 5, reuseTable: true },
+  );
+
+  const service = new SimulatedServiceApi();
+  const apiBaseUrl = await service.start();
+  service.apiKeys.set(LOCAL_API_KEY, 'all');
+  const upstream = new UpstreamClient({ baseUrl: apiBaseUrl, apiKey: async () => LOCAL_API_KEY, telemetry });
+  const db = documentClient();
+
+  let webhookUrl = '';
+  const random = seeded(options.seed);
+  const sender = new WebhookSender({ url: () => webhookUrl, signingSecret: options.signingSecret, chaos: options.chaos, random });
+  const ingress = await startIngressServer(
+    createIngressHandler(
+      ingressDependencies(
+        {
+          EVENTS_QUEUE_URL: resources.eventsQueueUrl,
+          PAYLOAD_BUCKET: resources.payloadBucket,
+          SIGNING_SECRET_ID: 'local',
+          MAX_BODY_BYTES: 3 * 1024 * 1024,
+          INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
+          SECRET_CACHE_SECONDS: 60,
+        },
+        { sqs: sqsClient(), payloads: s3PayloadStore(resources.payloadBucket), signingSecret: staticSecret(options.signingSecret) },
+        telemetry,
+      ),
+    ),
+  );
+  webhookUrl = ingress.url;
+
+  const processing = processEventsDependencies(
+    { TABLE_NAME: resources.tableName, ARCHIVE_QUEUE_URL: resources.archiveQueueUrl, PAYLOAD_BUCKET: resources.payloadBucket, DEDUP_RETENTION_DAYS: 7, LEASE_SECONDS: 60 },
+    { db, sqs: sqsClient(), s3: s3Client() },
+    telemetry,
+  );
+  const recordingsBucket = `${resources.tableName}-recordings`;
+  await s3Client().send(new CreateBucketCommand({ Bucket: recordingsBucket }));
+  const pollers = [
+    new QueuePoller({ sqs: sqsClient(), queueUrl: resources.eventsQueueUrl, handler: createProcessEventsHandler(processing), waitTimeSeconds: 1 }),
+    new QueuePoller({
+      sqs: sqsClient(),
+      queueUrl: resources.archiveQueueUrl,
+      batchSize: 1,
+      waitTimeSeconds: 1,
+      handler: createArchiveHandler(
+        archiveDependencies(
+          {
+            TABLE_NAME: resources.tableName,
+            RECORDINGS_BUCKET: recordingsBucket,
+            UPSTREAM_BASE_URL: apiBaseUrl,
+            API_KEY_SECRET_ID: 'local',
+            SECRET_CACHE_SECONDS: 60,
+            MAX_RECORDING_BYTES: 1024 ** 3,
+            ALLOW_LOOPBACK_DOWNLOADS: 'true',
+          },
+          { db, s3: s3Client(), upstream },
+          telemetry,
+        ),
+      ),
+    }),
+  ];
+  for (const poller of pollers) poller.start();
+
+  const launchTask = createLaunchTaskHandler({ table: processing.table, upstream, telemetry });
+  const executions = new LocalExecutions(synthesizedLauncher(), { task: launchTask as (event: unknown) => Promise<unknown>, retryIntervalMs: 200 });
+  const timing: ScheduleTiming = { ...DEFAULT_TIMING, leadMs: 1_000 };
+  const scheduling: ScheduleDependencies = { table: processing.table, executions, timing, telemetry, now: Date.now };
+
+  const played = new Map<string, PlayedMeeting & { scheduleId: string }>();
+  service.onBotCreated = (bot) => {
+    const scheduleId = String(bot.metadata?.schedule_id ?? '');
+    const startIn = bot.join_at === null ? 0 : Math.max(0, Date.parse(bot.join_at) - Date.now());
+    options.print(`${stamp()}  ${bot.id}  created by POST bots; joins in ${(startIn / 1000).toFixed(1)} s`);
+    setTimeout(() => {
+      const meeting = playMeeting(bot, sender, {
+        stepMs: options.stepMs,
+        recordingBytes: options.recordingBytes,
+        random,
+        onStep: (botId, step) => options.print(`${stamp()}  ${botId}  ${step}`),
+      });
+      played.set(bot.id, { ...meeting, scheduleId });
+    }, startIn);
+  };
+
+  const reconcile = setInterval(() => {
+    reconcileMeetings({
+      table: processing.table,
+      upstream,
+      processing,
+      archive: processing.archive,
+      telemetry,
+      now: Date.now,
+      staleAfterMs: options.staleAfterMs,
+      maxMeetings: 50,
+    }).catch((error: unknown) => options.print(`${stamp()}  reconciler failed: ${String(error)}`));
+  }, options.reconcileEveryMs);
+
+  const botIdOf = async (scheduleId: string): Promise<string | undefined> => {
+    const { Item } = await db.send(new GetCommand({ TableName: resources.tableName, Key: keys.schedule(scheduleId), ConsistentRead: true }));
+    return Item?.botId as string | undefined;
+  };
+
+  const check = async (scheduleIds: string[]): Promise<MeetingCheck[]> => {
+    const results: MeetingCheck[] = [];
+    for (const scheduleId of scheduleIds) {
+      const botId = (await botIdOf(scheduleId)) ?? '(not launched)';
+      const meeting = played.get(botId);
+      const { Item } = await db.send(new GetCommand({ TableName: resources.tableName, Key: keys.meeting(botId), ConsistentRead: true }));
+      const items = async (prefix: string) =>
+        (await db.send(new QueryCommand({ TableName: resources.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.bot(botId), ':p': prefix }, ConsistentRead: true }))).Items ?? [];
+      const utterances = await items('UTT#');
+      const participants = await items('PART#');
+      const archive = Item?.archive as { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } } | undefined;
+      const problems: string[] = [];
+      if (meeting === undefined) problems.push('the simulated service never played this meeting');
+      else {
+        if (Item?.state !== meeting.finalState) problems.push(`state is ${Item?.state}, played ${meeting.finalState}`);
+        if (Item?.summary !== meeting.summary) problems.push(`summary is ${JSON.stringify(Item?.summary)}, played ${JSON.stringify(meeting.summary)}`);
+        const stored = new Map(utterances.map((u) => [`${u.timestampMs}/${u.speakerUuid}`, u.text]));
+        for (const line of meeting.utterances) {
+          if (stored.get(`${line.timestampMs}/${line.speakerUuid}`) !== line.text) problems.push(`utterance at ${line.timestampMs} ms by ${line.speakerName} is missing or wrong`);
+        }
+        if (utterances.length !== meeting.utterances.length) problems.push(`${utterances.length} utterances stored, ${meeting.utterances.length} played`);
+        const names = new Map(participants.map((p) => [p.participantUuid, p.name]));
+        for (const person of meeting.participants) if (names.get(person.uuid) !== person.name) problems.push(`participant ${person.name} is missing or misnamed`);
+        if (participants.length !== meeting.participants.length) problems.push(`${participants.length} participants stored, ${meeting.participants.length} played`);
+        const expectedSha = recordingSha256(meeting.recording.seed, meeting.recording.size);
+        if (archive?.recording?.sha256 !== expectedSha) problems.push(`recording checksum ${archive?.recording?.sha256 ?? 'missing'} ≠ played ${expectedSha}`);
+      }
+      results.push({
+        botId,
+        scheduleId,
+        ok: problems.length === 0,
+        problems,
+        state: Item?.state as string | undefined,
+        utterances: utterances.length,
+        participants: participants.length,
+        summary: Item?.summary as string | undefined,
+        recording: archive?.recording,
+      });
+    }
+    return results;
+  };
+
+  return {
+    webhookUrl,
+    apiBaseUrl,
+    resources,
+    sender,
+    counts,
+    played,
+    scheduleMeeting: (scheduleId, joinAt, meetingUrl) =>
+      upsertSchedule(scheduleId, { meeting_url: meetingUrl ?? `https://meet.example.com/${createHash('sha256').update(scheduleId).digest('hex').slice(0, 12)}`, join_at: joinAt.toISOString(), bot_name: 'Local Notetaker' }, scheduling),
+    async waitUntilArchived(scheduleIds, timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        let archived = 0;
+        for (const scheduleId of scheduleIds) {
+          const botId = await botIdOf(scheduleId);
+          if (botId === undefined) continue;
+          const { Item } = await db.send(new GetCommand({ TableName: resources.tableName, Key: keys.meeting(botId), ConsistentRead: true }));
+          if (Item?.archive !== undefined) archived++;
+        }
+        if (archived === scheduleIds.length) return true;
+        if (Date.now() > deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
+    check,
+    async stop() {
+      clearInterval(reconcile);
+      for (const [name, execution] of executions.executions) if (!execution.stopped) await executions.stop(execution.executionArn).catch(() => name);
+      await Promise.all(pollers.map((p) => p.stop()));
+      await sender.drain();
+      await ingress.stop();
+      await service.stop();
+      await Promise.all([dynamo.stop(), sqsS3.stop()]);
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * Plays a meeting for a bot the simulated service created: its states from
+ * joining to ended, participants joining and leaving, utterances, a summary and
+ * a recording, on a compressed clock. Each step updates what the REST API
+ * reports and sends the webhook. What was played is kept, so local mode can
+ * check that the pipeline stored exactly that.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SimulatedBot } from './api-server';
+import { participantJoinLeave, pythonIsoTime, stateChange, summaryUpdate, transcriptUpdate } from './payloads';
+import type { WebhookSender } from './webhook-sender';
+
+export interface PlayedMeeting {
+  botId: string;
+  finalState: string;
+  utterances: Array<{ timestampMs: number; speakerUuid: string; speakerName: string; text: string }>;
+  participants: Array<{ uuid: string; name: string; isHost: boolean }>;
+  summary: string;
+  recording: { seed: number; size: number };
+  done: Promise<void>;
+}
+
+export interface PlayerOptions {
+  /** Wall-clock milliseconds between steps. */
+  stepMs: number;
+  recordingBytes: number;
+  random: () => number;
+  /** Called as each step is played, for a timeline. */
+  onStep?: (botId: string, step: string) => void;
+}
+
+const SPEAKERS = [
+  { uuid: 'p-ada', name: 'Ada Lovelace', isHost: true },
+  { uuid: 'p-grace', name: 'Grace Hopper', isHost: false },
+  { uuid: 'p-linus', name: 'Linus Pauling', isHost: false },
+];
+const LINES = [
+  'Let us start with the release plan.',
+  'The migration is ready for Thursday.',
+  'Café opens at nine, so the stand-up moves to 9:30.',
+  'I will write the runbook — by Friday.',
+  'Any objections? None. Good.',
+  'We keep the old path behind a flag for a week.',
+];
+
+export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: PlayerOptions): PlayedMeeting {
+  const { random, stepMs } = options;
+  const people = SPEAKERS.slice(0, 2 + Math.floor(random() * 2));
+  const utterances = Array.from({ length: 3 + Math.floor(random() * 4) }, (_, i) => {
+    const speaker = people[i % people.length]!;
+    return { timestampMs: 5_000 + i * 7_000, speakerUuid: speaker.uuid, speakerName: speaker.name, text: LINES[(i + Math.floor(random() * LINES.length)) % LINES.length]! };
+  });
+  const summary = `Summary of ${bot.id}: ${utterances.length} remarks by ${people.map((p) => p.name.split(' ')[0]).join(', ')}.`;
+  const seed = Math.floor(random() * 1_000_000);
+  const played: Omit<PlayedMeeting, 'done'> = {
+    botId: bot.id,
+    finalState: 'ended',
+    utterances,
+    participants: people.map((p) => ({ uuid: p.uuid, name: p.name, isHost: p.isHost })),
+    summary,
+    recording: { seed, size: options.recordingBytes },
+  };
+
+  const sleep = () => new Promise((resolve) => setTimeout(resolve, stepMs));
+  const setState = (newState: string, eventType: string) => {
+    const createdAt = pythonIsoTime(Date.now() * 1000);
+    const oldState = bot.state;
+    bot.state = newState;
+    bot.events.push({ type: eventType, sub_type: null, created_at: createdAt });
+    sender.send(stateChange(bot.id, { oldState, newState, eventType, createdAtMicros: Date.now() * 1000 }, { idempotencyKey: randomUUID() }));
+    options.onStep?.(bot.id, newState);
+  };
+
+  const done = (async () => {
+    setState('joining', 'join_requested');
+    await sleep();
+    setState('joined_recording', 'bot_joined_meeting');
+    for (const [i, person] of people.entries()) {
+      const participant = { id: `par_${bot.id}_${i}`, name: person.name, uuid: person.uuid, user_uuid: null, is_host: person.isHost };
+      bot.participants.push(participant);
+      sender.send(participantJoinLeave(bot.id, { id: `pe_${bot.id}_j${i}`, name: person.name, uuid: person.uuid, isHost: person.isHost, eventType: 'join', timestampMs: 1_000 + i * 500 }));
+    }
+    options.onStep?.(bot.id, `${people.length} participants joined`);
+    for (const line of utterances) {
+      await sleep();
+      const data = { speaker_name: line.speakerName, speaker_uuid: line.speakerUuid, speaker_user_uuid: null, speaker_is_host: line.speakerUuid === 'p-ada', timestamp_ms: line.timestampMs, duration_ms: 2_500, transcription: { transcript: line.text } };
+      bot.transcript.push(data);
+      sender.send(transcriptUpdate(bot.id, { speakerName: line.speakerName, speakerUuid: line.speakerUuid, isHost: line.speakerUuid === 'p-ada', timestampMs: line.timestampMs, durationMs: 2_500, text: line.text }));
+    }
+    options.onStep?.(bot.id, `${utterances.length} utterances`);
+    await sleep();
+    for (const [i, person] of people.entries()) {
+      sender.send(participantJoinLeave(bot.id, { id: `pe_${bot.id}_l${i}`, name: person.name, uuid: person.uuid, isHost: person.isHost, eventType: 'leave', timestampMs: 60_000 + i * 500 }));
+    }
+    setState('leaving', 'bot_left_meeting');
+    await sleep();
+    setState('post_processing', 'post_processing_started');
+    bot.recording = { size: options.recordingBytes, seed, contentType: 'video/mp4' };
+    await sleep();
+    sender.send(summaryUpdate(bot.id, summary));
+    setState('ended', 'post_processing_completed');
+  })();
+
+  return { ...played, done };
+}

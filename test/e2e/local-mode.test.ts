@@ -1,0 +1,47 @@
+/**
+ * Local mode end to end (what `npm run dev -- --meetings 5 --chaos --once` does):
+ * five scheduled meetings played by the simulated service with duplicated,
+ * reordered and dropped webhooks; every stored meeting must equal what was played.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { newSigningSecret, startLocalStack, type LocalStack } from '../../local/local-stack';
+import { DEFAULT_CHAOS } from '../../local/simulator/webhook-sender';
+
+let stack: LocalStack | undefined;
+afterAll(async () => stack?.stop());
+
+describe('local mode', () => {
+  it('schedules, plays, stores and archives 5 meetings exactly, with chaos on', { timeout: 180_000 }, async () => {
+    const lines: string[] = [];
+    stack = await startLocalStack({
+      signingSecret: newSigningSecret(),
+      chaos: { ...DEFAULT_CHAOS, drop: 0.2 },
+      stepMs: 250,
+      recordingBytes: 1024 * 1024,
+      reconcileEveryMs: 1_000,
+      staleAfterMs: 3_000,
+      seed: 20261122,
+      print: (line) => lines.push(line),
+    });
+    const ids = Array.from({ length: 5 }, (_, i) => `e2e-${i + 1}`);
+    for (const [i, id] of ids.entries()) {
+      expect(await stack.scheduleMeeting(id, new Date(Date.now() + 3_000 + i * 500))).toMatchObject({ status: 201 });
+    }
+    expect(await stack.waitUntilArchived(ids, 120_000)).toBe(true);
+    await stack.sender.drain();
+
+    const checks = await stack.check(ids);
+    expect(checks.flatMap((c) => c.problems.map((p) => `${c.scheduleId}: ${p}`))).toEqual([]);
+    expect(checks.every((c) => c.state === 'ended' && c.recording !== undefined && c.utterances >= 3)).toBe(true);
+
+    const { stats } = stack.sender;
+    const count = (name: string) => stack!.counts.get(name) ?? 0;
+    expect(stats.duplicated).toBeGreaterThan(0);
+    expect(stats.dropped).toBeGreaterThan(0);
+    // Every accepted delivery, and every state the reconciler healed, was processed once: applied or skipped as a duplicate.
+    expect(count('EventApplied') + count('EventDuplicate')).toBe(count('WebhookAccepted') + count('ReconcilerHealed'));
+    expect(count('WebhookAccepted')).toBe(stats.delivered);
+    expect(count('MeetingArchived')).toBe(5);
+    expect(lines.some((line) => line.includes('archived: recording archived'))).toBe(true);
+  });
+});
