@@ -72,7 +72,7 @@ if (values.serve) {
     const joinAt = new Date(Date.now() + 4_000 + i * 1_500);
     const result = await stack.scheduleMeeting(id, joinAt);
     if ('error' in result) throw new Error(`scheduling ${id} failed: ${result.error.message}`);
-    console.log(`+  0.0s  schedule ${id}: join at ${joinAt.toISOString()}, launch at ${result.schedule.launchAt}`);
+    console.log(`${stack.stamp()}  schedule ${id}: join at ${joinAt.toISOString()}, launch at ${result.schedule.launchAt}`);
   }
   const archived = await stack.waitUntilArchived(scheduleIds, 60_000 + meetings * 10_000);
   await stack.sender.drain();

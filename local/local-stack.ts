@@ -69,6 +69,8 @@ export interface MeetingCheck {
 }
 
 export interface LocalStack {
+  /** Time since the stack started, as the timeline prints it. */
+  stamp(): string;
   webhookUrl: string;
   apiBaseUrl: string;
   resources: LocalResources;
@@ -278,6 +280,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
 
   return {
+    stamp,
     webhookUrl,
     apiBaseUrl,
     resources,
