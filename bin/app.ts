@@ -3,8 +3,11 @@
 import { Annotations, App } from 'aws-cdk-lib';
 import { configFromContext } from '../lib/config';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
+import { addNagChecks } from '../lib/nag';
 
 const app = new App();
+// cdk-nag's AwsSolutions and Serverless packs: an unacknowledged finding fails the synth.
+addNagChecks(app);
 const config = configFromContext(app.node);
 const stackName: unknown = app.node.tryGetContext('stackName');
 

@@ -14,6 +14,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import {
   DefinitionBody,
   Fail,
@@ -32,6 +33,7 @@ import { Construct } from 'constructs';
 import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/schedule/calendar-events';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
 import { PipelineFunction } from './function';
+import { acknowledge, wildcardResourceId } from './nag';
 
 /** Errors worth another try: the service or Lambda was briefly unavailable or busy. */
 export const TRANSIENT_LAUNCH_ERRORS = [
@@ -61,6 +63,7 @@ export class BotScheduler extends Construct {
   readonly launchFunction: PipelineFunction;
   readonly schedulesFunction: PipelineFunction;
   readonly calendarRule: Rule;
+  readonly calendarDeadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: BotSchedulerProps) {
     super(scope, id);
@@ -71,6 +74,7 @@ export class BotScheduler extends Construct {
       serviceName: 'launch-bot',
       timeout: Duration.seconds(60),
       logRetention: props.logRetention,
+      failureHandling: 'Invoked synchronously by the state machine, which retries and records a final failure on the schedule.',
       environment: {
         TABLE_NAME: props.table.tableName,
         UPSTREAM_BASE_URL: props.upstreamBaseUrl,
@@ -126,6 +130,7 @@ export class BotScheduler extends Construct {
       timeout: Duration.seconds(15),
       logRetention: props.logRetention,
       environment,
+      failureHandling: 'Invoked synchronously by the HTTP API, or by EventBridge, whose target keeps failed calendar events in its own DLQ.',
     });
     this.schedulesFunction.addToRolePolicy(
       new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
@@ -134,6 +139,9 @@ export class BotScheduler extends Construct {
     this.schedulesFunction.addToRolePolicy(
       new PolicyStatement({ actions: ['states:StopExecution'], resources: [`${this.stateMachine.stateMachineArn.replace(':stateMachine:', ':execution:')}:*`] }),
     );
+    acknowledge(this.schedulesFunction.role!, wildcardResourceId(this.stateMachine, ':*', ''), 'StopExecution on this state machine\'s executions only (one per schedule version).');
+    acknowledge(this.stateMachine.role, wildcardResourceId(this.launchFunction, ':*'), 'Invoking the launch function\'s versions and aliases, as CDK grants for a Lambda task.');
+    acknowledge(this.stateMachine.role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray tracing and CloudWatch Logs delivery for state machine logging support no resource-level permissions.');
 
     props.api.addRoutes({
       path: '/schedules/{id}',
@@ -142,10 +150,19 @@ export class BotScheduler extends Construct {
       authorizer: new HttpIamAuthorizer(),
     });
 
+    // Calendar events EventBridge could not deliver after its retries are kept, not lost.
+    this.calendarDeadLetterQueue = new Queue(this, 'CalendarEventsDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(this.calendarDeadLetterQueue, 'Serverless-SQSRedrivePolicy', 'This is the dead-letter queue of the calendar rule; its events are replayed by hand (README runbook).');
+    // cdk-nag recognizes DLQs by a queue's redrive policy; an EventBridge target's DLQ has none.
+    acknowledge(this.calendarDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue is the calendar rule target\'s dead-letter queue.');
     this.calendarRule = new Rule(this, 'CalendarEvents', {
       description: 'Calendar integrations schedule, move and cancel bots',
       eventPattern: { source: [CALENDAR_EVENT_SOURCE], detailType: [CALENDAR_DETAIL_TYPES.upserted, CALENDAR_DETAIL_TYPES.cancelled] },
-      targets: [new LambdaFunction(this.schedulesFunction, { retryAttempts: 8, maxEventAge: Duration.hours(2) })],
+      targets: [new LambdaFunction(this.schedulesFunction, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: this.calendarDeadLetterQueue })],
     });
   }
 }

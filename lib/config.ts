@@ -2,6 +2,7 @@
  * Deployment configuration, read from CDK context (`cdk.json` or `-c key=value`)
  * and validated once at synth so a mistake fails before anything is deployed.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Node } from 'constructs';
 
@@ -51,6 +52,8 @@ export const pipelineConfigSchema = z.object({
   reconcileMaxMeetings: contextNumber.min(1).max(1000).default(50),
   /** A scheduled bot is launched this long before its join time. */
   launchLeadSeconds: contextNumber.min(0).max(3600).default(60),
+  /** How long S3 server access logs of the data buckets are kept. */
+  accessLogRetentionDays: contextNumber.min(1).default(90),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });
@@ -81,4 +84,14 @@ export function configFromContext(node: Node): PipelineConfig {
     if (value !== undefined) raw[key] = value;
   }
   return parseConfig(raw);
+}
+
+/**
+ * The context in cdk.json (feature flags and defaults). The CDK CLI passes it to
+ * bin/app.ts; Apps built in-process (tests, local mode) take it from here, so they
+ * synthesize what `cdk deploy` would.
+ */
+export function cdkJsonContext(): Record<string, unknown> {
+  const file = new URL('../cdk.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { context: Record<string, unknown> }).context;
 }

@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import { PipelineFunction } from './function';
+import { acknowledge, wildcardResourceId } from './nag';
 
 /** The consumer's timeout; the events queue's visibility timeout is six times this. */
 export const EVENT_CONSUMER_TIMEOUT = Duration.seconds(30);
@@ -53,7 +54,9 @@ export class EventProcessing extends Construct {
       memorySize: 512,
       logRetention: props.logRetention,
       environment,
+      failureHandling: 'Driven by the events queue: a failed record is redelivered and moves to the events DLQ after 5 receives.',
     });
+    acknowledge(this.function, 'Serverless-LambdaEventSourceMappingDestination', 'On-failure destinations apply to stream sources; for SQS the queue\'s redrive policy moves failed records to its DLQ.');
     this.function.addEventSource(
       new SqsEventSource(props.eventsQueue, {
         batchSize: 10,
@@ -75,5 +78,6 @@ export class EventProcessing extends Construct {
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)] }),
     );
+    acknowledge(this.function.role!, wildcardResourceId(props.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`), 'Get and put on the claim-check prefix only: claim-checked bodies and large raw bodies kept for replay.');
   }
 }

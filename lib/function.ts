@@ -1,9 +1,11 @@
 /** The one Lambda function preset every capability uses. */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, ApplicationLogLevel, SystemLogLevel, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { acknowledge } from './nag';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,12 +71,18 @@ export interface PipelineFunctionProps {
    * parse them. The handler imports them by URL; see lambdas/shared/on-demand.ts.
    */
   onDemandModules?: string[];
+  /** Where a failed invocation goes instead of a function dead-letter queue (acknowledges Serverless-LambdaDLQ). */
+  failureHandling: string;
 }
 
 export class PipelineFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
     const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    // Its own role, allowed to write its own log group only (not the AWS managed basic execution policy).
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `Runs ${props.serviceName}` });
+    logGroup.grantWrite(role);
     super(scope, id, {
+      role,
       entry: `${PROJECT_ROOT}${props.entry}`,
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: `${PROJECT_ROOT}package-lock.json`,
@@ -105,5 +113,7 @@ export class PipelineFunction extends NodejsFunction {
         ...props.environment,
       },
     });
+    acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
+    acknowledge(this, 'Serverless-LambdaDLQ', props.failureHandling);
   }
 }

@@ -7,6 +7,7 @@ import type { PipelineConfig } from './config';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { MeetingsTable } from './meetings-table';
 import { RecordingArchive } from './recording-archive';
+import { AccessLogsBucket } from './access-logs';
 import { BotScheduler } from './bot-scheduler';
 import { Reconciler } from './reconciler';
 import { WebhookIngress } from './webhook-ingress';
@@ -29,8 +30,10 @@ export class MeetingPipelineStack extends Stack {
     const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const signingSecret = Secret.fromSecretNameV2(this, 'SigningSecret', config.signingSecretName);
     const apiKeySecret = Secret.fromSecretNameV2(this, 'ApiKeySecret', config.apiKeySecretName);
+    const accessLogs = new AccessLogsBucket(this, 'AccessLogs', { removalPolicy, retention: Duration.days(config.accessLogRetentionDays) }).bucket;
 
     this.ingress = new WebhookIngress(this, 'WebhookIngress', {
+      accessLogs,
       signingSecret,
       maxBodyBytes: config.maxWebhookBodyBytes,
       secretCacheSeconds: config.secretCacheSeconds,
@@ -45,6 +48,7 @@ export class MeetingPipelineStack extends Stack {
     this.meetingsTable = table;
 
     this.recordingArchive = new RecordingArchive(this, 'RecordingArchive', {
+      accessLogs,
       table,
       apiKeySecret,
       upstreamBaseUrl: config.upstreamBaseUrl,

@@ -18,6 +18,7 @@ import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
 import { GSI } from '../lambdas/core/store/table-layout';
 import type { ReconcilerEnvironment } from '../lambdas/reconciler/environment';
 import { PipelineFunction } from './function';
+import { acknowledge, wildcardResourceId } from './nag';
 
 export interface ReconcilerProps {
   table: ITableV2;
@@ -61,12 +62,14 @@ export class Reconciler extends Construct {
       environment,
       // One run at a time: a slow run never overlaps the next.
       reservedConcurrentExecutions: 1,
+      failureHandling: 'Runs on a schedule: a failed run is simply the next run\'s work; nothing is lost.',
     });
     this.rule = new Rule(this, 'Schedule', {
       description: 'Runs the meeting reconciler',
       schedule: Schedule.rate(Duration.minutes(props.everyMinutes)),
       targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
     });
+    acknowledge(this.rule, 'Serverless-EventBusDLQ', 'A missed run carries nothing to keep: the next scheduled run does its work.');
 
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
@@ -75,6 +78,7 @@ export class Reconciler extends Construct {
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)] }),
     );
+    acknowledge(this.function.role!, wildcardResourceId(props.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`), 'Get and put on the claim-check prefix only (the processing core it shares with the consumer).');
     props.archiveQueue.grantSendMessages(this.function);
     props.apiKeySecret.grantRead(this.function);
   }

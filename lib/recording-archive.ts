@@ -8,18 +8,21 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ArchiveEnvironment } from '../lambdas/archive/environment';
 import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
 import { PipelineFunction } from './function';
+import { acknowledge, wildcardResourceId } from './nag';
 
 /** Long enough to copy a large recording; the queue's visibility is six times this. */
 export const ARCHIVE_TIMEOUT = Duration.minutes(15);
 
 export interface RecordingArchiveProps {
+  /** Where the recordings bucket's server access logs go. */
+  accessLogs: IBucket;
   table: ITableV2;
   apiKeySecret: ISecret;
   upstreamBaseUrl: string;
@@ -45,6 +48,8 @@ export class RecordingArchive extends Construct {
       versioned: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: props.removalPolicy,
+      serverAccessLogsBucket: props.accessLogs,
+      serverAccessLogsPrefix: 'recordings/',
       // Backstop for uploads a crashed function could not abort.
       lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
     });
@@ -84,7 +89,10 @@ export class RecordingArchive extends Construct {
       memorySize: 1024,
       logRetention: props.logRetention,
       environment,
+      failureHandling: 'Driven by the archive queue: a failed job is retried and moves to the archive DLQ after 5 receives.',
     });
+    acknowledge(this.function, 'Serverless-LambdaEventSourceMappingDestination', 'On-failure destinations apply to stream sources; for SQS the queue\'s redrive policy moves failed jobs to its DLQ.');
+    acknowledge(this.deadLetterQueue, 'Serverless-SQSRedrivePolicy', 'This is the dead-letter queue; its jobs are re-driven by hand once the cause is fixed (README runbook).');
     this.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
@@ -93,6 +101,7 @@ export class RecordingArchive extends Construct {
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resources: [this.bucket.arnForObjects('meetings/*')] }),
     );
+    acknowledge(this.function.role!, wildcardResourceId(this.bucket, '/meetings/*'), 'Put and abort uploads under meetings/ only: one folder per meeting.');
     props.apiKeySecret.grantRead(this.function);
   }
 }

@@ -9,7 +9,7 @@ import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -17,6 +17,7 @@ import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/event
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { PipelineFunction } from './function';
+import { acknowledge, wildcardResourceId } from './nag';
 
 export const WEBHOOK_PATH = '/webhooks';
 
@@ -24,6 +25,8 @@ export const WEBHOOK_PATH = '/webhooks';
 const QUEUE_RETENTION = Duration.days(14);
 
 export interface WebhookIngressProps {
+  /** Where the payload bucket's server access logs go. */
+  accessLogs: IBucket;
   signingSecret: ISecret;
   maxBodyBytes: number;
   secretCacheSeconds: number;
@@ -58,6 +61,8 @@ export class WebhookIngress extends Construct {
       versioned: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: props.removalPolicy,
+      serverAccessLogsBucket: props.accessLogs,
+      serverAccessLogsPrefix: 'payloads/',
       lifecycleRules: [
         { id: 'expire-claim-checks', prefix: CLAIM_CHECK_PREFIX, expiration: props.payloadRetention, noncurrentVersionExpiration: Duration.days(1) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
@@ -97,6 +102,7 @@ export class WebhookIngress extends Construct {
       logRetention: props.logRetention,
       environment,
       onDemandModules: [S3_PUT_OBJECT_MODULE],
+      failureHandling: 'Invoked synchronously by API Gateway: a failure is a 5xx to the service, which retries the delivery.',
     });
     this.eventsQueue.grantSendMessages(this.function);
     this.function.addToRolePolicy(
@@ -108,11 +114,14 @@ export class WebhookIngress extends Construct {
       description: 'Receives meeting assistant webhooks',
       createDefaultStage: false,
     });
-    this.api.addRoutes({
+    const [webhookRoute] = this.api.addRoutes({
       path: WEBHOOK_PATH,
       methods: [HttpMethod.POST],
       integration: new HttpLambdaIntegration('IngressIntegration', this.function),
     });
+    acknowledge(webhookRoute!, 'AwsSolutions-APIG4', 'The meeting assistant service cannot sign requests for IAM; every webhook is authenticated by its HMAC-SHA256 signature, checked before anything is queued.');
+    acknowledge(this.function.role!, wildcardResourceId(this.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`), 'PutObject on the claim-check prefix only: each body gets its own content-addressed key.');
+    acknowledge(this.eventsDeadLetterQueue, 'Serverless-SQSRedrivePolicy', 'This is the dead-letter queue; its messages are re-driven by hand once the cause is fixed (README runbook).');
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,

@@ -28,7 +28,7 @@ import { sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../lambdas/shared/s3-payload-store';
-import { parseConfig } from '../lib/config';
+import { cdkJsonContext, parseConfig } from '../lib/config';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { startSqsS3Emulator } from './emulators/fauxqs';
@@ -100,7 +100,7 @@ function seeded(seed: number): () => number {
 
 /** The launcher definition exactly as the stack synthesizes it (bundling skipped: the code runs in-process here). */
 function synthesizedLauncher() {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
   new MeetingPipelineStack(app, 'Local', { config: parseConfig({ upstreamBaseUrl: 'https://local.invalid/api/v1/' }) });
   return launcherDefinition(app.synth().getStackByName('Local').template as never);
 }

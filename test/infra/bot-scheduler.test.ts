@@ -37,10 +37,10 @@ describe('bot scheduler', () => {
     expect(actionsOf(statements).filter((a) => a.startsWith('states:'))).toEqual(['states:StartExecution', 'states:StopExecution']);
   });
 
-  it('lets the launch function read and update the table and read the API key', () => {
+  it('lets the launch function read and update the table, read the API key and write its logs', () => {
     const statements = functionStatements(template, 'launch-bot');
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:'))).toEqual(
-      ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
+      ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
     );
   });
 });

@@ -21,6 +21,7 @@ describe('configuration', () => {
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,
       launchLeadSeconds: 60,
+      accessLogRetentionDays: 90,
       retainData: true,
     });
   });

@@ -43,7 +43,7 @@ describe('recording archive', () => {
     const statements = functionStatements(template, 'recording-archive');
     expect(wildcardDataActions(statements)).toEqual([]);
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:') && !a.startsWith('sqs:'))).toEqual(
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 's3:AbortMultipartUpload', 's3:PutObject', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
+      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:AbortMultipartUpload', 's3:PutObject', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
     );
   });
 });

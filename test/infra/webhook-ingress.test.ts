@@ -75,13 +75,14 @@ describe('webhook ingress', () => {
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
     });
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    expect(queues.filter((q) => q.Properties.FifoQueue !== true)).toHaveLength(2); // events and its DLQ
+    // Standard queues: events, its DLQ, and the calendar rule's DLQ; the archive queues are FIFO.
+    expect(queues.filter((q) => q.Properties.FifoQueue !== true)).toHaveLength(3);
     expect(queues.every((q) => q.Properties.SqsManagedSseEnabled === true)).toBe(true);
   });
 
   it('denies non-TLS access to every queue', () => {
     const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
-    expect(policies).toHaveLength(4);
+    expect(policies).toHaveLength(5);
     for (const policy of policies) {
       expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
@@ -130,6 +131,8 @@ describe('webhook ingress', () => {
         's3:PutObject',
         'secretsmanager:GetSecretValue',
         'secretsmanager:DescribeSecret',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
       ].sort(),
     );
     const s3Statement = statements.find((s) => [s.Action].flat().includes('s3:PutObject'));
