@@ -54,6 +54,12 @@ export const pipelineConfigSchema = z.object({
   launchLeadSeconds: contextNumber.min(0).max(3600).default(60),
   /** How long S3 server access logs of the data buckets are kept. */
   accessLogRetentionDays: contextNumber.min(1).default(90),
+  /** Optional: an e-mail address subscribed to the alarm topic. */
+  alarmEmail: z.optional(z.email({ message: 'must be an e-mail address' })),
+  /** Alarm when the oldest event on the events queue is older than this. */
+  maxEventAgeSeconds: contextNumber.min(60).default(300),
+  /** Alarm when this many webhooks fail the signature check within 5 minutes. */
+  signatureRejectionThreshold: contextNumber.min(1).default(20),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });

@@ -6,6 +6,7 @@ import type { Construct } from 'constructs';
 import type { PipelineConfig } from './config';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { MeetingsTable } from './meetings-table';
+import { Monitoring } from './monitoring';
 import { RecordingArchive } from './recording-archive';
 import { AccessLogsBucket } from './access-logs';
 import { BotScheduler } from './bot-scheduler';
@@ -23,6 +24,7 @@ export class MeetingPipelineStack extends Stack {
   readonly meetingsTable: TableV2;
   readonly reconciler: Reconciler;
   readonly scheduler: BotScheduler;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
@@ -92,6 +94,29 @@ export class MeetingPipelineStack extends Stack {
       logRetention: config.logRetentionDays,
     });
 
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      api: this.ingress.api,
+      functions: {
+        'webhook-ingress': this.ingress.function,
+        'process-events': this.eventProcessing.function,
+        'recording-archive': this.recordingArchive.function,
+        reconciler: this.reconciler.function,
+        'launch-bot': this.scheduler.launchFunction,
+        schedules: this.scheduler.schedulesFunction,
+      },
+      eventsQueue: this.ingress.eventsQueue,
+      archiveQueue: this.recordingArchive.queue,
+      deadLetterQueues: {
+        EventsDeadLetterQueue: this.ingress.eventsDeadLetterQueue,
+        ArchiveDeadLetterQueue: this.recordingArchive.deadLetterQueue,
+        CalendarEventsDeadLetterQueue: this.scheduler.calendarDeadLetterQueue,
+      },
+      stateMachine: this.scheduler.stateMachine,
+      ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
+      maxEventAgeSeconds: config.maxEventAgeSeconds,
+      signatureRejectionThreshold: config.signatureRejectionThreshold,
+    });
+
     new CfnOutput(this, 'WebhookUrl', {
       value: this.ingress.webhookUrl,
       description: 'Register this URL with the meeting assistant service',
@@ -107,5 +132,7 @@ export class MeetingPipelineStack extends Stack {
       description: 'PUT/GET/DELETE with SigV4 (IAM) authentication',
     });
     new CfnOutput(this, 'LauncherStateMachineArn', { value: this.scheduler.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe your paging to this topic' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
 }

@@ -22,6 +22,8 @@ describe('configuration', () => {
       reconcileMaxMeetings: 50,
       launchLeadSeconds: 60,
       accessLogRetentionDays: 90,
+      maxEventAgeSeconds: 300,
+      signatureRejectionThreshold: 20,
       retainData: true,
     });
   });
