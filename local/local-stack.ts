@@ -54,6 +54,8 @@ export interface LocalStackOptions {
   seed: number;
   /** A line for a person to read (the timeline). */
   print: (line: string) => void;
+  /** Every log call of every handler, as the function's structured log line would carry it. */
+  onLog?: (level: string, message: string, attributes: Record<string, unknown>) => void;
 }
 
 export interface MeetingCheck {
@@ -114,10 +116,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
   const counts = new Map<string, number>();
   const metrics: MetricSink = { record: (name, _unit, value) => void counts.set(name, (counts.get(name) ?? 0) + value) };
-  const quiet = () => undefined;
+  const record = (level: string, message: string, attributes: Record<string, unknown>[]) => options.onLog?.(level, message, Object.assign({}, ...attributes) as Record<string, unknown>);
+  const quiet = (message: string, ...attributes: Record<string, unknown>[]) => record('debug', message, attributes);
   const log: LogSink = {
     debug: quiet,
     info: (message, ...attributes) => {
+      record('info', message, attributes);
       const a = Object.assign({}, ...attributes) as Record<string, unknown>;
       if (message === 'bot launched') options.print(`${stamp()}  ${a.bot_id}  launched for schedule ${a.schedule_id}`);
       if (message === 'meeting archived') options.print(`${stamp()}  ${a.bot_id}  archived: recording ${a.recording_status}, ${a.recording_bytes} bytes`);
@@ -125,8 +129,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         for (const h of a.healed as Array<{ botId: string; from: string; to: string }>) options.print(`${stamp()}  ${h.botId}  reconciler healed ${h.from} → ${h.to} (a webhook was lost)`);
       }
     },
-    warn: quiet,
-    error: (message, ...attributes) => options.print(`${stamp()}  error: ${message} ${JSON.stringify(Object.assign({}, ...attributes))}`),
+    warn: (message, ...attributes) => record('warn', message, attributes),
+    error: (message, ...attributes) => {
+      record('error', message, attributes);
+      options.print(`${stamp()}  error: ${message} ${JSON.stringify(Object.assign({}, ...attributes))}`);
+    },
   };
   const telemetry: Telemetry = { log, metrics };
 

@@ -13,8 +13,11 @@ afterAll(async () => stack?.stop());
 describe('local mode', () => {
   it('schedules, plays, stores and archives 5 meetings exactly, with chaos on', { timeout: 180_000 }, async () => {
     const lines: string[] = [];
+    const logs: string[] = [];
+    const signingSecret = newSigningSecret();
     stack = await startLocalStack({
-      signingSecret: newSigningSecret(),
+      signingSecret,
+      onLog: (level, message, attributes) => logs.push(JSON.stringify({ level, message, ...attributes })),
       chaos: { ...DEFAULT_CHAOS, drop: 0.2 },
       stepMs: 250,
       recordingBytes: 1024 * 1024,
@@ -43,5 +46,12 @@ describe('local mode', () => {
     expect(count('WebhookAccepted')).toBe(stats.delivered);
     expect(count('MeetingArchived')).toBe(5);
     expect(lines.some((line) => line.includes('archived: recording archived'))).toBe(true);
+
+    // Secrets never reach the logs: not the signing secret, not the API key, not a signature.
+    expect(logs.length).toBeGreaterThan(100);
+    const everything = logs.join('\n');
+    expect(everything).toContain('webhook accepted');
+    for (const secret of [signingSecret, Buffer.from(signingSecret, 'base64').toString('hex'), 'local-dev-key']) expect(everything).not.toContain(secret);
+    expect(everything).not.toMatch(/x-webhook-signature|"signature"|Token local/i);
   });
 });
