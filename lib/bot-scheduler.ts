@@ -14,7 +14,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import {
   DefinitionBody,
   Fail,
@@ -34,6 +34,7 @@ import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/sc
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
 import { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
+import { encryptedQueue } from './secure-defaults';
 
 /** Errors worth another try: the service or Lambda was briefly unavailable or busy. */
 export const TRANSIENT_LAUNCH_ERRORS = [
@@ -151,11 +152,7 @@ export class BotScheduler extends Construct {
     });
 
     // Calendar events EventBridge could not deliver after its retries are kept, not lost.
-    this.calendarDeadLetterQueue = new Queue(this, 'CalendarEventsDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
+    this.calendarDeadLetterQueue = encryptedQueue(this, 'CalendarEventsDeadLetterQueue');
     acknowledge(this.calendarDeadLetterQueue, 'Serverless-SQSRedrivePolicy', 'This is the dead-letter queue of the calendar rule; its events are replayed by hand (README runbook).');
     // cdk-nag recognizes DLQs by a queue's redrive policy; an EventBridge target's DLQ has none.
     acknowledge(this.calendarDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue is the calendar rule target\'s dead-letter queue.');

@@ -8,14 +8,15 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
+import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ArchiveEnvironment } from '../lambdas/archive/environment';
 import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
 import { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
+import { dataBucket, encryptedQueue } from './secure-defaults';
 
 /** Long enough to copy a large recording; the queue's visibility is six times this. */
 export const ARCHIVE_TIMEOUT = Duration.minutes(15);
@@ -41,32 +42,19 @@ export class RecordingArchive extends Construct {
   constructor(scope: Construct, id: string, props: RecordingArchiveProps) {
     super(scope, id);
 
-    this.bucket = new Bucket(this, 'RecordingsBucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      versioned: true,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    this.bucket = dataBucket(this, 'RecordingsBucket', {
       removalPolicy: props.removalPolicy,
-      serverAccessLogsBucket: props.accessLogs,
-      serverAccessLogsPrefix: 'recordings/',
+      accessLogs: props.accessLogs,
+      accessLogsPrefix: 'recordings/',
       // Backstop for uploads a crashed function could not abort.
       lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
     });
 
     // FIFO so that SQS drops a repeated job for the same bot (dedup id = bot id) within 5 minutes,
     // and jobs for one bot never run at once (message group = bot id).
-    this.deadLetterQueue = new Queue(this, 'ArchiveDeadLetterQueue', {
+    this.deadLetterQueue = encryptedQueue(this, 'ArchiveDeadLetterQueue', { fifo: QUEUE_SETTINGS.archiveQueueFifo });
+    this.queue = encryptedQueue(this, 'ArchiveQueue', {
       fifo: QUEUE_SETTINGS.archiveQueueFifo,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    this.queue = new Queue(this, 'ArchiveQueue', {
-      fifo: QUEUE_SETTINGS.archiveQueueFifo,
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
       visibilityTimeout: Duration.seconds(ARCHIVE_TIMEOUT.toSeconds() * 6),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount },
     });

@@ -9,20 +9,18 @@ import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type IBucket } from 'aws-cdk-lib/aws-s3';
+import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
+import { dataBucket, encryptedQueue } from './secure-defaults';
 
 export const WEBHOOK_PATH = '/webhooks';
-
-/** SQS's longest retention: a stalled consumer has two weeks before anything expires. */
-const QUEUE_RETENTION = Duration.days(14);
 
 export interface WebhookIngressProps {
   /** Where the payload bucket's server access logs go. */
@@ -54,30 +52,18 @@ export class WebhookIngress extends Construct {
   constructor(scope: Construct, id: string, props: WebhookIngressProps) {
     super(scope, id);
 
-    this.payloadBucket = new Bucket(this, 'PayloadBucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      versioned: true,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    this.payloadBucket = dataBucket(this, 'PayloadBucket', {
       removalPolicy: props.removalPolicy,
-      serverAccessLogsBucket: props.accessLogs,
-      serverAccessLogsPrefix: 'payloads/',
+      accessLogs: props.accessLogs,
+      accessLogsPrefix: 'payloads/',
       lifecycleRules: [
         { id: 'expire-claim-checks', prefix: CLAIM_CHECK_PREFIX, expiration: props.payloadRetention, noncurrentVersionExpiration: Duration.days(1) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });
 
-    this.eventsDeadLetterQueue = new Queue(this, 'EventsDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: QUEUE_RETENTION,
-    });
-    this.eventsQueue = new Queue(this, 'EventsQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: QUEUE_RETENTION,
+    this.eventsDeadLetterQueue = encryptedQueue(this, 'EventsDeadLetterQueue');
+    this.eventsQueue = encryptedQueue(this, 'EventsQueue', {
       maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES,
       // AWS's guidance for Lambda consumers: six times the function timeout.
       visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),

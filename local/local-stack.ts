@@ -13,17 +13,16 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { archiveDependencies, createArchiveHandler } from '../lambdas/archive/adapter';
-import { reconcileMeetings } from '../lambdas/core/reconcile/reconcile-meetings';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
 import { upsertSchedule, type ScheduleDependencies, type ScheduleResult } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
 import { keys } from '../lambdas/core/store/table-layout';
 import type { LogSink, MetricSink, Telemetry } from '../lambdas/core/telemetry';
 import { UpstreamClient } from '../lambdas/core/upstream/client';
-import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
 import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/adapter';
 import { createLaunchTaskHandler } from '../lambdas/launch-bot/adapter';
 import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
+import { reconciler } from '../lambdas/reconciler/adapter';
 import { sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
 import { s3Client } from '../lambdas/shared/s3-client';
@@ -34,10 +33,11 @@ import { startDynamoEmulator } from './emulators/dynalite';
 import { startSqsS3Emulator } from './emulators/fauxqs';
 import { startIngressServer } from './ingress-server';
 import { QueuePoller } from './queue-poller';
-import { createLocalResources, type LocalResources } from './resources';
+import { createLocalResources, localIngressEnvironment, type LocalResources } from './resources';
 import { recordingSha256, SimulatedServiceApi } from './simulator/api-server';
 import { playMeeting, type PlayedMeeting } from './simulator/meeting-player';
 import { WebhookSender, type Chaos } from './simulator/webhook-sender';
+import { seededRandom } from './seeded-random';
 import { launcherDefinition, LocalExecutions } from './step-functions';
 
 export interface LocalStackOptions {
@@ -88,17 +88,6 @@ export interface LocalStack {
 }
 
 const LOCAL_API_KEY = 'local-dev-key';
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The launcher definition exactly as the stack synthesizes it (bundling skipped: the code runs in-process here). */
 function synthesizedLauncher() {
@@ -152,19 +141,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const db = documentClient();
 
   let webhookUrl = '';
-  const random = seeded(options.seed);
+  const random = seededRandom(options.seed);
   const sender = new WebhookSender({ url: () => webhookUrl, signingSecret: options.signingSecret, chaos: options.chaos, random });
   const ingress = await startIngressServer(
     createIngressHandler(
       ingressDependencies(
-        {
-          EVENTS_QUEUE_URL: resources.eventsQueueUrl,
-          PAYLOAD_BUCKET: resources.payloadBucket,
-          SIGNING_SECRET_ID: 'local',
-          MAX_BODY_BYTES: 3 * 1024 * 1024,
-          INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
-          SECRET_CACHE_SECONDS: 60,
-        },
+        localIngressEnvironment(resources),
         { sqs: sqsClient(), payloads: s3PayloadStore(resources.payloadBucket), signingSecret: staticSecret(options.signingSecret) },
         telemetry,
       ),
@@ -226,17 +208,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }, startIn);
   };
 
+  const reconcileRun = reconciler(processing, upstream, telemetry, { staleAfterMs: options.staleAfterMs, maxMeetings: 50 });
   const reconcile = setInterval(() => {
-    reconcileMeetings({
-      table: processing.table,
-      upstream,
-      processing,
-      archive: processing.archive,
-      telemetry,
-      now: Date.now,
-      staleAfterMs: options.staleAfterMs,
-      maxMeetings: 50,
-    }).catch((error: unknown) => options.print(`${stamp()}  reconciler failed: ${String(error)}`));
+    reconcileRun().catch((error: unknown) => options.print(`${stamp()}  reconciler failed: ${String(error)}`));
   }, options.reconcileEveryMs);
 
   const botIdOf = async (scheduleId: string): Promise<string | undefined> => {

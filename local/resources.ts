@@ -7,6 +7,8 @@ import { CreateTableCommand, ResourceInUseException, type CreateTableCommandInpu
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
+import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
+import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
 
 export interface LocalResources {
@@ -83,5 +85,17 @@ export async function createLocalResources(
     archiveQueueUrl: archive.url,
     archiveDeadLetterQueueUrl: archive.deadLetterUrl,
     payloadBucket,
+  };
+}
+
+/** The ingress's environment for local resources (its signing secret comes from local configuration). */
+export function localIngressEnvironment(resources: LocalResources): IngressEnvironment {
+  return {
+    EVENTS_QUEUE_URL: resources.eventsQueueUrl,
+    PAYLOAD_BUCKET: resources.payloadBucket,
+    SIGNING_SECRET_ID: 'local',
+    MAX_BODY_BYTES: 3 * 1024 * 1024,
+    INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
+    SECRET_CACHE_SECONDS: 60,
   };
 }

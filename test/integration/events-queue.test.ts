@@ -6,7 +6,6 @@
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_SETTINGS } from '../../lambdas/core/events/queue-settings';
-import { SQS_MAX_MESSAGE_BYTES } from '../../lambdas/core/events/queued-event';
 import { staticSecret } from '../../lambdas/core/secrets';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
@@ -14,7 +13,7 @@ import { createProcessEventsHandler } from '../../lambdas/process-events/adapter
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payload-store';
 import { QueuePoller } from '../../local/queue-poller';
-import type { LocalResources } from '../../local/resources';
+import { localIngressEnvironment, type LocalResources } from '../../local/resources';
 import { stateChange, transcriptUpdate, webhook } from '../../local/simulator/payloads';
 import type { PyValue } from '../../local/simulator/python-json';
 import { createResources, processDependencies, recordingTelemetry, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
@@ -57,14 +56,7 @@ describe('events queue with the real handlers', () => {
   it('carries signed webhooks from the ingress into the store', async () => {
     const ingress = createIngressHandler(
       ingressDependencies(
-        {
-          EVENTS_QUEUE_URL: resources.eventsQueueUrl,
-          PAYLOAD_BUCKET: resources.payloadBucket,
-          SIGNING_SECRET_ID: 'local',
-          MAX_BODY_BYTES: 3 * 1024 * 1024,
-          INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
-          SECRET_CACHE_SECONDS: 60,
-        },
+        localIngressEnvironment(resources),
         { sqs: sqsClient(), payloads: s3PayloadStore(resources.payloadBucket), signingSecret: staticSecret(secret) },
         silentTelemetry,
       ),

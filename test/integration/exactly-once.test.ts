@@ -9,7 +9,7 @@ import { EventBusyError, processQueuedEvent, type ProcessDependencies, type Queu
 import type { LocalResources } from '../../local/resources';
 import { createResources, processDependencies, queuedMessage, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
 import { randomMeeting } from '../fixtures/random-meeting';
-import { seededRandom } from '../fixtures/seeded-random';
+import { seededRandom } from '../../local/seeded-random';
 import { archiveJobsByBot } from '../fixtures/queues';
 import { botItems } from '../fixtures/store-reader';
 

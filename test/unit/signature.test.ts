@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, compareCodePoints, DuplicateKeyError, NestingTooDeepError } from '../../lambdas/core/signature/canonical-json';
 import { parseSigningSecrets, SigningSecretConfigError, verifySignature } from '../../lambdas/core/signature/verify';
 import { pythonVectors } from '../fixtures/python-vectors';
-import { seededRandom } from '../fixtures/seeded-random';
+import { seededRandom } from '../../local/seeded-random';
 import { dumps, PyFloat, PyInt, SIGNED, WIRE, type PyValue } from '../../local/simulator/python-json';
 
 const vectors = pythonVectors();
