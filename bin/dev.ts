@@ -8,6 +8,7 @@
  *   --once         exit when every meeting is archived: 0 only if each stored meeting matches what was played
  *   --serve        no demo: keep the stack up and print the local webhook URL
  *   --resume       keep the DynamoDB data of the previous run (.local/dynamodb); default: start clean
+ *   --rate-limit N the simulated service answers 429 with Retry-After past N API requests a second
  */
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     resume: { type: 'boolean', default: false },
     'step-ms': { type: 'string', default: '700' },
     'recording-mb': { type: 'string', default: '5' },
+    'rate-limit': { type: 'string' },
   },
 });
 const meetings = Number(values.meetings);
@@ -45,6 +47,7 @@ const stack = await startLocalStack({
   reconcileEveryMs: 2_000,
   staleAfterMs: 5_000,
   seed: Date.now() % 1_000_000,
+  ...(values['rate-limit'] !== undefined && { rateLimitPerSecond: Number(values['rate-limit']) }),
   print: (line) => console.log(line),
 });
 console.log(`  webhook URL       ${stack.webhookUrl}`);

@@ -54,6 +54,8 @@ export interface LocalStackOptions {
   seed: number;
   /** A line for a person to read (the timeline). */
   print: (line: string) => void;
+  /** The simulated service answers 429 (Retry-After) past this many API requests per second. */
+  rateLimitPerSecond?: number;
   /** Every log call of every handler, as the function's structured log line would carry it. */
   onLog?: (level: string, message: string, attributes: Record<string, unknown>) => void;
 }
@@ -137,6 +139,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const service = new SimulatedServiceApi();
   const apiBaseUrl = await service.start();
   service.apiKeys.set(LOCAL_API_KEY, 'all');
+  service.rateLimitPerSecond = options.rateLimitPerSecond;
   const upstream = new UpstreamClient({ baseUrl: apiBaseUrl, apiKey: async () => LOCAL_API_KEY, telemetry });
   const db = documentClient();
 

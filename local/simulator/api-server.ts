@@ -66,6 +66,9 @@ export class SimulatedServiceApi {
   readonly apiKeys = new Map<string, Set<Scope> | 'all'>();
   readonly requests: Array<{ method: string; path: string; authorization: string | undefined }> = [];
   faults: Fault[] = [];
+  /** Optional: at most this many API requests per key per second; more get 429 with Retry-After. */
+  rateLimitPerSecond: number | undefined;
+  private readonly windows = new Map<string, { second: number; count: number }>();
   pageSize = 25;
   recordingLinkLifetimeMs = 30 * 60 * 1000;
   now: () => number = Date.now;
@@ -119,6 +122,18 @@ export class SimulatedServiceApi {
     return bot;
   }
 
+  private overRateLimit(key: string): boolean {
+    if (this.rateLimitPerSecond === undefined) return false;
+    const second = Math.floor(this.now() / 1000);
+    const window = this.windows.get(key);
+    if (window === undefined || window.second !== second) {
+      this.windows.set(key, { second, count: 1 });
+      return false;
+    }
+    window.count++;
+    return window.count > this.rateLimitPerSecond;
+  }
+
   /** A download link for the bot's recording, valid for the link lifetime from now. */
   recordingLink(botId: string): string {
     const expires = this.now() + this.recordingLinkLifetimeMs;
@@ -155,6 +170,11 @@ export class SimulatedServiceApi {
     const scopes = key === undefined ? undefined : this.apiKeys.get(key);
     if (scopes === undefined) return this.json(response, 401, { detail: 'Invalid token.' });
 
+    if (this.overRateLimit(key!)) {
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+      response.end(JSON.stringify({ error: 'Rate limit exceeded.' }));
+      return;
+    }
     const path = url.pathname.slice('/api/v1/'.length).replace(/\/$/, '');
     const need = (scope: Scope): boolean => {
       if (scopes === 'all' || scopes.has(scope)) return true;

@@ -67,6 +67,20 @@ describe('upstream REST client against the simulated service', () => {
     expect(metrics.filter((m) => m.name === 'UpstreamRateLimited')).toHaveLength(2);
   });
 
+  it('waits out the service\'s rate limit (real 429s with Retry-After) and gets every answer', async () => {
+    const bot = service.addBot();
+    service.rateLimitPerSecond = 2;
+    try {
+      // Real sleeps here: the limit resets each second.
+      const patient = client({ sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), maxAttempts: 6 });
+      const answers = await Promise.all(Array.from({ length: 5 }, () => patient.getBot(bot.id)));
+      expect(answers.map((a) => a.id)).toEqual(Array(5).fill(bot.id));
+      expect(service.requests.length).toBeGreaterThan(5); // some were refused with 429 first
+    } finally {
+      service.rateLimitPerSecond = undefined;
+    }
+  });
+
   it('gives up with RateLimitedError when Retry-After is longer than it will wait', async () => {
     service.faults.push({ path: /\/bots/, times: 1, status: 429, headers: { 'retry-after': '600' } });
     const error = await client().listBots().catch((e: unknown) => e);
