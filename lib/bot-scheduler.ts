@@ -33,7 +33,7 @@ import { Construct } from 'constructs';
 import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/schedule/calendar-events';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
 import { PipelineFunction } from './function';
-import { acknowledge, wildcardResourceId } from './nag';
+import { acknowledge, executionsWildcardId, wildcardResourceId } from './nag';
 import { encryptedQueue } from './secure-defaults';
 
 /** Errors worth another try: the service or Lambda was briefly unavailable or busy. */
@@ -137,10 +137,9 @@ export class BotScheduler extends Construct {
       new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
     );
     this.stateMachine.grantStartExecution(this.schedulesFunction);
-    this.schedulesFunction.addToRolePolicy(
-      new PolicyStatement({ actions: ['states:StopExecution'], resources: [`${this.stateMachine.stateMachineArn.replace(':stateMachine:', ':execution:')}:*`] }),
-    );
-    acknowledge(this.schedulesFunction.role!, wildcardResourceId(this.stateMachine, ':*', ''), 'StopExecution on this state machine\'s executions only (one per schedule version).');
+    // On this state machine's executions (arn:…:execution:<name>:*), built by CDK: the ARN is a token at synth time.
+    this.stateMachine.grantExecution(this.schedulesFunction, 'states:StopExecution');
+    acknowledge(this.schedulesFunction.role!, executionsWildcardId(this.stateMachine), 'StopExecution on this state machine\'s executions only (one per schedule version).');
     acknowledge(this.stateMachine.role, wildcardResourceId(this.launchFunction, ':*'), 'Invoking the launch function\'s versions and aliases, as CDK grants for a Lambda task.');
     acknowledge(this.stateMachine.role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray tracing and CloudWatch Logs delivery for state machine logging support no resource-level permissions.');
 

@@ -35,6 +35,10 @@ describe('bot scheduler', () => {
     const statements = functionStatements(template, 'schedules');
     expect(wildcardDataActions(statements)).toEqual([]);
     expect(actionsOf(statements).filter((a) => a.startsWith('states:'))).toEqual(['states:StartExecution', 'states:StopExecution']);
+    // Executions have their own ARN form: arn:…:states:<region>:<account>:execution:<state machine name>:<execution name>.
+    const stop = statements.find((s) => actionsOf([s]).includes('states:StopExecution'));
+    expect(JSON.stringify(stop?.Resource)).toMatch(/:states:.*:execution:.*Fn::Select.*:\*"/);
+    expect(JSON.stringify(stop?.Resource)).not.toContain(':stateMachine:');
   });
 
   it('lets the launch function read and update the table, read the API key and write its logs', () => {
