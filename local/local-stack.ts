@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { archiveDependencies, createArchiveHandler } from '../lambdas/archive/adapter';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
@@ -34,7 +34,8 @@ import { startSqsS3Emulator } from './emulators/fauxqs';
 import { startIngressServer } from './ingress-server';
 import { QueuePoller } from './queue-poller';
 import { createLocalResources, localIngressEnvironment, type LocalResources } from './resources';
-import { recordingSha256, SimulatedServiceApi } from './simulator/api-server';
+import { checkMeetings, type MeetingCheck } from './meeting-check';
+import { SimulatedServiceApi } from './simulator/api-server';
 import { playMeeting, type PlayedMeeting } from './simulator/meeting-player';
 import { WebhookSender, type Chaos } from './simulator/webhook-sender';
 import { seededRandom } from './seeded-random';
@@ -60,17 +61,8 @@ export interface LocalStackOptions {
   onLog?: (level: string, message: string, attributes: Record<string, unknown>) => void;
 }
 
-export interface MeetingCheck {
-  botId: string;
-  scheduleId: string;
-  ok: boolean;
-  problems: string[];
-  state: string | undefined;
-  utterances: number;
-  participants: number;
-  summary: string | undefined;
-  recording: { key: string; bytes: number; sha256: string } | undefined;
-}
+
+export type { MeetingCheck };
 
 export interface LocalStack {
   /** Time since the stack started, as the timeline prints it. */
@@ -221,47 +213,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     return Item?.botId as string | undefined;
   };
 
-  const check = async (scheduleIds: string[]): Promise<MeetingCheck[]> => {
-    const results: MeetingCheck[] = [];
-    for (const scheduleId of scheduleIds) {
-      const botId = (await botIdOf(scheduleId)) ?? '(not launched)';
-      const meeting = played.get(botId);
-      const { Item } = await db.send(new GetCommand({ TableName: resources.tableName, Key: keys.meeting(botId), ConsistentRead: true }));
-      const items = async (prefix: string) =>
-        (await db.send(new QueryCommand({ TableName: resources.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.bot(botId), ':p': prefix }, ConsistentRead: true }))).Items ?? [];
-      const utterances = await items('UTT#');
-      const participants = await items('PART#');
-      const archive = Item?.archive as { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } } | undefined;
-      const problems: string[] = [];
-      if (meeting === undefined) problems.push('the simulated service never played this meeting');
-      else {
-        if (Item?.state !== meeting.finalState) problems.push(`state is ${Item?.state}, played ${meeting.finalState}`);
-        if (Item?.summary !== meeting.summary) problems.push(`summary is ${JSON.stringify(Item?.summary)}, played ${JSON.stringify(meeting.summary)}`);
-        const stored = new Map(utterances.map((u) => [`${u.timestampMs}/${u.speakerUuid}`, u.text]));
-        for (const line of meeting.utterances) {
-          if (stored.get(`${line.timestampMs}/${line.speakerUuid}`) !== line.text) problems.push(`utterance at ${line.timestampMs} ms by ${line.speakerName} is missing or wrong`);
-        }
-        if (utterances.length !== meeting.utterances.length) problems.push(`${utterances.length} utterances stored, ${meeting.utterances.length} played`);
-        const names = new Map(participants.map((p) => [p.participantUuid, p.name]));
-        for (const person of meeting.participants) if (names.get(person.uuid) !== person.name) problems.push(`participant ${person.name} is missing or misnamed`);
-        if (participants.length !== meeting.participants.length) problems.push(`${participants.length} participants stored, ${meeting.participants.length} played`);
-        const expectedSha = recordingSha256(meeting.recording.seed, meeting.recording.size);
-        if (archive?.recording?.sha256 !== expectedSha) problems.push(`recording checksum ${archive?.recording?.sha256 ?? 'missing'} ≠ played ${expectedSha}`);
-      }
-      results.push({
-        botId,
-        scheduleId,
-        ok: problems.length === 0,
-        problems,
-        state: Item?.state as string | undefined,
-        utterances: utterances.length,
-        participants: participants.length,
-        summary: Item?.summary as string | undefined,
-        recording: archive?.recording,
-      });
-    }
-    return results;
-  };
+  const check = (scheduleIds: string[]) => checkMeetings(scheduleIds, { db, tableName: resources.tableName, played, botIdOf });
 
   return {
     stamp,

@@ -1,0 +1,70 @@
+/**
+ * Local mode's verdict: does each stored meeting equal what the simulated service
+ * played? State, summary, every utterance and participant, and the archived
+ * recording's checksum.
+ */
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../lambdas/core/store/table-layout';
+import { recordingSha256 } from './simulator/api-server';
+import type { PlayedMeeting } from './simulator/meeting-player';
+
+export interface MeetingCheck {
+  botId: string;
+  scheduleId: string;
+  ok: boolean;
+  problems: string[];
+  state: string | undefined;
+  utterances: number;
+  participants: number;
+  summary: string | undefined;
+  recording: { key: string; bytes: number; sha256: string } | undefined;
+}
+
+export interface CheckSources {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  played: Map<string, PlayedMeeting>;
+  botIdOf(scheduleId: string): Promise<string | undefined>;
+}
+
+export async function checkMeetings(scheduleIds: string[], { db, tableName, played, botIdOf }: CheckSources): Promise<MeetingCheck[]> {
+  const results: MeetingCheck[] = [];
+  for (const scheduleId of scheduleIds) {
+    const botId = (await botIdOf(scheduleId)) ?? '(not launched)';
+    const meeting = played.get(botId);
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.meeting(botId), ConsistentRead: true }));
+    const items = async (prefix: string) =>
+      (await db.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.bot(botId), ':p': prefix }, ConsistentRead: true }))).Items ?? [];
+    const utterances = await items('UTT#');
+    const participants = await items('PART#');
+    const archive = Item?.archive as { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } } | undefined;
+    const problems: string[] = [];
+    if (meeting === undefined) problems.push('the simulated service never played this meeting');
+    else {
+      if (Item?.state !== meeting.finalState) problems.push(`state is ${Item?.state}, played ${meeting.finalState}`);
+      if (Item?.summary !== meeting.summary) problems.push(`summary is ${JSON.stringify(Item?.summary)}, played ${JSON.stringify(meeting.summary)}`);
+      const stored = new Map(utterances.map((u) => [`${u.timestampMs}/${u.speakerUuid}`, u.text]));
+      for (const line of meeting.utterances) {
+        if (stored.get(`${line.timestampMs}/${line.speakerUuid}`) !== line.text) problems.push(`utterance at ${line.timestampMs} ms by ${line.speakerName} is missing or wrong`);
+      }
+      if (utterances.length !== meeting.utterances.length) problems.push(`${utterances.length} utterances stored, ${meeting.utterances.length} played`);
+      const names = new Map(participants.map((p) => [p.participantUuid, p.name]));
+      for (const person of meeting.participants) if (names.get(person.uuid) !== person.name) problems.push(`participant ${person.name} is missing or misnamed`);
+      if (participants.length !== meeting.participants.length) problems.push(`${participants.length} participants stored, ${meeting.participants.length} played`);
+      const expectedSha = recordingSha256(meeting.recording.seed, meeting.recording.size);
+      if (archive?.recording?.sha256 !== expectedSha) problems.push(`recording checksum ${archive?.recording?.sha256 ?? 'missing'} ≠ played ${expectedSha}`);
+    }
+    results.push({
+      botId,
+      scheduleId,
+      ok: problems.length === 0,
+      problems,
+      state: Item?.state as string | undefined,
+      utterances: utterances.length,
+      participants: participants.length,
+      summary: Item?.summary as string | undefined,
+      recording: archive?.recording,
+    });
+  }
+  return results;
+}
