@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { Node } from 'constructs';
+import { API_PATH_SUFFIX } from '../lambdas/core/upstream/contract';
 
 /** Retention periods CloudWatch Logs accepts. */
 const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
@@ -22,7 +23,7 @@ export const pipelineConfigSchema = z.object({
   upstreamBaseUrl: z
     .url({ message: 'must be a URL, e.g. https://meetings.example.com/api/v1/' })
     .refine((url) => url.startsWith('https://'), { message: 'must use https://' })
-    .refine((url) => url.endsWith('/api/v1/'), { message: 'must end in /api/v1/ (the service\'s versioned API root, with the trailing slash)' }),
+    .refine((url) => url.endsWith(API_PATH_SUFFIX), { message: `must end in ${API_PATH_SUFFIX} (the service's versioned API root, with the trailing slash)` }),
   apiKeySecretName: z.string().min(1).default('meeting-pipeline/api-key'),
   signingSecretName: z.string().min(1).default('meeting-pipeline/webhook-signing-secret'),
   logRetentionDays: contextNumber

@@ -15,6 +15,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
+import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/contract';
 import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
@@ -82,8 +83,8 @@ export class WebhookIngress extends Construct {
       entry: 'lambdas/ingress/handler.ts',
       description: 'Verifies signed meeting assistant webhooks and queues them',
       serviceName: 'webhook-ingress',
-      // The service gives up on a delivery after 10 s; answer well inside that.
-      timeout: Duration.seconds(8),
+      // The service gives up on a delivery after its deadline; answer well inside it.
+      timeout: Duration.millis(WEBHOOK_RESPONSE_DEADLINE_MS - 2_000),
       memorySize: 1024,
       logRetention: props.logRetention,
       environment,

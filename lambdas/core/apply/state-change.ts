@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveQueue } from '../events/archive-job';
 import type { StateChangeData } from '../upstream/contract';
 import { writeIfCondition } from '../store/dynamo';
-import { GSI, keys } from '../store/table-layout';
+import { GSI, keys, padMicros } from '../store/table-layout';
 import { jsonText, type ApplyContext } from './context';
 import { ARCHIVABLE_STATES, isoToMicros, stateOrderKey } from './state-order';
 
@@ -41,7 +41,7 @@ export async function applyStateChange(ctx: ApplyContext, data: StateChangeData,
   );
 
   const order = stateOrderKey(data.new_state, createdAtMicros);
-  const byTime = `${String(createdAtMicros).padStart(17, '0')}#${ctx.botId}`;
+  const byTime = `${padMicros(createdAtMicros)}#${ctx.botId}`;
   const stateApplied = await writeIfCondition(() =>
     db.send(
       new UpdateCommand({

@@ -10,6 +10,7 @@
  *  3. otherwise the later `created_at` wins; at equal times, the state further
  *     along the lifecycle (its rank) wins, then the state name.
  */
+import { MAX_MICROS, padMicros } from '../store/table-layout';
 import { BOT_STATES, FINAL_BOT_STATES, type BotState } from '../upstream/contract';
 
 /** Lifecycle position: states at equal times order by it. Unknown states rank lowest. */
@@ -39,8 +40,6 @@ export const isFinalState = (state: string): boolean => (FINAL_BOT_STATES as rea
 /** States whose arrival means the meeting is over and its recording can be archived. */
 export const ARCHIVABLE_STATES: readonly string[] = ['ended', 'fatal_error'];
 
-const MICROS_DIGITS = 17;
-const MAX_MICROS = 10 ** MICROS_DIGITS - 1;
 
 /** ISO 8601 with zone (`...Z`, `...+00:00`, up to microseconds) to epoch microseconds. */
 export function isoToMicros(iso: string): number {
@@ -56,5 +55,5 @@ export function stateOrderKey(state: string, createdAtMicros: number): string {
   const tier = state === 'data_deleted' ? 2 : isFinalState(state) ? 1 : 0;
   const time = tier === 1 ? MAX_MICROS - createdAtMicros : createdAtMicros;
   const rank = isBotState(state) ? RANK[state] : 0;
-  return `${tier}|${String(time).padStart(MICROS_DIGITS, '0')}|${String(rank).padStart(2, '0')}|${state}`;
+  return `${tier}|${padMicros(time)}|${String(rank).padStart(2, '0')}|${state}`;
 }

@@ -55,6 +55,12 @@ export interface IngressDependencies {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+const SIGNATURE_PROBLEMS = {
+  'missing-signature': 'The X-Webhook-Signature header is missing.',
+  'malformed-signature': 'The X-Webhook-Signature header is not a base64 HMAC-SHA256 digest.',
+  'signature-mismatch': 'The X-Webhook-Signature header does not match the body for any active signing secret.',
+} as const;
+
 export async function acceptWebhook(delivery: WebhookDelivery, deps: IngressDependencies): Promise<WebhookOutcome> {
   const outcome = await decide(delivery, deps);
   report(outcome, delivery.body.length, deps.telemetry);
@@ -68,7 +74,7 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
   }
   if (body.length === 0) return reject(400, 'empty-body', 'The body is empty; expected a JSON webhook envelope.');
   if (delivery.signature === undefined || delivery.signature.trim() === '') {
-    return reject(401, 'missing-signature', 'The X-Webhook-Signature header is missing.');
+    return reject(401, 'missing-signature', SIGNATURE_PROBLEMS['missing-signature']);
   }
 
   let text: string;
@@ -103,14 +109,7 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
     if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);
     throw error;
   }
-  if (!check.ok) {
-    const messages = {
-      'missing-signature': 'The X-Webhook-Signature header is missing.',
-      'malformed-signature': 'The X-Webhook-Signature header is not a base64 HMAC-SHA256 digest.',
-      'signature-mismatch': 'The X-Webhook-Signature header does not match the body for any active signing secret.',
-    } as const;
-    return reject(401, check.reason, messages[check.reason]);
-  }
+  if (!check.ok) return reject(401, check.reason, SIGNATURE_PROBLEMS[check.reason]);
 
   const envelope = parseWebhookEnvelope(parsed);
   if (!envelope.ok) {

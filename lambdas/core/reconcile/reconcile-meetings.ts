@@ -7,11 +7,11 @@
  * with no archive record get an archive job. Work per run is bounded.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { isFinalState } from '../apply/state-order';
+import { ARCHIVABLE_STATES, isFinalState } from '../apply/state-order';
 import type { ArchiveQueue } from '../events/archive-job';
 import { processQueuedEvent, type ProcessDependencies } from '../events/process-event';
 import type { TableAccess } from '../store/dynamo';
-import { GSI, keys } from '../store/table-layout';
+import { GSI, keys, padMicros } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import { NotFoundError, UnauthorizedError, type UpstreamClient } from '../upstream/client';
 import { BOT_STATES, type Bot } from '../upstream/contract';
@@ -43,11 +43,10 @@ interface StoredMeeting {
 }
 
 const NON_FINAL_STATES = BOT_STATES.filter((state) => !isFinalState(state));
-const ARCHIVABLE = ['ended', 'fatal_error'];
 
 export async function reconcileMeetings(deps: ReconcileDependencies): Promise<ReconcileReport> {
   const report: ReconcileReport = { checked: 0, healed: [], missing: [], failures: [], archiveJobs: [] };
-  const cutoff = String((deps.now() - deps.staleAfterMs) * 1000).padStart(17, '0');
+  const cutoff = padMicros((deps.now() - deps.staleAfterMs) * 1000);
 
   const stale = await staleMeetings(deps.table, NON_FINAL_STATES, cutoff, deps.maxMeetings, false);
   for (const meeting of stale) {
@@ -66,7 +65,7 @@ export async function reconcileMeetings(deps: ReconcileDependencies): Promise<Re
     report.healed.push({ botId: meeting.botId, from: meeting.state, to: bot.state });
   }
 
-  for (const meeting of await staleMeetings(deps.table, ARCHIVABLE, cutoff, deps.maxMeetings, true)) {
+  for (const meeting of await staleMeetings(deps.table, ARCHIVABLE_STATES, cutoff, deps.maxMeetings, true)) {
     await deps.archive.send({ bot_id: meeting.botId, reason: meeting.state });
     report.archiveJobs.push(meeting.botId);
   }

@@ -52,7 +52,7 @@ export const keys = {
   meeting: (botId: string) => ({ pk: keys.bot(botId), sk: MEETING_SK }),
   stateChange: (botId: string, createdAtMicros: number, idempotencyKey: string) => ({
     pk: keys.bot(botId),
-    sk: `STATE#${String(createdAtMicros).padStart(MICROS_DIGITS, '0')}#${idempotencyKey}`,
+    sk: `STATE#${padMicros(createdAtMicros)}#${idempotencyKey}`,
   }),
   utterance: (botId: string, timestampMs: number, speakerUuid: string) => ({
     pk: keys.bot(botId),
@@ -78,3 +78,9 @@ export const SK_PREFIX = {
 
 /** Zero-padded so string order is numeric order; used in version strings. */
 export const padMs = (ms: number): string => String(ms).padStart(MS_DIGITS, '0');
+
+/** Epoch microseconds zero-padded so string order is time order (sort keys, state order, cutoffs). */
+export const padMicros = (micros: number): string => String(micros).padStart(MICROS_DIGITS, '0');
+
+/** The largest microsecond count padMicros renders. */
+export const MAX_MICROS = 10 ** MICROS_DIGITS - 1;

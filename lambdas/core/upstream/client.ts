@@ -7,6 +7,7 @@
 import * as z from 'zod/mini';
 import { METRICS, silentTelemetry, type Telemetry } from '../telemetry';
 import {
+  API_PATH_SUFFIX,
   API_PATHS,
   AUTHORIZATION_SCHEME,
   pageSchema,
@@ -89,7 +90,7 @@ export class UpstreamClient {
 
   constructor(options: UpstreamClientOptions) {
     this.base = new URL(options.baseUrl);
-    if (!this.base.pathname.endsWith('/api/v1/')) throw new Error(`base URL must end in /api/v1/: ${options.baseUrl}`);
+    if (!this.base.pathname.endsWith(API_PATH_SUFFIX)) throw new Error(`base URL must end in ${API_PATH_SUFFIX}: ${options.baseUrl}`);
     this.options = {
       timeoutMs: 10_000,
       maxAttempts: 4,

@@ -238,7 +238,6 @@ export type Bot = z.infer<RestSchemas['bot']>;
 export type RecordingLink = z.infer<RestSchemas['recordingLink']>;
 export type Participant = z.infer<RestSchemas['participant']>;
 export type TranscriptLine = TranscriptUpdateData;
-export const RECORDING_LINK_LIFETIME_MS = 30 * 60 * 1000;
 
 /** Cursor paging: `next` is the URL of the next page, or null on the last. */
 export function pageSchema<T extends z.ZodMiniType>(item: T) {
