@@ -5,10 +5,10 @@
  * in memory), so peak RSS is the archiver's own.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import { build } from 'esbuild';
 import { recordingChunks, recordingSha256 } from '../local/simulator/api-server';
 import { fmt, verdict } from './stats';
@@ -18,12 +18,23 @@ const OUT = join(process.cwd(), 'bench', 'out');
 
 async function bundled(name: string): Promise<string> {
   const outfile = join(OUT, `${name}.mjs`);
-  await build({ entryPoints: [join(process.cwd(), 'bench', 'processes', `${name}.ts`)], outfile, bundle: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent' });
+  await build({
+    entryPoints: [join(process.cwd(), 'bench', 'processes', `${name}.ts`)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'silent',
+  });
   return outfile;
 }
 
 async function runOnce(script: string, env: Record<string, string>): Promise<Record<string, number | string>> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number];
@@ -32,8 +43,13 @@ async function runOnce(script: string, env: Record<string, string>): Promise<Rec
 }
 
 export async function benchArchive(): Promise<string[]> {
-  const [servicesScript, archiveScript, directScript] = await Promise.all(['archive-services', 'archive-run', 'direct-upload'].map(bundled));
-  const services = spawn(process.execPath, [servicesScript!], { env: { ...process.env, BENCH_RECORDING_BYTES: String(SIZE) }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const [servicesScript, archiveScript, directScript] = await Promise.all(
+    ['archive-services', 'archive-run', 'direct-upload'].map(bundled),
+  );
+  const services = spawn(process.execPath, [servicesScript!], {
+    env: { ...process.env, BENCH_RECORDING_BYTES: String(SIZE) },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const dir = mkdtempSync(join(tmpdir(), 'bench-archive-'));
   try {
     const [line] = (await once(services.stdout, 'data')) as [Buffer];
@@ -48,7 +64,8 @@ export async function benchArchive(): Promise<string[]> {
 
     const archive = await runOnce(archiveScript!, { ...setup.env, BENCH_SETUP: line.toString().trim() });
     const direct = await runOnce(directScript!, { ...setup.env, BENCH_FILE: file, BENCH_BUCKET: setup.bucket });
-    if (archive.sha256 !== recordingSha256(setup.seed, SIZE)) throw new Error('archived recording checksum does not match');
+    if (archive.sha256 !== recordingSha256(setup.seed, SIZE))
+      throw new Error('archived recording checksum does not match');
 
     const mbps = (result: Record<string, number | string>) => SIZE / 1024 ** 2 / Number(result.seconds);
     const ratio = mbps(archive) / mbps(direct);

@@ -7,9 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { BUNDLING, onDemandBundleCommand, onDemandFileName } from '../lib/function';
 import { bundleLikeDeployed } from '../local/bundle-like-deployed';
-import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { fmt, median, verdict } from './stats';
 
 // npm runs scripts from the project root.
@@ -36,7 +36,10 @@ const INIT_ENV = {
 
 function initMs(file: string): number {
   const script = `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, ...INIT_ENV }, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    env: { ...process.env, ...INIT_ENV },
+    encoding: 'utf8',
+  });
   return Number(out.trim().split('\n').at(-1));
 }
 

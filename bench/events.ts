@@ -4,7 +4,7 @@
  * the DynamoDB writes each trigger costs.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { processQueuedEvent, type QueuedMessage } from '../lambdas/core/events/process-event';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { processEventsDependencies } from '../lambdas/process-events/adapter';
@@ -15,7 +15,7 @@ import { startDynamoEmulatorProcess } from '../local/emulators/dynalite';
 import { startSqsS3Emulator } from '../local/emulators/fauxqs';
 import { createLocalResources, type LocalResources } from '../local/resources';
 import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate } from '../local/simulator/payloads';
-import { dumps, WIRE, type PyValue } from '../local/simulator/python-json';
+import { dumps, type PyValue, WIRE } from '../local/simulator/python-json';
 import { fmt, median, verdict } from './stats';
 
 const CONCURRENCY = 16;
@@ -25,7 +25,11 @@ const ROUNDS = 3;
 const WRITE_COMMANDS = new Set(['PutCommand', 'UpdateCommand', 'DeleteCommand', 'PutItemCommand', 'UpdateItemCommand']);
 
 /** Counts the write commands sent through a document client. */
-function countingWrites(client: DynamoDBDocumentClient): { client: DynamoDBDocumentClient; writes: () => number; reset: () => void } {
+function countingWrites(client: DynamoDBDocumentClient): {
+  client: DynamoDBDocumentClient;
+  writes: () => number;
+  reset: () => void;
+} {
   let writes = 0;
   const send = client.send.bind(client) as (command: { constructor: { name: string } }) => Promise<unknown>;
   const counted = Object.create(client) as DynamoDBDocumentClient;
@@ -40,7 +44,10 @@ function message(payload: { [key: string]: PyValue }, index: number): QueuedMess
   return {
     messageId: `m${index}`,
     body: dumps(payload, WIRE),
-    attributes: { received_at: new Date(Date.parse('2026-11-20T10:00:00Z') + index).toISOString(), body_location: 'inline' },
+    attributes: {
+      received_at: new Date(Date.parse('2026-11-20T10:00:00Z') + index).toISOString(),
+      body_location: 'inline',
+    },
   };
 }
 
@@ -58,7 +65,18 @@ async function inParallel<T>(items: T[], worker: (item: T) => Promise<unknown>):
 function transcriptEvents(round: number): QueuedMessage[] {
   return Array.from({ length: EVENTS }, (_, i) =>
     message(
-      transcriptUpdate(`bot_bench${round}_${i % 50}`, { speakerName: 'Ada', speakerUuid: `s${i % 3}`, isHost: false, timestampMs: i * 1000, durationMs: 900, text: `utterance ${i}` }, { idempotencyKey: `r${round}-e${i}` }),
+      transcriptUpdate(
+        `bot_bench${round}_${i % 50}`,
+        {
+          speakerName: 'Ada',
+          speakerUuid: `s${i % 3}`,
+          isHost: false,
+          timestampMs: i * 1000,
+          durationMs: 900,
+          text: `utterance ${i}`,
+        },
+        { idempotencyKey: `r${round}-e${i}` },
+      ),
       i,
     ),
   );
@@ -74,7 +92,13 @@ export async function benchEvents(): Promise<string[]> {
     );
     const counting = countingWrites(documentClient());
     const deps = processEventsDependencies(
-      { TABLE_NAME: resources.tableName, ARCHIVE_QUEUE_URL: resources.archiveQueueUrl, PAYLOAD_BUCKET: resources.payloadBucket, DEDUP_RETENTION_DAYS: 7, LEASE_SECONDS: 60 },
+      {
+        TABLE_NAME: resources.tableName,
+        ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
+        PAYLOAD_BUCKET: resources.payloadBucket,
+        DEDUP_RETENTION_DAYS: 7,
+        LEASE_SECONDS: 60,
+      },
       { db: counting.client, sqs: sqsClient(), s3: s3Client() },
       silentTelemetry,
     );
@@ -85,7 +109,13 @@ export async function benchEvents(): Promise<string[]> {
     for (let round = 0; round < ROUNDS; round++) {
       const events = transcriptEvents(round);
       const put = (key: string, item: Record<string, unknown>) =>
-        raw.send(new PutCommand({ TableName: resources.tableName, Item: { pk: key, sk: 'RAW', ...item }, ConditionExpression: 'attribute_not_exists(pk)' }));
+        raw.send(
+          new PutCommand({
+            TableName: resources.tableName,
+            Item: { pk: key, sk: 'RAW', ...item },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
       rawRates.push(await inParallel(events, (m) => put(`raw-${round}-${m.messageId}`, { n: 1 })));
       rawBodyRates.push(await inParallel(events, (m) => put(`rawbody-${round}-${m.messageId}`, { body: m.body })));
       consumerRates.push(await inParallel(events, (m) => processQueuedEvent(m, deps)));
@@ -95,11 +125,47 @@ export async function benchEvents(): Promise<string[]> {
     const bot = 'bot_writes';
     const t = Date.parse('2026-11-20T10:00:00Z') * 1000;
     const samples: Array<[string, { [key: string]: PyValue }]> = [
-      ['transcript.update', transcriptUpdate(bot, { speakerName: 'A', speakerUuid: 's', isHost: false, timestampMs: 1, durationMs: 1, text: 'x' })],
+      [
+        'transcript.update',
+        transcriptUpdate(bot, {
+          speakerName: 'A',
+          speakerUuid: 's',
+          isHost: false,
+          timestampMs: 1,
+          durationMs: 1,
+          text: 'x',
+        }),
+      ],
       ['summary.update', summaryUpdate(bot, 'Summary.')],
-      ['participant join', participantJoinLeave(bot, { id: 'pe1', name: 'G', uuid: 'p', isHost: false, eventType: 'join', timestampMs: 5 })],
-      ['state change', stateChange(bot, { oldState: 'joining', newState: 'joined_recording', eventType: 'joined', createdAtMicros: t })],
-      ['state change to ended', stateChange(bot, { oldState: 'post_processing', newState: 'ended', eventType: 'done', createdAtMicros: t + 9e6 })],
+      [
+        'participant join',
+        participantJoinLeave(bot, {
+          id: 'pe1',
+          name: 'G',
+          uuid: 'p',
+          isHost: false,
+          eventType: 'join',
+          timestampMs: 5,
+        }),
+      ],
+      [
+        'state change',
+        stateChange(bot, {
+          oldState: 'joining',
+          newState: 'joined_recording',
+          eventType: 'joined',
+          createdAtMicros: t,
+        }),
+      ],
+      [
+        'state change to ended',
+        stateChange(bot, {
+          oldState: 'post_processing',
+          newState: 'ended',
+          eventType: 'done',
+          createdAtMicros: t + 9e6,
+        }),
+      ],
     ];
     const writeLines: string[] = [];
     for (const [name, payload] of samples) {

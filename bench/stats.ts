@@ -2,7 +2,9 @@
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** Runs `fn` for `iterations` per round and returns the median ops/s over `rounds`. */
@@ -18,7 +20,8 @@ export function opsPerSecond(fn: () => void, iterations: number, rounds: number)
   return median(rates);
 }
 
-export const fmt = (value: number, digits = 0): string => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const fmt = (value: number, digits = 0): string =>
+  value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 export function verdict(ratio: number, goal: number, lowerIsBetter = true): string {
   const met = lowerIsBetter ? ratio <= goal : ratio >= goal;

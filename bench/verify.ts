@@ -33,7 +33,8 @@ function transcriptEnvelopeOfSize(targetBytes: number, secret: string, sentence:
 
 const UTTERANCES = {
   // English speech: an occasional typographic character, escaped on the wire as \uXXXX.
-  english: 'Okay, so the plan is to ship the billing migration on Thursday after the review, and we keep the old path behind a flag for a week. Any objections? Good — let\'s do that. ',
+  english:
+    "Okay, so the plan is to ship the billing migration on Thursday after the review, and we keep the old path behind a flag for a week. Any objections? Good — let's do that. ",
   // Accented text: four escaped characters in every ninety.
   accented: 'So the plan is to ship the café migration on Thursday — “after” the 2.0 review, right? ',
 };
@@ -48,7 +49,14 @@ function measure(name: string, sentence: string): string[] {
   const iterations = 20_000;
   const rounds = 9;
   const canonical = opsPerSecond(() => void verifyWebhookBody(body, signature, keys), iterations, rounds);
-  const bare = opsPerSecond(() => void createHmac('sha256', keys[0] as Buffer).update(body).digest(), iterations, rounds);
+  const bare = opsPerSecond(
+    () =>
+      void createHmac('sha256', keys[0] as Buffer)
+        .update(body)
+        .digest(),
+    iterations,
+    rounds,
+  );
   const ratio = bare / canonical;
   return [
     `  ${name}: ${body.length}-byte transcript.update, ${escapes} \\u escapes`,

@@ -11,11 +11,15 @@ addNagChecks(app);
 const config = configFromContext(app.node);
 const stackName: unknown = app.node.tryGetContext('stackName');
 
-const stack = new MeetingPipelineStack(app, typeof stackName === 'string' && stackName !== '' ? stackName : 'MeetingPipeline', {
-  config,
-  description: 'meeting-pipeline: meeting assistant webhooks, meeting state, recordings and scheduled bots',
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-});
+const stack = new MeetingPipelineStack(
+  app,
+  typeof stackName === 'string' && stackName !== '' ? stackName : 'MeetingPipeline',
+  {
+    config,
+    description: 'meeting-pipeline: meeting assistant webhooks, meeting state, recordings and scheduled bots',
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+  },
+);
 
 if (new URL(config.upstreamBaseUrl).hostname.endsWith('example.com')) {
   Annotations.of(stack).addWarningV2(

@@ -12,7 +12,7 @@
  */
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { newSigningSecret, startLocalStack, type MeetingCheck } from '../local/local-stack';
+import { type MeetingCheck, newSigningSecret, startLocalStack } from '../local/local-stack';
 import { DEFAULT_CHAOS, NO_CHAOS } from '../local/simulator/webhook-sender';
 
 const { values } = parseArgs({
@@ -51,9 +51,13 @@ const stack = await startLocalStack({
   print: (line) => console.log(line),
 });
 console.log(`  webhook URL       ${stack.webhookUrl}`);
-console.log(`  signing secret    ${process.env.SIGNING_SECRET ? '(from SIGNING_SECRET)' : `${signingSecret}  (set SIGNING_SECRET to choose one)`}`);
+console.log(
+  `  signing secret    ${process.env.SIGNING_SECRET ? '(from SIGNING_SECRET)' : `${signingSecret}  (set SIGNING_SECRET to choose one)`}`,
+);
 console.log(`  simulated service ${stack.apiBaseUrl}`);
-console.log(`  table             ${stack.resources.tableName} (${values.resume ? 'resumed' : 'fresh'}, data in ${dataDir})\n`);
+console.log(
+  `  table             ${stack.resources.tableName} (${values.resume ? 'resumed' : 'fresh'}, data in ${dataDir})\n`,
+);
 
 let stopping = false;
 const shutdown = async (code: number) => {
@@ -75,7 +79,9 @@ if (values.serve) {
     const joinAt = new Date(Date.now() + 4_000 + i * 1_500);
     const result = await stack.scheduleMeeting(id, joinAt);
     if ('error' in result) throw new Error(`scheduling ${id} failed: ${result.error.message}`);
-    console.log(`${stack.stamp()}  schedule ${id}: join at ${joinAt.toISOString()}, launch at ${result.schedule.launchAt}`);
+    console.log(
+      `${stack.stamp()}  schedule ${id}: join at ${joinAt.toISOString()}, launch at ${result.schedule.launchAt}`,
+    );
   }
   const archived = await stack.waitUntilArchived(scheduleIds, 60_000 + meetings * 10_000);
   await stack.sender.drain();
@@ -88,13 +94,20 @@ if (values.serve) {
 
 function printSummary(checks: MeetingCheck[], archived: boolean): void {
   const { stats } = stack.sender;
-  console.log(`\nwebhooks: ${stats.sent} sent, ${stats.duplicated} duplicated, ${stats.dropped} dropped, ${stats.delivered} delivered`);
-  console.log(`events: ${stack.counts.get('EventApplied') ?? 0} applied, ${stack.counts.get('EventDuplicate') ?? 0} duplicates skipped, ${stack.counts.get('ReconcilerHealed') ?? 0} healed by the reconciler\n`);
+  console.log(
+    `\nwebhooks: ${stats.sent} sent, ${stats.duplicated} duplicated, ${stats.dropped} dropped, ${stats.delivered} delivered`,
+  );
+  console.log(
+    `events: ${stack.counts.get('EventApplied') ?? 0} applied, ${stack.counts.get('EventDuplicate') ?? 0} duplicates skipped, ${stack.counts.get('ReconcilerHealed') ?? 0} healed by the reconciler\n`,
+  );
   for (const check of checks) {
     console.log(`${check.ok ? 'OK  ' : 'FAIL'} ${check.scheduleId} → ${check.botId}`);
     console.log(`     state ${check.state}, ${check.utterances} utterances, ${check.participants} participants`);
     console.log(`     summary "${(check.summary ?? '').slice(0, 70)}"`);
-    if (check.recording) console.log(`     recording ${check.recording.key}, ${check.recording.bytes} bytes, sha256 ${check.recording.sha256.slice(0, 16)}…`);
+    if (check.recording)
+      console.log(
+        `     recording ${check.recording.key}, ${check.recording.bytes} bytes, sha256 ${check.recording.sha256.slice(0, 16)}…`,
+      );
     for (const problem of check.problems) console.log(`     ✗ ${problem}`);
   }
   if (!archived) console.log('\nNot every meeting was archived in time.');

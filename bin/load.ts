@@ -18,10 +18,30 @@ const BOTS = 50;
 const CONCURRENCY = 32;
 
 const secret = newSigningSecret();
-const stack = await startLocalStack({ signingSecret: secret, chaos: NO_CHAOS, stepMs: 1_000, recordingBytes: 1024, reconcileEveryMs: 60_000, staleAfterMs: 3_600_000, seed: 1, print: () => undefined });
+const stack = await startLocalStack({
+  signingSecret: secret,
+  chaos: NO_CHAOS,
+  stepMs: 1_000,
+  recordingBytes: 1024,
+  reconcileEveryMs: 60_000,
+  staleAfterMs: 3_600_000,
+  seed: 1,
+  print: () => undefined,
+});
 const bot = (i: number) => `bot_load${i % BOTS}`;
 const payloads = Array.from({ length: EVENTS }, (_, i) =>
-  transcriptUpdate(bot(i), { speakerName: 'Load', speakerUuid: `s${i % 7}`, isHost: false, timestampMs: i * 10, durationMs: 5, text: `utterance ${i}` }, { idempotencyKey: `load-${i}` }),
+  transcriptUpdate(
+    bot(i),
+    {
+      speakerName: 'Load',
+      speakerUuid: `s${i % 7}`,
+      isHost: false,
+      timestampMs: i * 10,
+      durationMs: 5,
+      text: `utterance ${i}`,
+    },
+    { idempotencyKey: `load-${i}` },
+  ),
 );
 const deliveries = [...payloads, ...payloads.slice(0, REPEATS)].map((payload) => signWebhook(payload, secret));
 
@@ -34,7 +54,11 @@ await Promise.all(
     while (next < deliveries.length) {
       const { body, signature } = deliveries[next++]!;
       const t = process.hrtime.bigint();
-      const response = await fetch(stack.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-webhook-signature': signature }, body });
+      const response = await fetch(stack.webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+        body,
+      });
       await response.arrayBuffer();
       latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
       if (response.status !== 202) rejected++;
@@ -46,7 +70,8 @@ const sendSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 // Wait for the consumer to take every accepted message.
 const processed = () => (stack.counts.get('EventApplied') ?? 0) + (stack.counts.get('EventDuplicate') ?? 0);
 const deadline = Date.now() + 300_000;
-while (processed() < deliveries.length - rejected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 250));
+while (processed() < deliveries.length - rejected && Date.now() < deadline)
+  await new Promise((resolve) => setTimeout(resolve, 250));
 const totalSeconds = Number(process.hrtime.bigint() - started) / 1e9;
 
 const db = documentClient();
@@ -57,7 +82,12 @@ for (let b = 0; b < BOTS; b++) {
   let cursor: Record<string, unknown> | undefined;
   do {
     const page = await db.send(
-      new QueryCommand({ TableName: stack.resources.tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :u)', ExpressionAttributeValues: { ':pk': keys.bot(`bot_load${b}`), ':u': 'UTT#' }, ExclusiveStartKey: cursor }),
+      new QueryCommand({
+        TableName: stack.resources.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :u)',
+        ExpressionAttributeValues: { ':pk': keys.bot(`bot_load${b}`), ':u': 'UTT#' },
+        ExclusiveStartKey: cursor,
+      }),
     );
     for (const item of page.Items ?? []) {
       stored++;
@@ -73,8 +103,15 @@ const lost = EVENTS - seen.size;
 await stack.stop();
 
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
-console.log(`load: ${EVENTS} distinct webhooks + ${REPEATS} repeats, ${CONCURRENCY} at a time, through the local ingress and consumer`);
-console.log(`  ingress latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${latencies.at(-1)!.toFixed(1)} ms; ${(deliveries.length / sendSeconds).toFixed(0)} requests/s; ${rejected} rejected`);
-console.log(`  all processed after ${totalSeconds.toFixed(1)} s; stored ${stored} utterances: ${lost} lost, ${doubled} doubled`);
+const pct = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
+console.log(
+  `load: ${EVENTS} distinct webhooks + ${REPEATS} repeats, ${CONCURRENCY} at a time, through the local ingress and consumer`,
+);
+console.log(
+  `  ingress latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${latencies.at(-1)!.toFixed(1)} ms; ${(deliveries.length / sendSeconds).toFixed(0)} requests/s; ${rejected} rejected`,
+);
+console.log(
+  `  all processed after ${totalSeconds.toFixed(1)} s; stored ${stored} utterances: ${lost} lost, ${doubled} doubled`,
+);
 process.exit(lost === 0 && doubled === 0 && rejected === 0 ? 0 : 1);

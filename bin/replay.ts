@@ -22,19 +22,33 @@ const { values } = parseArgs({
 });
 const bots = values.bot ?? [];
 if (bots.length === 0) {
-  console.error('usage: npm run replay -- --bot <bot_id> [--bot <bot_id> ...] [--rebuild]\n  with TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET set');
+  console.error(
+    'usage: npm run replay -- --bot <bot_id> [--bot <bot_id> ...] [--rebuild]\n  with TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET set',
+  );
   process.exit(2);
 }
-const env = processEventsEnvironmentSchema.safeParse({ DEDUP_RETENTION_DAYS: '7', LEASE_SECONDS: '60', ...process.env });
+const env = processEventsEnvironmentSchema.safeParse({
+  DEDUP_RETENTION_DAYS: '7',
+  LEASE_SECONDS: '60',
+  ...process.env,
+});
 if (!env.success) {
-  console.error(`Set TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET (the stack outputs): ${env.error.issues.map((i) => i.path.join('.')).join(', ')} missing or invalid`);
+  console.error(
+    `Set TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET (the stack outputs): ${env.error.issues.map((i) => i.path.join('.')).join(', ')} missing or invalid`,
+  );
   process.exit(2);
 }
-const deps = processEventsDependencies(env.data, { db: documentClient(), sqs: sqsClient(), s3: s3Client() }, silentTelemetry);
+const deps = processEventsDependencies(
+  env.data,
+  { db: documentClient(), sqs: sqsClient(), s3: s3Client() },
+  silentTelemetry,
+);
 let failed = false;
 for (const bot of bots) {
   const report = await replayBotEvents(bot, deps, { rebuild: values.rebuild });
-  console.log(`${bot}: ${report.replayed}/${report.events} events re-applied${values.rebuild ? `, ${report.deletedItems} items deleted first` : ''}`);
+  console.log(
+    `${bot}: ${report.replayed}/${report.events} events re-applied${values.rebuild ? `, ${report.deletedItems} items deleted first` : ''}`,
+  );
   for (const failure of report.failures) console.log(`  ${failure.idempotencyKey}: ${failure.error}`);
   failed ||= report.failures.length > 0;
 }

@@ -15,8 +15,18 @@ export class AccessLogsBucket extends Construct {
       enforceSSL: true,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       removalPolicy: props.removalPolicy,
-      lifecycleRules: [{ id: 'expire-access-logs', expiration: props.retention, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        {
+          id: 'expire-access-logs',
+          expiration: props.retention,
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
     });
-    acknowledge(this.bucket, 'AwsSolutions-S1', 'This bucket receives the access logs; logging it into itself would loop.');
+    acknowledge(
+      this.bucket,
+      'AwsSolutions-S1',
+      'This bucket receives the access logs; logging it into itself would loop.',
+    );
   }
 }

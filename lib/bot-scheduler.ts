@@ -5,7 +5,7 @@
  * calendar events. Both ways in share one core (lambdas/core/schedule).
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { HttpMethod, type HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -47,7 +47,11 @@ export const TRANSIENT_LAUNCH_ERRORS = [
 ];
 
 /** State names the local runner and tests refer to. */
-export const LAUNCHER_STATES = { wait: 'WaitUntilLaunchTime', launch: 'LaunchBot', recordFailure: 'RecordLaunchFailure' } as const;
+export const LAUNCHER_STATES = {
+  wait: 'WaitUntilLaunchTime',
+  launch: 'LaunchBot',
+  recordFailure: 'RecordLaunchFailure',
+} as const;
 
 export interface BotSchedulerProps {
   table: ITableV2;
@@ -75,7 +79,8 @@ export class BotScheduler extends Construct {
       serviceName: 'launch-bot',
       timeout: Duration.seconds(60),
       logRetention: props.logRetention,
-      failureHandling: 'Invoked synchronously by the state machine, which retries and records a final failure on the schedule.',
+      failureHandling:
+        'Invoked synchronously by the state machine, which retries and records a final failure on the schedule.',
       environment: {
         TABLE_NAME: props.table.tableName,
         UPSTREAM_BASE_URL: props.upstreamBaseUrl,
@@ -96,19 +101,33 @@ export class BotScheduler extends Construct {
       retryOnServiceExceptions: false,
       resultPath: '$.launch',
     });
-    launch.addRetry({ errors: TRANSIENT_LAUNCH_ERRORS, interval: Duration.seconds(5), backoffRate: 2, maxAttempts: 6, jitterStrategy: JitterType.FULL });
+    launch.addRetry({
+      errors: TRANSIENT_LAUNCH_ERRORS,
+      interval: Duration.seconds(5),
+      backoffRate: 2,
+      maxAttempts: 6,
+      jitterStrategy: JitterType.FULL,
+    });
     const recordFailure = new LambdaInvoke(this, LAUNCHER_STATES.recordFailure, {
       lambdaFunction: this.launchFunction,
       payload: TaskInput.fromObject({ action: 'fail', 'schedule.$': '$', 'error.$': '$.error' }),
       payloadResponseOnly: true,
       resultPath: '$.failure',
     });
-    launch.addCatch(recordFailure.next(new Fail(this, 'LaunchFailed', { error: 'LaunchFailed', cause: 'POST bots failed for good; see the schedule' })), {
-      errors: ['States.ALL'],
-      resultPath: '$.error',
-    });
+    launch.addCatch(
+      recordFailure.next(
+        new Fail(this, 'LaunchFailed', { error: 'LaunchFailed', cause: 'POST bots failed for good; see the schedule' }),
+      ),
+      {
+        errors: ['States.ALL'],
+        resultPath: '$.error',
+      },
+    );
 
-    const logs = new LogGroup(this, 'LauncherLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const logs = new LogGroup(this, 'LauncherLogs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.stateMachine = new StateMachine(this, 'Launcher', {
       stateMachineType: StateMachineType.STANDARD,
       queryLanguage: QueryLanguage.JSON_PATH,
@@ -131,17 +150,33 @@ export class BotScheduler extends Construct {
       timeout: Duration.seconds(15),
       logRetention: props.logRetention,
       environment,
-      failureHandling: 'Invoked synchronously by the HTTP API, or by EventBridge, whose target keeps failed calendar events in its own DLQ.',
+      failureHandling:
+        'Invoked synchronously by the HTTP API, or by EventBridge, whose target keeps failed calendar events in its own DLQ.',
     });
     this.schedulesFunction.addToRolePolicy(
-      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+      }),
     );
     this.stateMachine.grantStartExecution(this.schedulesFunction);
     // On this state machine's executions (arn:…:execution:<name>:*), built by CDK: the ARN is a token at synth time.
     this.stateMachine.grantExecution(this.schedulesFunction, 'states:StopExecution');
-    acknowledge(this.schedulesFunction.role!, executionsWildcardId(this.stateMachine), 'StopExecution on this state machine\'s executions only (one per schedule version).');
-    acknowledge(this.stateMachine.role, wildcardResourceId(this.launchFunction, ':*'), 'Invoking the launch function\'s versions and aliases, as CDK grants for a Lambda task.');
-    acknowledge(this.stateMachine.role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray tracing and CloudWatch Logs delivery for state machine logging support no resource-level permissions.');
+    acknowledge(
+      this.schedulesFunction.role!,
+      executionsWildcardId(this.stateMachine),
+      "StopExecution on this state machine's executions only (one per schedule version).",
+    );
+    acknowledge(
+      this.stateMachine.role,
+      wildcardResourceId(this.launchFunction, ':*'),
+      "Invoking the launch function's versions and aliases, as CDK grants for a Lambda task.",
+    );
+    acknowledge(
+      this.stateMachine.role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'X-Ray tracing and CloudWatch Logs delivery for state machine logging support no resource-level permissions.',
+    );
 
     props.api.addRoutes({
       path: '/schedules/{id}',
@@ -152,13 +187,30 @@ export class BotScheduler extends Construct {
 
     // Calendar events EventBridge could not deliver after its retries are kept, not lost.
     this.calendarDeadLetterQueue = encryptedQueue(this, 'CalendarEventsDeadLetterQueue');
-    acknowledge(this.calendarDeadLetterQueue, 'Serverless-SQSRedrivePolicy', 'This is the dead-letter queue of the calendar rule; its events are replayed by hand (README runbook).');
+    acknowledge(
+      this.calendarDeadLetterQueue,
+      'Serverless-SQSRedrivePolicy',
+      'This is the dead-letter queue of the calendar rule; its events are replayed by hand (README runbook).',
+    );
     // cdk-nag recognizes DLQs by a queue's redrive policy; an EventBridge target's DLQ has none.
-    acknowledge(this.calendarDeadLetterQueue, 'AwsSolutions-SQS3', 'This queue is the calendar rule target\'s dead-letter queue.');
+    acknowledge(
+      this.calendarDeadLetterQueue,
+      'AwsSolutions-SQS3',
+      "This queue is the calendar rule target's dead-letter queue.",
+    );
     this.calendarRule = new Rule(this, 'CalendarEvents', {
       description: 'Calendar integrations schedule, move and cancel bots',
-      eventPattern: { source: [CALENDAR_EVENT_SOURCE], detailType: [CALENDAR_DETAIL_TYPES.upserted, CALENDAR_DETAIL_TYPES.cancelled] },
-      targets: [new LambdaFunction(this.schedulesFunction, { retryAttempts: 8, maxEventAge: Duration.hours(2), deadLetterQueue: this.calendarDeadLetterQueue })],
+      eventPattern: {
+        source: [CALENDAR_EVENT_SOURCE],
+        detailType: [CALENDAR_DETAIL_TYPES.upserted, CALENDAR_DETAIL_TYPES.cancelled],
+      },
+      targets: [
+        new LambdaFunction(this.schedulesFunction, {
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(2),
+          deadLetterQueue: this.calendarDeadLetterQueue,
+        }),
+      ],
     });
   }
 }

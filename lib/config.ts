@@ -3,12 +3,14 @@
  * and validated once at synth so a mistake fails before anything is deployed.
  */
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import type { Node } from 'constructs';
+import { z } from 'zod';
 import { API_PATH_SUFFIX } from '../lambdas/core/upstream/contract';
 
 /** Retention periods CloudWatch Logs accepts. */
-const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
 
 /** Lambda's synchronous payload limit is 6 MB and API Gateway base64-encodes binary bodies (4/3 growth). */
 export const MAX_WEBHOOK_BODY_CEILING = 4 * 1024 * 1024;
@@ -23,7 +25,9 @@ export const pipelineConfigSchema = z.object({
   upstreamBaseUrl: z
     .url({ message: 'must be a URL, e.g. https://meetings.example.com/api/v1/' })
     .refine((url) => url.startsWith('https://'), { message: 'must use https://' })
-    .refine((url) => url.endsWith(API_PATH_SUFFIX), { message: `must end in ${API_PATH_SUFFIX} (the service's versioned API root, with the trailing slash)` }),
+    .refine((url) => url.endsWith(API_PATH_SUFFIX), {
+      message: `must end in ${API_PATH_SUFFIX} (the service's versioned API root, with the trailing slash)`,
+    }),
   apiKeySecretName: z.string().min(1).default('meeting-pipeline/api-key'),
   signingSecretName: z.string().min(1).default('meeting-pipeline/webhook-signing-secret'),
   logRetentionDays: contextNumber
@@ -31,9 +35,14 @@ export const pipelineConfigSchema = z.object({
       message: `must be one of CloudWatch Logs' retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,
     })
     .default(30),
-  maxWebhookBodyBytes: contextNumber.min(1024).max(MAX_WEBHOOK_BODY_CEILING).default(3 * 1024 * 1024),
+  maxWebhookBodyBytes: contextNumber
+    .min(1024)
+    .max(MAX_WEBHOOK_BODY_CEILING)
+    .default(3 * 1024 * 1024),
   payloadRetentionDays: contextNumber
-    .min(QUEUE_MAX_RETENTION_DAYS + 1, { message: `must be more than the ${QUEUE_MAX_RETENTION_DAYS}-day queue retention so a queued pointer never outlives its body` })
+    .min(QUEUE_MAX_RETENTION_DAYS + 1, {
+      message: `must be more than the ${QUEUE_MAX_RETENTION_DAYS}-day queue retention so a queued pointer never outlives its body`,
+    })
     .default(30),
   secretCacheSeconds: contextNumber.min(0).max(3600).default(60),
   /** Webhooks per second the HTTP API admits before answering 429 (the service retries). */
@@ -70,7 +79,9 @@ export const CONFIG_KEYS = Object.keys(pipelineConfigSchema.shape) as Array<keyo
 
 export class ConfigError extends Error {
   constructor(problems: string[]) {
-    super(`Invalid meeting-pipeline configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSet values in cdk.json "context" or with \`cdk deploy -c key=value\`.`);
+    super(
+      `Invalid meeting-pipeline configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSet values in cdk.json "context" or with \`cdk deploy -c key=value\`.`,
+    );
     this.name = 'ConfigError';
   }
 }
@@ -79,7 +90,9 @@ export class ConfigError extends Error {
 export function parseConfig(raw: Record<string, unknown>): PipelineConfig {
   const result = pipelineConfigSchema.safeParse(raw);
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(config)'}: ${issue.message}`));
+    throw new ConfigError(
+      result.error.issues.map((issue) => `${issue.path.join('.') || '(config)'}: ${issue.message}`),
+    );
   }
   return result.data;
 }

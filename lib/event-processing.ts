@@ -54,9 +54,14 @@ export class EventProcessing extends Construct {
       memorySize: 512,
       logRetention: props.logRetention,
       environment,
-      failureHandling: 'Driven by the events queue: a failed record is redelivered and moves to the events DLQ after 5 receives.',
+      failureHandling:
+        'Driven by the events queue: a failed record is redelivered and moves to the events DLQ after 5 receives.',
     });
-    acknowledge(this.function, 'Serverless-LambdaEventSourceMappingDestination', 'On-failure destinations apply to stream sources; for SQS the queue\'s redrive policy moves failed records to its DLQ.');
+    acknowledge(
+      this.function,
+      'Serverless-LambdaEventSourceMappingDestination',
+      "On-failure destinations apply to stream sources; for SQS the queue's redrive policy moves failed records to its DLQ.",
+    );
     this.function.addEventSource(
       new SqsEventSource(props.eventsQueue, {
         batchSize: 10,
@@ -76,8 +81,15 @@ export class EventProcessing extends Construct {
     props.archiveQueue.grantSendMessages(this.function);
     // Claim-checked bodies: read the ingress's, store large ones for replay.
     this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)] }),
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)],
+      }),
     );
-    acknowledge(this.function.role!, wildcardResourceId(props.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`), 'Get and put on the claim-check prefix only: claim-checked bodies and large raw bodies kept for replay.');
+    acknowledge(
+      this.function.role!,
+      wildcardResourceId(props.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`),
+      'Get and put on the claim-check prefix only: claim-checked bodies and large raw bodies kept for replay.',
+    );
   }
 }

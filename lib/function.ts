@@ -1,13 +1,21 @@
 /** The one Lambda function preset every capability uses. */
+
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, LoggingFormat, ApplicationLogLevel, SystemLogLevel, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { acknowledge } from './nag';
-import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -26,7 +34,8 @@ export const BUNDLING: BundlingOptions = {
   sourceMap: true,
   mainFields: ['module', 'main'],
   externalModules: [],
-  banner: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  banner:
+    "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
 };
 
 /** File name an on-demand module gets beside index.mjs: `lambdas/shared/s3-put-object.ts` → `s3-put-object.mjs`. */
@@ -77,9 +86,15 @@ export interface PipelineFunctionProps {
 
 export class PipelineFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
-    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     // Its own role, allowed to write its own log group only (not the AWS managed basic execution policy).
-    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: `Runs ${props.serviceName}` });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${props.serviceName}`,
+    });
     logGroup.grantWrite(role);
     super(scope, id, {
       role,
@@ -113,7 +128,11 @@ export class PipelineFunction extends NodejsFunction {
         ...props.environment,
       },
     });
-    acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.');
+    acknowledge(
+      role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+    );
     acknowledge(this, 'Serverless-LambdaDLQ', props.failureHandling);
   }
 }

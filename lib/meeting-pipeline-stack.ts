@@ -3,14 +3,14 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { AccessLogsBucket } from './access-logs';
+import { BotScheduler } from './bot-scheduler';
 import type { PipelineConfig } from './config';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { MeetingsTable } from './meetings-table';
 import { Monitoring } from './monitoring';
-import { RecordingArchive } from './recording-archive';
-import { AccessLogsBucket } from './access-logs';
-import { BotScheduler } from './bot-scheduler';
 import { Reconciler } from './reconciler';
+import { RecordingArchive } from './recording-archive';
 import { WebhookIngress } from './webhook-ingress';
 
 export interface MeetingPipelineStackProps extends StackProps {
@@ -32,7 +32,10 @@ export class MeetingPipelineStack extends Stack {
     const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const signingSecret = Secret.fromSecretNameV2(this, 'SigningSecret', config.signingSecretName);
     const apiKeySecret = Secret.fromSecretNameV2(this, 'ApiKeySecret', config.apiKeySecretName);
-    const accessLogs = new AccessLogsBucket(this, 'AccessLogs', { removalPolicy, retention: Duration.days(config.accessLogRetentionDays) }).bucket;
+    const accessLogs = new AccessLogsBucket(this, 'AccessLogs', {
+      removalPolicy,
+      retention: Duration.days(config.accessLogRetentionDays),
+    }).bucket;
 
     this.ingress = new WebhookIngress(this, 'WebhookIngress', {
       accessLogs,
@@ -132,7 +135,10 @@ export class MeetingPipelineStack extends Stack {
       description: 'PUT/GET/DELETE with SigV4 (IAM) authentication',
     });
     new CfnOutput(this, 'LauncherStateMachineArn', { value: this.scheduler.stateMachine.stateMachineArn });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.topic.topicArn, description: 'Subscribe your paging to this topic' });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'Subscribe your paging to this topic',
+    });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
   }
 }

@@ -10,11 +10,11 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  type IMetric,
   MathExpression,
   Metric,
   TextWidget,
   TreatMissingData,
-  type IMetric,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -53,14 +53,28 @@ export class Monitoring extends Construct {
     super(scope, id);
 
     // CloudWatch can publish to an encrypted topic only with a customer managed key that lets it.
-    const key = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the meeting-pipeline alarm topic', removalPolicy: RemovalPolicy.DESTROY });
+    const key = new Key(this, 'AlarmTopicKey', {
+      enableKeyRotation: true,
+      description: 'Encrypts the meeting-pipeline alarm topic',
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-    this.topic = new Topic(this, 'AlarmTopic', { displayName: 'meeting-pipeline alarms', masterKey: key, enforceSSL: true });
+    this.topic = new Topic(this, 'AlarmTopic', {
+      displayName: 'meeting-pipeline alarms',
+      masterKey: key,
+      enforceSSL: true,
+    });
     if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     const action = new SnsAction(this.topic);
 
     const app = (name: string, service: string, dimensions: Record<string, string> = {}, statistic = 'Sum') =>
-      new Metric({ namespace: METRICS_NAMESPACE, metricName: name, dimensionsMap: { service, ...dimensions }, statistic, period: FIVE_MINUTES });
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: name,
+        dimensionsMap: { service, ...dimensions },
+        statistic,
+        period: FIVE_MINUTES,
+      });
     const alarm = (name: string, description: string, metric: IMetric, threshold = 1, evaluationPeriods = 1) => {
       const created = new Alarm(this, name, {
         alarmDescription: `${description} Runbook: README, "Alarms" → ${name}.`,
@@ -77,51 +91,162 @@ export class Monitoring extends Construct {
     };
 
     for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
-      alarm(`${name}NotEmpty`, `A message reached the ${name} dead-letter queue: something could not be processed after its retries.`, queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }));
+      alarm(
+        `${name}NotEmpty`,
+        `A message reached the ${name} dead-letter queue: something could not be processed after its retries.`,
+        queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      );
     }
-    alarm('EventsBacklogAge', `The oldest event has waited over ${props.maxEventAgeSeconds} s: processing is stalled or too slow.`, props.eventsQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }), props.maxEventAgeSeconds, 3);
-    alarm('ArchiveBacklogAge', 'An archive job has waited over 2 hours.', props.archiveQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }), 7_200);
-    alarm('IngressServerErrors', 'The webhook endpoint answered 5xx: the service retries a few times, then the webhook is lost.', props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }));
-    alarm('SignatureRejections', 'Many webhooks failed the signature check: the signing secret is probably wrong or rotated on one side only.', app(METRICS.webhookRejected, 'webhook-ingress', { reason: 'signature-mismatch' }), props.signatureRejectionThreshold);
-    alarm('ArchiveFailures', 'Archiving a meeting failed (it is retried, then dead-lettered).', app(METRICS.archiveFailed, 'recording-archive'));
-    alarm('LaunchFailures', 'A scheduled bot could not be launched; the schedule says why.', app(METRICS.launchFailed, 'launch-bot'));
+    alarm(
+      'EventsBacklogAge',
+      `The oldest event has waited over ${props.maxEventAgeSeconds} s: processing is stalled or too slow.`,
+      props.eventsQueue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }),
+      props.maxEventAgeSeconds,
+      3,
+    );
+    alarm(
+      'ArchiveBacklogAge',
+      'An archive job has waited over 2 hours.',
+      props.archiveQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      7_200,
+    );
+    alarm(
+      'IngressServerErrors',
+      'The webhook endpoint answered 5xx: the service retries a few times, then the webhook is lost.',
+      props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
+    );
+    alarm(
+      'SignatureRejections',
+      'Many webhooks failed the signature check: the signing secret is probably wrong or rotated on one side only.',
+      app(METRICS.webhookRejected, 'webhook-ingress', { reason: 'signature-mismatch' }),
+      props.signatureRejectionThreshold,
+    );
+    alarm(
+      'ArchiveFailures',
+      'Archiving a meeting failed (it is retried, then dead-lettered).',
+      app(METRICS.archiveFailed, 'recording-archive'),
+    );
+    alarm(
+      'LaunchFailures',
+      'A scheduled bot could not be launched; the schedule says why.',
+      app(METRICS.launchFailed, 'launch-bot'),
+    );
     alarm(
       'UpstreamUnauthorized',
       'The meeting assistant service refused the API key (revoked or wrong): nothing can be fetched or launched.',
       new MathExpression({
         expression: 'FILL(a,0) + FILL(r,0) + FILL(l,0)',
-        usingMetrics: { a: app(METRICS.upstreamUnauthorized, 'recording-archive'), r: app(METRICS.upstreamUnauthorized, 'reconciler'), l: app(METRICS.upstreamUnauthorized, 'launch-bot') },
+        usingMetrics: {
+          a: app(METRICS.upstreamUnauthorized, 'recording-archive'),
+          r: app(METRICS.upstreamUnauthorized, 'reconciler'),
+          l: app(METRICS.upstreamUnauthorized, 'launch-bot'),
+        },
         period: FIVE_MINUTES,
       }),
     );
-    alarm('LauncherExecutionsFailed', 'A launcher execution failed.', props.stateMachine.metricFailed({ period: FIVE_MINUTES, statistic: 'Sum' }));
-    alarm('LauncherExecutionsTimedOut', 'A launcher execution timed out.', props.stateMachine.metricTimedOut({ period: FIVE_MINUTES, statistic: 'Sum' }));
+    alarm(
+      'LauncherExecutionsFailed',
+      'A launcher execution failed.',
+      props.stateMachine.metricFailed({ period: FIVE_MINUTES, statistic: 'Sum' }),
+    );
+    alarm(
+      'LauncherExecutionsTimedOut',
+      'A launcher execution timed out.',
+      props.stateMachine.metricTimedOut({ period: FIVE_MINUTES, statistic: 'Sum' }),
+    );
     for (const [service, fn] of Object.entries(props.functions)) {
       const name = service.replace(/(^|-)(\w)/g, (_m, _d, c: string) => c.toUpperCase());
-      alarm(`${name}Errors`, `The ${service} function failed invocations.`, fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }));
-      alarm(`${name}Throttles`, `The ${service} function was throttled.`, fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }));
+      alarm(
+        `${name}Errors`,
+        `The ${service} function failed invocations.`,
+        fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      );
+      alarm(
+        `${name}Throttles`,
+        `The ${service} function was throttled.`,
+        fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+      );
     }
 
-    const graph = (title: string, left: IMetric[], right: IMetric[] = []) => new GraphWidget({ title, left, right, width: 8, height: 6 });
+    const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
+      new GraphWidget({ title, left, right, width: 8, height: 6 });
     const lambda = (metric: 'metricErrors' | 'metricThrottles' | 'metricDuration') =>
-      Object.entries(props.functions).map(([service, fn]) => fn[metric]({ period: FIVE_MINUTES, label: service, ...(metric === 'metricDuration' && { statistic: 'p95' }) }));
-    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${scope.node.id}-meeting-pipeline`, defaultInterval: Duration.hours(6) });
-    this.dashboard.addWidgets(new TextWidget({ markdown: '## meeting-pipeline: webhooks → queue → processing → archive → scheduler', width: 24, height: 1 }));
+      Object.entries(props.functions).map(([service, fn]) =>
+        fn[metric]({ period: FIVE_MINUTES, label: service, ...(metric === 'metricDuration' && { statistic: 'p95' }) }),
+      );
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `${scope.node.id}-meeting-pipeline`,
+      defaultInterval: Duration.hours(6),
+    });
     this.dashboard.addWidgets(
-      graph('Ingress: requests and errors', [props.api.metricCount({ period: FIVE_MINUTES }), props.api.metricClientError({ period: FIVE_MINUTES }), props.api.metricServerError({ period: FIVE_MINUTES })], [props.api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99' })]),
-      graph('Ingress: accepted and rejected', [app(METRICS.webhookAccepted, 'webhook-ingress'), app(METRICS.webhookRejected, 'webhook-ingress', { reason: 'signature-mismatch' }), app(METRICS.webhookClaimChecked, 'webhook-ingress'), app(METRICS.webhookQueueFailed, 'webhook-ingress')]),
-      graph('Events queue', [props.eventsQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES })], [props.eventsQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES })]),
+      new TextWidget({
+        markdown: '## meeting-pipeline: webhooks → queue → processing → archive → scheduler',
+        width: 24,
+        height: 1,
+      }),
     );
     this.dashboard.addWidgets(
-      graph('Processing: applied by trigger', ['bot.state_change', 'transcript.update', 'participant_events.join_leave', 'summary.update', 'unknown'].map((trigger) => app(METRICS.eventApplied, 'process-events', { trigger }))),
-      graph('Processing: duplicates, unknown triggers, healed', [app(METRICS.unknownTrigger, 'process-events'), app(METRICS.reconcilerHealed, 'reconciler')]),
-      graph('Dead-letter queues', Object.values(props.deadLetterQueues).map((q) => q.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }))),
+      graph(
+        'Ingress: requests and errors',
+        [
+          props.api.metricCount({ period: FIVE_MINUTES }),
+          props.api.metricClientError({ period: FIVE_MINUTES }),
+          props.api.metricServerError({ period: FIVE_MINUTES }),
+        ],
+        [props.api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99' })],
+      ),
+      graph('Ingress: accepted and rejected', [
+        app(METRICS.webhookAccepted, 'webhook-ingress'),
+        app(METRICS.webhookRejected, 'webhook-ingress', { reason: 'signature-mismatch' }),
+        app(METRICS.webhookClaimChecked, 'webhook-ingress'),
+        app(METRICS.webhookQueueFailed, 'webhook-ingress'),
+      ]),
+      graph(
+        'Events queue',
+        [props.eventsQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES })],
+        [props.eventsQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES })],
+      ),
     );
     this.dashboard.addWidgets(
-      graph('Archive', [app(METRICS.meetingArchived, 'recording-archive'), app(METRICS.archiveFailed, 'recording-archive', {})], [app(METRICS.archiveBytes, 'recording-archive')]),
-      graph('Scheduler', [app(METRICS.botLaunched, 'launch-bot'), app(METRICS.launchFailed, 'launch-bot'), props.stateMachine.metricFailed({ period: FIVE_MINUTES }), props.stateMachine.metricTimedOut({ period: FIVE_MINUTES })]),
-      graph('Upstream service', [app(METRICS.upstreamUnauthorized, 'recording-archive'), app(METRICS.upstreamRateLimited, 'recording-archive'), app(METRICS.upstreamRateLimited, 'launch-bot')]),
+      graph(
+        'Processing: applied by trigger',
+        ['bot.state_change', 'transcript.update', 'participant_events.join_leave', 'summary.update', 'unknown'].map(
+          (trigger) => app(METRICS.eventApplied, 'process-events', { trigger }),
+        ),
+      ),
+      graph('Processing: duplicates, unknown triggers, healed', [
+        app(METRICS.unknownTrigger, 'process-events'),
+        app(METRICS.reconcilerHealed, 'reconciler'),
+      ]),
+      graph(
+        'Dead-letter queues',
+        Object.values(props.deadLetterQueues).map((q) =>
+          q.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+        ),
+      ),
     );
-    this.dashboard.addWidgets(graph('Lambda errors', lambda('metricErrors')), graph('Lambda throttles', lambda('metricThrottles')), graph('Lambda duration p95', lambda('metricDuration')));
+    this.dashboard.addWidgets(
+      graph(
+        'Archive',
+        [app(METRICS.meetingArchived, 'recording-archive'), app(METRICS.archiveFailed, 'recording-archive', {})],
+        [app(METRICS.archiveBytes, 'recording-archive')],
+      ),
+      graph('Scheduler', [
+        app(METRICS.botLaunched, 'launch-bot'),
+        app(METRICS.launchFailed, 'launch-bot'),
+        props.stateMachine.metricFailed({ period: FIVE_MINUTES }),
+        props.stateMachine.metricTimedOut({ period: FIVE_MINUTES }),
+      ]),
+      graph('Upstream service', [
+        app(METRICS.upstreamUnauthorized, 'recording-archive'),
+        app(METRICS.upstreamRateLimited, 'recording-archive'),
+        app(METRICS.upstreamRateLimited, 'launch-bot'),
+      ]),
+    );
+    this.dashboard.addWidgets(
+      graph('Lambda errors', lambda('metricErrors')),
+      graph('Lambda throttles', lambda('metricThrottles')),
+      graph('Lambda duration p95', lambda('metricDuration')),
+    );
   }
 }

@@ -3,7 +3,7 @@
  * and in tests. A finding we accept is acknowledged where the resource is made,
  * by its exact id, with the reason.
  */
-import { Stack, Token, Validations, type App, type CfnResource } from 'aws-cdk-lib';
+import { type App, type CfnResource, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 

@@ -62,23 +62,42 @@ export class Reconciler extends Construct {
       environment,
       // One run at a time: a slow run never overlaps the next.
       reservedConcurrentExecutions: 1,
-      failureHandling: 'Runs on a schedule: a failed run is simply the next run\'s work; nothing is lost.',
+      failureHandling: "Runs on a schedule: a failed run is simply the next run's work; nothing is lost.",
     });
     this.rule = new Rule(this, 'Schedule', {
       description: 'Runs the meeting reconciler',
       schedule: Schedule.rate(Duration.minutes(props.everyMinutes)),
       targets: [new LambdaFunction(this.function, { retryAttempts: 0 })],
     });
-    acknowledge(this.rule, 'Serverless-EventBusDLQ', 'A missed run carries nothing to keep: the next scheduled run does its work.');
+    acknowledge(
+      this.rule,
+      'Serverless-EventBusDLQ',
+      'A missed run carries nothing to keep: the next scheduled run does its work.',
+    );
 
     this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+      }),
     );
-    this.function.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/${GSI.byState.name}`] }));
     this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)] }),
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${props.table.tableArn}/index/${GSI.byState.name}`],
+      }),
     );
-    acknowledge(this.function.role!, wildcardResourceId(props.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`), 'Get and put on the claim-check prefix only (the processing core it shares with the consumer).');
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)],
+      }),
+    );
+    acknowledge(
+      this.function.role!,
+      wildcardResourceId(props.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`),
+      'Get and put on the claim-check prefix only (the processing core it shares with the consumer).',
+    );
     props.archiveQueue.grantSendMessages(this.function);
     props.apiKeySecret.grantRead(this.function);
   }

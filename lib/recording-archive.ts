@@ -77,19 +77,38 @@ export class RecordingArchive extends Construct {
       memorySize: 1024,
       logRetention: props.logRetention,
       environment,
-      failureHandling: 'Driven by the archive queue: a failed job is retried and moves to the archive DLQ after 5 receives.',
+      failureHandling:
+        'Driven by the archive queue: a failed job is retried and moves to the archive DLQ after 5 receives.',
     });
-    acknowledge(this.function, 'Serverless-LambdaEventSourceMappingDestination', 'On-failure destinations apply to stream sources; for SQS the queue\'s redrive policy moves failed jobs to its DLQ.');
-    acknowledge(this.deadLetterQueue, 'Serverless-SQSRedrivePolicy', 'This is the dead-letter queue; its jobs are re-driven by hand once the cause is fixed (README runbook).');
+    acknowledge(
+      this.function,
+      'Serverless-LambdaEventSourceMappingDestination',
+      "On-failure destinations apply to stream sources; for SQS the queue's redrive policy moves failed jobs to its DLQ.",
+    );
+    acknowledge(
+      this.deadLetterQueue,
+      'Serverless-SQSRedrivePolicy',
+      'This is the dead-letter queue; its jobs are re-driven by hand once the cause is fixed (README runbook).',
+    );
     this.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));
     this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
+      new PolicyStatement({
+        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+      }),
     );
     // PutObject covers the multipart calls that create and complete an upload; aborting is its own action.
     this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resources: [this.bucket.arnForObjects('meetings/*')] }),
+      new PolicyStatement({
+        actions: ['s3:PutObject', 's3:AbortMultipartUpload'],
+        resources: [this.bucket.arnForObjects('meetings/*')],
+      }),
     );
-    acknowledge(this.function.role!, wildcardResourceId(this.bucket, '/meetings/*'), 'Put and abort uploads under meetings/ only: one folder per meeting.');
+    acknowledge(
+      this.function.role!,
+      wildcardResourceId(this.bucket, '/meetings/*'),
+      'Put and abort uploads under meetings/ only: one folder per meeting.',
+    );
     props.apiKeySecret.grantRead(this.function);
   }
 }

@@ -1,6 +1,13 @@
 /** The settings every data bucket and queue of the pipeline shares, in one place. */
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps, type IBucket } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type BucketProps,
+  type IBucket,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 
@@ -11,7 +18,12 @@ export const QUEUE_RETENTION = Duration.days(14);
 export function dataBucket(
   scope: Construct,
   id: string,
-  props: { removalPolicy: RemovalPolicy; accessLogs: IBucket; accessLogsPrefix: string; lifecycleRules: BucketProps['lifecycleRules'] },
+  props: {
+    removalPolicy: RemovalPolicy;
+    accessLogs: IBucket;
+    accessLogsPrefix: string;
+    lifecycleRules: BucketProps['lifecycleRules'];
+  },
 ): Bucket {
   return new Bucket(scope, id, {
     blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -28,5 +40,10 @@ export function dataBucket(
 
 /** SQS-managed encryption, TLS only, two weeks' retention; the rest as given. */
 export function encryptedQueue(scope: Construct, id: string, props: QueueProps = {}): Queue {
-  return new Queue(scope, id, { encryption: QueueEncryption.SQS_MANAGED, enforceSSL: true, retentionPeriod: QUEUE_RETENTION, ...props });
+  return new Queue(scope, id, {
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: QUEUE_RETENTION,
+    ...props,
+  });
 }

@@ -14,8 +14,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
-import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/contract';
+import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
@@ -58,7 +58,12 @@ export class WebhookIngress extends Construct {
       accessLogs: props.accessLogs,
       accessLogsPrefix: 'payloads/',
       lifecycleRules: [
-        { id: 'expire-claim-checks', prefix: CLAIM_CHECK_PREFIX, expiration: props.payloadRetention, noncurrentVersionExpiration: Duration.days(1) },
+        {
+          id: 'expire-claim-checks',
+          prefix: CLAIM_CHECK_PREFIX,
+          expiration: props.payloadRetention,
+          noncurrentVersionExpiration: Duration.days(1),
+        },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
     });
@@ -89,11 +94,15 @@ export class WebhookIngress extends Construct {
       logRetention: props.logRetention,
       environment,
       onDemandModules: [S3_PUT_OBJECT_MODULE],
-      failureHandling: 'Invoked synchronously by API Gateway: a failure is a 5xx to the service, which retries the delivery.',
+      failureHandling:
+        'Invoked synchronously by API Gateway: a failure is a 5xx to the service, which retries the delivery.',
     });
     this.eventsQueue.grantSendMessages(this.function);
     this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['s3:PutObject'], resources: [this.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)] }),
+      new PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [this.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)],
+      }),
     );
     props.signingSecret.grantRead(this.function);
 
@@ -106,10 +115,25 @@ export class WebhookIngress extends Construct {
       methods: [HttpMethod.POST],
       integration: new HttpLambdaIntegration('IngressIntegration', this.function),
     });
-    acknowledge(webhookRoute!, 'AwsSolutions-APIG4', 'The meeting assistant service cannot sign requests for IAM; every webhook is authenticated by its HMAC-SHA256 signature, checked before anything is queued.');
-    acknowledge(this.function.role!, wildcardResourceId(this.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`), 'PutObject on the claim-check prefix only: each body gets its own content-addressed key.');
-    acknowledge(this.eventsDeadLetterQueue, 'Serverless-SQSRedrivePolicy', 'This is the dead-letter queue; its messages are re-driven by hand once the cause is fixed (README runbook).');
-    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    acknowledge(
+      webhookRoute!,
+      'AwsSolutions-APIG4',
+      'The meeting assistant service cannot sign requests for IAM; every webhook is authenticated by its HMAC-SHA256 signature, checked before anything is queued.',
+    );
+    acknowledge(
+      this.function.role!,
+      wildcardResourceId(this.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`),
+      'PutObject on the claim-check prefix only: each body gets its own content-addressed key.',
+    );
+    acknowledge(
+      this.eventsDeadLetterQueue,
+      'Serverless-SQSRedrivePolicy',
+      'This is the dead-letter queue; its messages are re-driven by hand once the cause is fixed (README runbook).',
+    );
+    const accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,
       stageName: '$default',

@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { IngressHandler } from '../lambdas/ingress/adapter';
 
-export async function startIngressServer(handler: IngressHandler, port = 0): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startIngressServer(
+  handler: IngressHandler,
+  port = 0,
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const server: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -12,7 +15,9 @@ export async function startIngressServer(handler: IngressHandler, port = 0): Pro
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
       return;
     }
-    const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(',') : (v ?? '')]));
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(',') : (v ?? '')]),
+    );
     const result = await handler({
       version: '2.0',
       routeKey: 'POST /webhooks',
@@ -24,7 +29,13 @@ export async function startIngressServer(handler: IngressHandler, port = 0): Pro
         apiId: 'local',
         domainName: '127.0.0.1',
         domainPrefix: 'local',
-        http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
+        http: {
+          method: 'POST',
+          path,
+          protocol: 'HTTP/1.1',
+          sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+          userAgent: headers['user-agent'] ?? '',
+        },
         requestId: randomUUID(),
         routeKey: 'POST /webhooks',
         stage: '$default',
@@ -35,7 +46,9 @@ export async function startIngressServer(handler: IngressHandler, port = 0): Pro
       body: Buffer.concat(chunks).toString('base64'),
       isBase64Encoded: true,
     });
-    response.writeHead(result.statusCode ?? 200, (result.headers ?? {}) as Record<string, string>).end(result.body ?? '');
+    response
+      .writeHead(result.statusCode ?? 200, (result.headers ?? {}) as Record<string, string>)
+      .end(result.body ?? '');
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address();

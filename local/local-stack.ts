@@ -14,7 +14,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { archiveDependencies, createArchiveHandler } from '../lambdas/archive/adapter';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
-import { upsertSchedule, type ScheduleDependencies, type ScheduleResult } from '../lambdas/core/schedule/schedules';
+import { type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
 import { keys } from '../lambdas/core/store/table-layout';
 import type { LogSink, MetricSink, Telemetry } from '../lambdas/core/telemetry';
@@ -32,14 +32,14 @@ import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { startSqsS3Emulator } from './emulators/fauxqs';
 import { startIngressServer } from './ingress-server';
-import { QueuePoller } from './queue-poller';
-import { createLocalResources, localIngressEnvironment, type LocalResources } from './resources';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
-import { SimulatedServiceApi } from './simulator/api-server';
-import { playMeeting, type PlayedMeeting } from './simulator/meeting-player';
-import { WebhookSender, type Chaos } from './simulator/webhook-sender';
+import { QueuePoller } from './queue-poller';
+import { createLocalResources, type LocalResources, localIngressEnvironment } from './resources';
 import { seededRandom } from './seeded-random';
-import { launcherDefinition, LocalExecutions } from './step-functions';
+import { SimulatedServiceApi } from './simulator/api-server';
+import { type PlayedMeeting, playMeeting } from './simulator/meeting-player';
+import { type Chaos, WebhookSender } from './simulator/webhook-sender';
+import { LocalExecutions, launcherDefinition } from './step-functions';
 
 export interface LocalStackOptions {
   /** Keep DynamoDB's data in this folder (resumable); in memory when absent. */
@@ -60,7 +60,6 @@ export interface LocalStackOptions {
   /** Every log call of every handler, as the function's structured log line would carry it. */
   onLog?: (level: string, message: string, attributes: Record<string, unknown>) => void;
 }
-
 
 export type { MeetingCheck };
 
@@ -98,8 +97,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const started = Date.now();
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
   const counts = new Map<string, number>();
-  const metrics: MetricSink = { record: (name, _unit, value) => void counts.set(name, (counts.get(name) ?? 0) + value) };
-  const record = (level: string, message: string, attributes: Record<string, unknown>[]) => options.onLog?.(level, message, Object.assign({}, ...attributes) as Record<string, unknown>);
+  const metrics: MetricSink = {
+    record: (name, _unit, value) => void counts.set(name, (counts.get(name) ?? 0) + value),
+  };
+  const record = (level: string, message: string, attributes: Record<string, unknown>[]) =>
+    options.onLog?.(level, message, Object.assign({}, ...attributes) as Record<string, unknown>);
   const quiet = (message: string, ...attributes: Record<string, unknown>[]) => record('debug', message, attributes);
   const log: LogSink = {
     debug: quiet,
@@ -107,9 +109,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       record('info', message, attributes);
       const a = Object.assign({}, ...attributes) as Record<string, unknown>;
       if (message === 'bot launched') options.print(`${stamp()}  ${a.bot_id}  launched for schedule ${a.schedule_id}`);
-      if (message === 'meeting archived') options.print(`${stamp()}  ${a.bot_id}  archived: recording ${a.recording_status}, ${a.recording_bytes} bytes`);
+      if (message === 'meeting archived')
+        options.print(`${stamp()}  ${a.bot_id}  archived: recording ${a.recording_status}, ${a.recording_bytes} bytes`);
       if (message === 'reconciler run' && Array.isArray(a.healed) && a.healed.length > 0) {
-        for (const h of a.healed as Array<{ botId: string; from: string; to: string }>) options.print(`${stamp()}  ${h.botId}  reconciler healed ${h.from} → ${h.to} (a webhook was lost)`);
+        for (const h of a.healed as Array<{ botId: string; from: string; to: string }>)
+          options.print(`${stamp()}  ${h.botId}  reconciler healed ${h.from} → ${h.to} (a webhook was lost)`);
       }
     },
     warn: (message, ...attributes) => record('warn', message, attributes),
@@ -121,7 +125,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const telemetry: Telemetry = { log, metrics };
 
   if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
-  const [dynamo, sqsS3] = await Promise.all([startDynamoEmulator({ ...(options.dataDir && { path: options.dataDir }) }), startSqsS3Emulator()]);
+  const [dynamo, sqsS3] = await Promise.all([
+    startDynamoEmulator({ ...(options.dataDir && { path: options.dataDir }) }),
+    startSqsS3Emulator(),
+  ]);
   Object.assign(process.env, dynamo.env, sqsS3.env);
   const resources = await createLocalResources(
     { dynamo: new DynamoDBClient({}), sqs: sqsClient(), s3: s3Client() },
@@ -137,12 +144,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   let webhookUrl = '';
   const random = seededRandom(options.seed);
-  const sender = new WebhookSender({ url: () => webhookUrl, signingSecret: options.signingSecret, chaos: options.chaos, random });
+  const sender = new WebhookSender({
+    url: () => webhookUrl,
+    signingSecret: options.signingSecret,
+    chaos: options.chaos,
+    random,
+  });
   const ingress = await startIngressServer(
     createIngressHandler(
       ingressDependencies(
         localIngressEnvironment(resources),
-        { sqs: sqsClient(), payloads: s3PayloadStore(resources.payloadBucket), signingSecret: staticSecret(options.signingSecret) },
+        {
+          sqs: sqsClient(),
+          payloads: s3PayloadStore(resources.payloadBucket),
+          signingSecret: staticSecret(options.signingSecret),
+        },
         telemetry,
       ),
     ),
@@ -150,14 +166,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   webhookUrl = ingress.url;
 
   const processing = processEventsDependencies(
-    { TABLE_NAME: resources.tableName, ARCHIVE_QUEUE_URL: resources.archiveQueueUrl, PAYLOAD_BUCKET: resources.payloadBucket, DEDUP_RETENTION_DAYS: 7, LEASE_SECONDS: 60 },
+    {
+      TABLE_NAME: resources.tableName,
+      ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
+      PAYLOAD_BUCKET: resources.payloadBucket,
+      DEDUP_RETENTION_DAYS: 7,
+      LEASE_SECONDS: 60,
+    },
     { db, sqs: sqsClient(), s3: s3Client() },
     telemetry,
   );
   const recordingsBucket = `${resources.tableName}-recordings`;
   await s3Client().send(new CreateBucketCommand({ Bucket: recordingsBucket }));
   const pollers = [
-    new QueuePoller({ sqs: sqsClient(), queueUrl: resources.eventsQueueUrl, handler: createProcessEventsHandler(processing), waitTimeSeconds: 1 }),
+    new QueuePoller({
+      sqs: sqsClient(),
+      queueUrl: resources.eventsQueueUrl,
+      handler: createProcessEventsHandler(processing),
+      waitTimeSeconds: 1,
+    }),
     new QueuePoller({
       sqs: sqsClient(),
       queueUrl: resources.archiveQueueUrl,
@@ -183,7 +210,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   for (const poller of pollers) poller.start();
 
   const launchTask = createLaunchTaskHandler({ table: processing.table, upstream, telemetry });
-  const executions = new LocalExecutions(synthesizedLauncher(), { task: launchTask as (event: unknown) => Promise<unknown>, retryIntervalMs: 200 });
+  const executions = new LocalExecutions(synthesizedLauncher(), {
+    task: launchTask as (event: unknown) => Promise<unknown>,
+    retryIntervalMs: 200,
+  });
   const timing: ScheduleTiming = { ...DEFAULT_TIMING, leadMs: 1_000 };
   const scheduling: ScheduleDependencies = { table: processing.table, executions, timing, telemetry, now: Date.now };
 
@@ -203,17 +233,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     }, startIn);
   };
 
-  const reconcileRun = reconciler(processing, upstream, telemetry, { staleAfterMs: options.staleAfterMs, maxMeetings: 50 });
+  const reconcileRun = reconciler(processing, upstream, telemetry, {
+    staleAfterMs: options.staleAfterMs,
+    maxMeetings: 50,
+  });
   const reconcile = setInterval(() => {
     reconcileRun().catch((error: unknown) => options.print(`${stamp()}  reconciler failed: ${String(error)}`));
   }, options.reconcileEveryMs);
 
   const botIdOf = async (scheduleId: string): Promise<string | undefined> => {
-    const { Item } = await db.send(new GetCommand({ TableName: resources.tableName, Key: keys.schedule(scheduleId), ConsistentRead: true }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: resources.tableName, Key: keys.schedule(scheduleId), ConsistentRead: true }),
+    );
     return Item?.botId as string | undefined;
   };
 
-  const check = (scheduleIds: string[]) => checkMeetings(scheduleIds, { db, tableName: resources.tableName, played, botIdOf });
+  const check = (scheduleIds: string[]) =>
+    checkMeetings(scheduleIds, { db, tableName: resources.tableName, played, botIdOf });
 
   return {
     stamp,
@@ -224,7 +260,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     counts,
     played,
     scheduleMeeting: (scheduleId, joinAt, meetingUrl) =>
-      upsertSchedule(scheduleId, { meeting_url: meetingUrl ?? `https://meet.example.com/${createHash('sha256').update(scheduleId).digest('hex').slice(0, 12)}`, join_at: joinAt.toISOString(), bot_name: 'Local Notetaker' }, scheduling),
+      upsertSchedule(
+        scheduleId,
+        {
+          meeting_url:
+            meetingUrl ??
+            `https://meet.example.com/${createHash('sha256').update(scheduleId).digest('hex').slice(0, 12)}`,
+          join_at: joinAt.toISOString(),
+          bot_name: 'Local Notetaker',
+        },
+        scheduling,
+      ),
     async waitUntilArchived(scheduleIds, timeoutMs) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -232,7 +278,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         for (const scheduleId of scheduleIds) {
           const botId = await botIdOf(scheduleId);
           if (botId === undefined) continue;
-          const { Item } = await db.send(new GetCommand({ TableName: resources.tableName, Key: keys.meeting(botId), ConsistentRead: true }));
+          const { Item } = await db.send(
+            new GetCommand({ TableName: resources.tableName, Key: keys.meeting(botId), ConsistentRead: true }),
+          );
           if (Item?.archive !== undefined) archived++;
         }
         if (archived === scheduleIds.length) return true;
@@ -243,7 +291,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     check,
     async stop() {
       clearInterval(reconcile);
-      for (const [name, execution] of executions.executions) if (!execution.stopped) await executions.stop(execution.executionArn).catch(() => name);
+      for (const [name, execution] of executions.executions)
+        if (!execution.stopped) await executions.stop(execution.executionArn).catch(() => name);
       await Promise.all(pollers.map((p) => p.stop()));
       await sender.drain();
       await ingress.stop();

@@ -3,7 +3,7 @@
  * played? State, summary, every utterance and participant, and the archived
  * recording's checksum.
  */
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../lambdas/core/store/table-layout';
 import { recordingSha256 } from './simulator/api-server';
 import type { PlayedMeeting } from './simulator/meeting-player';
@@ -27,32 +27,54 @@ export interface CheckSources {
   botIdOf(scheduleId: string): Promise<string | undefined>;
 }
 
-export async function checkMeetings(scheduleIds: string[], { db, tableName, played, botIdOf }: CheckSources): Promise<MeetingCheck[]> {
+export async function checkMeetings(
+  scheduleIds: string[],
+  { db, tableName, played, botIdOf }: CheckSources,
+): Promise<MeetingCheck[]> {
   const results: MeetingCheck[] = [];
   for (const scheduleId of scheduleIds) {
     const botId = (await botIdOf(scheduleId)) ?? '(not launched)';
     const meeting = played.get(botId);
-    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.meeting(botId), ConsistentRead: true }));
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: keys.meeting(botId), ConsistentRead: true }),
+    );
     const items = async (prefix: string) =>
-      (await db.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': keys.bot(botId), ':p': prefix }, ConsistentRead: true }))).Items ?? [];
+      (
+        await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+            ExpressionAttributeValues: { ':pk': keys.bot(botId), ':p': prefix },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items ?? [];
     const utterances = await items('UTT#');
     const participants = await items('PART#');
-    const archive = Item?.archive as { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } } | undefined;
+    const archive = Item?.archive as
+      | { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } }
+      | undefined;
     const problems: string[] = [];
     if (meeting === undefined) problems.push('the simulated service never played this meeting');
     else {
       if (Item?.state !== meeting.finalState) problems.push(`state is ${Item?.state}, played ${meeting.finalState}`);
-      if (Item?.summary !== meeting.summary) problems.push(`summary is ${JSON.stringify(Item?.summary)}, played ${JSON.stringify(meeting.summary)}`);
+      if (Item?.summary !== meeting.summary)
+        problems.push(`summary is ${JSON.stringify(Item?.summary)}, played ${JSON.stringify(meeting.summary)}`);
       const stored = new Map(utterances.map((u) => [`${u.timestampMs}/${u.speakerUuid}`, u.text]));
       for (const line of meeting.utterances) {
-        if (stored.get(`${line.timestampMs}/${line.speakerUuid}`) !== line.text) problems.push(`utterance at ${line.timestampMs} ms by ${line.speakerName} is missing or wrong`);
+        if (stored.get(`${line.timestampMs}/${line.speakerUuid}`) !== line.text)
+          problems.push(`utterance at ${line.timestampMs} ms by ${line.speakerName} is missing or wrong`);
       }
-      if (utterances.length !== meeting.utterances.length) problems.push(`${utterances.length} utterances stored, ${meeting.utterances.length} played`);
+      if (utterances.length !== meeting.utterances.length)
+        problems.push(`${utterances.length} utterances stored, ${meeting.utterances.length} played`);
       const names = new Map(participants.map((p) => [p.participantUuid, p.name]));
-      for (const person of meeting.participants) if (names.get(person.uuid) !== person.name) problems.push(`participant ${person.name} is missing or misnamed`);
-      if (participants.length !== meeting.participants.length) problems.push(`${participants.length} participants stored, ${meeting.participants.length} played`);
+      for (const person of meeting.participants)
+        if (names.get(person.uuid) !== person.name) problems.push(`participant ${person.name} is missing or misnamed`);
+      if (participants.length !== meeting.participants.length)
+        problems.push(`${participants.length} participants stored, ${meeting.participants.length} played`);
       const expectedSha = recordingSha256(meeting.recording.seed, meeting.recording.size);
-      if (archive?.recording?.sha256 !== expectedSha) problems.push(`recording checksum ${archive?.recording?.sha256 ?? 'missing'} ≠ played ${expectedSha}`);
+      if (archive?.recording?.sha256 !== expectedSha)
+        problems.push(`recording checksum ${archive?.recording?.sha256 ?? 'missing'} ≠ played ${expectedSha}`);
     }
     results.push({
       botId,

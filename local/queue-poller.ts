@@ -4,7 +4,7 @@
  * the whole batch, if the handler throws) stay on the queue, come back after the
  * visibility timeout and move to the DLQ after maxReceiveCount receives.
  */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 
 export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
@@ -79,7 +79,12 @@ function toRecord(message: Message, queueUrl: string): SQSRecord {
   const attributes = message.Attributes ?? {};
   const messageAttributes: SQSRecord['messageAttributes'] = {};
   for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
-    messageAttributes[name] = { dataType: value.DataType ?? 'String', stringValue: value.StringValue, stringListValues: [], binaryListValues: [] };
+    messageAttributes[name] = {
+      dataType: value.DataType ?? 'String',
+      stringValue: value.StringValue,
+      stringListValues: [],
+      binaryListValues: [],
+    };
   }
   return {
     messageId: message.MessageId!,

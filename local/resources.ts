@@ -3,13 +3,18 @@
  * definitions the CDK stack uses (lambdas/core/store/table-layout.ts,
  * queue-settings.ts), so local mode and tests run against the same shapes.
  */
-import { CreateTableCommand, ResourceInUseException, type CreateTableCommandInput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  type DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
 import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
-import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
+import type { IngressEnvironment } from '../lambdas/ingress/environment';
 
 export interface LocalResources {
   tableName: string;
@@ -48,14 +53,19 @@ async function queueWithDeadLetterQueue(
   const suffix = options.fifo ? '.fifo' : '';
   const fifo = options.fifo ? { FifoQueue: 'true' } : {};
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq${suffix}`, Attributes: fifo }));
-  const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
   const queue = await sqs.send(
     new CreateQueueCommand({
       QueueName: `${name}${suffix}`,
       Attributes: {
         ...fifo,
         VisibilityTimeout: String(options.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: Attributes?.QueueArn, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount }),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: Attributes?.QueueArn,
+          maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount,
+        }),
       },
     }),
   );
@@ -64,7 +74,11 @@ async function queueWithDeadLetterQueue(
 
 export async function createLocalResources(
   clients: { dynamo: DynamoDBClient; sqs: SQSClient; s3: S3Client },
-  options: { prefix: string; visibilityTimeoutSeconds: number; /** Keep a table that exists (dynalite's data on disk). */ reuseTable?: boolean },
+  options: {
+    prefix: string;
+    visibilityTimeoutSeconds: number /** Keep a table that exists (dynalite's data on disk). */;
+    reuseTable?: boolean;
+  },
 ): Promise<LocalResources> {
   const { prefix } = options;
   const tableName = `${prefix}-meetings`;
@@ -75,7 +89,10 @@ export async function createLocalResources(
   }
   const queueOptions = { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds };
   const events = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-events`, { fifo: false, ...queueOptions });
-  const archive = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-archive`, { fifo: QUEUE_SETTINGS.archiveQueueFifo, ...queueOptions });
+  const archive = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-archive`, {
+    fifo: QUEUE_SETTINGS.archiveQueueFifo,
+    ...queueOptions,
+  });
   const payloadBucket = `${prefix}-payloads`;
   await clients.s3.send(new CreateBucketCommand({ Bucket: payloadBucket }));
   return {

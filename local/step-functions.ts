@@ -12,15 +12,23 @@ import { LAUNCHER_STATES } from '../lib/bot-scheduler';
 type JsonValue = Parameters<StateMachine['run']>[0];
 
 /** The state machine definition from a synthesized template, its function ARNs made concrete. */
-export function launcherDefinition(template: { Resources?: Record<string, { Type: string; Properties: Record<string, unknown> }> }): StateMachineDefinition {
-  const machine = Object.values(template.Resources ?? {}).find((resource) => resource.Type === 'AWS::StepFunctions::StateMachine');
+export function launcherDefinition(template: {
+  Resources?: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+}): StateMachineDefinition {
+  const machine = Object.values(template.Resources ?? {}).find(
+    (resource) => resource.Type === 'AWS::StepFunctions::StateMachine',
+  );
   if (machine === undefined) throw new Error('the template has no state machine');
   const definition = machine.Properties.DefinitionString as string | { 'Fn::Join': [string, unknown[]] };
   const text =
     typeof definition === 'string'
       ? definition
       : definition['Fn::Join'][1]
-          .map((part) => (typeof part === 'string' ? part : `arn:aws:lambda:us-east-1:000000000000:function:${JSON.stringify(part).replace(/\W/g, '')}`))
+          .map((part) =>
+            typeof part === 'string'
+              ? part
+              : `arn:aws:lambda:us-east-1:000000000000:function:${JSON.stringify(part).replace(/\W/g, '')}`,
+          )
           .join('');
   const parsed = JSON.parse(text) as StateMachineDefinition & { TimeoutSeconds?: number };
   // The runner arms TimeoutSeconds with setTimeout, which overflows past 24.8 days and fires at once;
@@ -69,13 +77,29 @@ export class LocalExecutions implements Executions {
       overrides: {
         taskResourceLocalHandlers: { [LAUNCHER_STATES.launch]: task, [LAUNCHER_STATES.recordFailure]: task },
         waitTimeOverrides: { [LAUNCHER_STATES.wait]: waitMs },
-        ...(this.options.retryIntervalMs !== undefined && { retryIntervalOverrides: { [LAUNCHER_STATES.launch]: this.options.retryIntervalMs } }),
+        ...(this.options.retryIntervalMs !== undefined && {
+          retryIntervalOverrides: { [LAUNCHER_STATES.launch]: this.options.retryIntervalMs },
+        }),
       },
-      context: { Execution: { Id: executionArn, Name: name, StartTime: new Date().toISOString(), Input: input as unknown as JsonValue, RoleArn: `arn:aws:iam::000000000000:role/${randomUUID()}` } },
+      context: {
+        Execution: {
+          Id: executionArn,
+          Name: name,
+          StartTime: new Date().toISOString(),
+          Input: input as unknown as JsonValue,
+          RoleArn: `arn:aws:iam::000000000000:role/${randomUUID()}`,
+        },
+      },
     });
     const done = run.result.then(
       (output) => ({ status: 'SUCCEEDED' as const, output }),
-      (error: unknown) => (error instanceof ExecutionAbortedError ? { status: 'ABORTED' as const } : { status: 'FAILED' as const, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+      (error: unknown) =>
+        error instanceof ExecutionAbortedError
+          ? { status: 'ABORTED' as const }
+          : {
+              status: 'FAILED' as const,
+              error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+            },
     );
     const execution: LocalExecution = { name, executionArn, input, stopped: false, done };
     this.executions.set(name, execution);

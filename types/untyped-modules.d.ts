@@ -3,6 +3,7 @@
 /** dynalite */
 declare module 'dynalite' {
   import type { Server } from 'node:http';
+
   interface DynaliteOptions {
     path?: string;
     createTableMs?: number;

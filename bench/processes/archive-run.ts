@@ -7,7 +7,12 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { RECORDING_S3_TIMEOUTS, s3Recordings } from '../../lambdas/shared/s3-recordings';
 
-const setup = JSON.parse(process.env.BENCH_SETUP ?? '{}') as { tableName: string; bucket: string; baseUrl: string; botId: string };
+const setup = JSON.parse(process.env.BENCH_SETUP ?? '{}') as {
+  tableName: string;
+  bucket: string;
+  baseUrl: string;
+  botId: string;
+};
 const rssBefore = process.memoryUsage().rss;
 const start = process.hrtime.bigint();
 const outcome = await archiveMeeting(setup.botId, {
@@ -21,4 +26,12 @@ const outcome = await archiveMeeting(setup.botId, {
   now: () => new Date(),
 });
 const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-console.log(JSON.stringify({ seconds, bytes: outcome.record.recording?.bytes, sha256: outcome.record.recording?.sha256, maxRssBytes: process.resourceUsage().maxRSS * 1024, rssBefore }));
+console.log(
+  JSON.stringify({
+    seconds,
+    bytes: outcome.record.recording?.bytes,
+    sha256: outcome.record.recording?.sha256,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    rssBefore,
+  }),
+);

@@ -15,12 +15,24 @@ import { SimulatedServiceApi } from '../../local/simulator/api-server';
 const size = Number(process.env.BENCH_RECORDING_BYTES);
 const [dynamo, sqsS3] = await Promise.all([startDynamoEmulator(), startSqsS3Emulator()]);
 Object.assign(process.env, dynamo.env, sqsS3.env);
-const resources = await createLocalResources({ dynamo: new DynamoDBClient({}), sqs: sqsClient(), s3: s3Client() }, { prefix: 'bench', visibilityTimeoutSeconds: 60 });
+const resources = await createLocalResources(
+  { dynamo: new DynamoDBClient({}), sqs: sqsClient(), s3: s3Client() },
+  { prefix: 'bench', visibilityTimeoutSeconds: 60 },
+);
 await s3Client().send(new CreateBucketCommand({ Bucket: 'bench-recordings' }));
 const service = new SimulatedServiceApi();
 await service.start();
 service.apiKeys.set('bench', 'all');
 const bot = service.addBot({ state: 'ended', recording: { size, seed: 2026, contentType: 'video/mp4' } });
-console.log(JSON.stringify({ env: { ...dynamo.env, ...sqsS3.env }, tableName: resources.tableName, bucket: 'bench-recordings', baseUrl: service.baseUrl, botId: bot.id, seed: 2026 }));
+console.log(
+  JSON.stringify({
+    env: { ...dynamo.env, ...sqsS3.env },
+    tableName: resources.tableName,
+    bucket: 'bench-recordings',
+    baseUrl: service.baseUrl,
+    botId: bot.id,
+    seed: 2026,
+  }),
+);
 process.stdin.resume();
 process.stdin.on('end', () => process.exit(0));

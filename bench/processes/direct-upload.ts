@@ -15,4 +15,11 @@ await new Upload({
   queueSize: RECORDING_UPLOAD.queueSize,
 }).done();
 const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-console.log(JSON.stringify({ seconds, bytes: statSync(file).size, maxRssBytes: process.resourceUsage().maxRSS * 1024, rssBefore }));
+console.log(
+  JSON.stringify({
+    seconds,
+    bytes: statSync(file).size,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    rssBefore,
+  }),
+);

@@ -2,7 +2,7 @@ import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambd
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { archiveMeeting, type ArchiveDependencies } from '../core/archive/archive-meeting';
+import { type ArchiveDependencies, archiveMeeting } from '../core/archive/archive-meeting';
 import { openDownload } from '../core/archive/download-guard';
 import { archiveJobSchema } from '../core/events/archive-job';
 import { METRICS, type Telemetry } from '../core/telemetry';
@@ -17,7 +17,11 @@ export function archiveDependencies(
   clients: { db: DynamoDBDocumentClient; s3: S3Client; upstream: UpstreamClient },
   telemetry: Telemetry,
 ): ArchiveDependencies {
-  const policy = { allowLoopback: env.ALLOW_LOOPBACK_DOWNLOADS === 'true', maxBytes: env.MAX_RECORDING_BYTES, timeoutMs: 30_000 };
+  const policy = {
+    allowLoopback: env.ALLOW_LOOPBACK_DOWNLOADS === 'true',
+    maxBytes: env.MAX_RECORDING_BYTES,
+    timeoutMs: 30_000,
+  };
   return {
     table: { db: clients.db, tableName: env.TABLE_NAME },
     upstream: clients.upstream,
@@ -43,10 +47,11 @@ export function createArchiveHandler(deps: ArchiveDependencies): ArchiveHandler 
         receive_count: record.attributes?.ApproximateReceiveCount,
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       });
-      deps.telemetry.metrics.record(METRICS.archiveFailed, 'Count', 1, { reason: error instanceof Error ? error.name : 'Error' });
+      deps.telemetry.metrics.record(METRICS.archiveFailed, 'Count', 1, {
+        reason: error instanceof Error ? error.name : 'Error',
+      });
       throw error;
     }
   };
   return (event) => processPartialResponse(event, processRecord, processor);
 }
-

@@ -9,7 +9,11 @@ import { archiveEnvironmentSchema } from './environment';
 
 const env = archiveEnvironmentSchema.parse(process.env);
 const handle = createArchiveHandler(
-  archiveDependencies(env, { db: documentClient(), s3: s3Client(RECORDING_S3_TIMEOUTS), upstream: upstreamClient(env, telemetry) }, telemetry),
+  archiveDependencies(
+    env,
+    { db: documentClient(), s3: s3Client(RECORDING_S3_TIMEOUTS), upstream: upstreamClient(env, telemetry) },
+    telemetry,
+  ),
 );
 
 export const handler: typeof handle = async (event) => {

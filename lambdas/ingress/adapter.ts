@@ -1,9 +1,9 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { acceptWebhook, outcomeResponse, type IngressDependencies } from '../core/ingress/accept-webhook';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { acceptWebhook, type IngressDependencies, outcomeResponse } from '../core/ingress/accept-webhook';
 import { SqsEventQueue } from '../core/ingress/event-queue';
 import type { PayloadStore } from '../core/ingress/payload-store';
-import { signingKeysFrom, type SecretSource } from '../core/secrets';
+import { type SecretSource, signingKeysFrom } from '../core/secrets';
 import type { Telemetry } from '../core/telemetry';
 import { WEBHOOK_SIGNATURE } from '../core/upstream/contract';
 import type { IngressEnvironment } from './environment';

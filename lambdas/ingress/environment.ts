@@ -10,4 +10,3 @@ export const ingressEnvironmentSchema = z.object({
   SECRET_CACHE_SECONDS: z.coerce.number().check(z.int(), z.nonnegative()),
 });
 export type IngressEnvironment = z.infer<typeof ingressEnvironmentSchema>;
-

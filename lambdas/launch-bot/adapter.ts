@@ -1,8 +1,15 @@
 import type { LaunchInput } from '../core/schedule/executions';
-import { launchScheduledBot, recordLaunchFailure, type LaunchDependencies, type LaunchResult } from '../core/schedule/launch';
+import {
+  type LaunchDependencies,
+  type LaunchResult,
+  launchScheduledBot,
+  recordLaunchFailure,
+} from '../core/schedule/launch';
 
 /** The state machine's two tasks: launch, and record a final failure (the Catch). */
-export type LaunchTaskEvent = { action: 'launch'; schedule: LaunchInput } | { action: 'fail'; schedule: LaunchInput; error: { Error?: string; Cause?: string } };
+export type LaunchTaskEvent =
+  | { action: 'launch'; schedule: LaunchInput }
+  | { action: 'fail'; schedule: LaunchInput; error: { Error?: string; Cause?: string } };
 
 export function createLaunchTaskHandler(deps: LaunchDependencies) {
   return async (event: LaunchTaskEvent): Promise<LaunchResult | { status: 'failed' }> => {

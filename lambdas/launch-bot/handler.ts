@@ -6,7 +6,11 @@ import { createLaunchTaskHandler } from './adapter';
 import { launchBotEnvironmentSchema } from './environment';
 
 const env = launchBotEnvironmentSchema.parse(process.env);
-const handle = createLaunchTaskHandler({ table: { db: documentClient(), tableName: env.TABLE_NAME }, upstream: upstreamClient(env, telemetry), telemetry });
+const handle = createLaunchTaskHandler({
+  table: { db: documentClient(), tableName: env.TABLE_NAME },
+  upstream: upstreamClient(env, telemetry),
+  telemetry,
+});
 
 export const handler: typeof handle = async (event) => {
   try {

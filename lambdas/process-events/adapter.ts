@@ -4,7 +4,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EventLedger } from '../core/events/event-ledger';
-import { processQueuedEvent, type ProcessDependencies, type QueuedMessage } from '../core/events/process-event';
+import { type ProcessDependencies, processQueuedEvent, type QueuedMessage } from '../core/events/process-event';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import { s3Payloads } from '../shared/s3-payloads';
 import { sqsArchiveQueue } from '../shared/sqs-archive-queue';
@@ -22,7 +22,11 @@ export function processEventsDependencies(
   const table = { db: clients.db, tableName: env.TABLE_NAME };
   return {
     table,
-    ledger: new EventLedger(table, { leaseMs: env.LEASE_SECONDS * 1000, retentionSeconds: env.DEDUP_RETENTION_DAYS * 86_400, now }),
+    ledger: new EventLedger(table, {
+      leaseMs: env.LEASE_SECONDS * 1000,
+      retentionSeconds: env.DEDUP_RETENTION_DAYS * 86_400,
+      now,
+    }),
     archive: sqsArchiveQueue(clients.sqs, env.ARCHIVE_QUEUE_URL),
     payloads: s3Payloads(clients.s3, env.PAYLOAD_BUCKET),
     telemetry,
@@ -33,7 +37,12 @@ export function toQueuedMessage(record: SQSRecord): QueuedMessage {
   const attributes: Record<string, string | undefined> = {};
   for (const [name, value] of Object.entries(record.messageAttributes ?? {})) attributes[name] = value.stringValue;
   const sent = Number(record.attributes?.SentTimestamp);
-  return { messageId: record.messageId, body: record.body, attributes, ...(Number.isFinite(sent) && { sentTimestamp: sent }) };
+  return {
+    messageId: record.messageId,
+    body: record.body,
+    attributes,
+    ...(Number.isFinite(sent) && { sentTimestamp: sent }),
+  };
 }
 
 /**

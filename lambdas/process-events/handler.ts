@@ -1,8 +1,9 @@
 /** Lambda entry point for the events queue. */
-import { s3Client } from '../shared/s3-client';
+
 import { sqsClient } from '../shared/aws-clients';
 import { documentClient } from '../shared/dynamo-client';
 import { metrics, telemetry } from '../shared/powertools';
+import { s3Client } from '../shared/s3-client';
 import { createProcessEventsHandler, processEventsDependencies } from './adapter';
 import { processEventsEnvironmentSchema } from './environment';
 

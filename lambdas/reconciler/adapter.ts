@@ -1,5 +1,5 @@
 import type { ProcessDependencies } from '../core/events/process-event';
-import { reconcileMeetings, type ReconcileReport } from '../core/reconcile/reconcile-meetings';
+import { type ReconcileReport, reconcileMeetings } from '../core/reconcile/reconcile-meetings';
 import type { Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
 
@@ -10,5 +10,14 @@ export function reconciler(
   telemetry: Telemetry,
   limits: { staleAfterMs: number; maxMeetings: number },
 ): () => Promise<ReconcileReport> {
-  return () => reconcileMeetings({ table: processing.table, upstream, processing, archive: processing.archive, telemetry, now: Date.now, ...limits });
+  return () =>
+    reconcileMeetings({
+      table: processing.table,
+      upstream,
+      processing,
+      archive: processing.archive,
+      telemetry,
+      now: Date.now,
+      ...limits,
+    });
 }

@@ -9,7 +9,11 @@ import { reconciler } from './adapter';
 import { reconcilerEnvironmentSchema } from './environment';
 
 const env = reconcilerEnvironmentSchema.parse(process.env);
-const processing = processEventsDependencies(env, { db: documentClient(), sqs: sqsClient(), s3: s3Client() }, telemetry);
+const processing = processEventsDependencies(
+  env,
+  { db: documentClient(), sqs: sqsClient(), s3: s3Client() },
+  telemetry,
+);
 const run = reconciler(processing, upstreamClient(env, telemetry), telemetry, {
   staleAfterMs: env.STALE_AFTER_MINUTES * 60_000,
   maxMeetings: env.MAX_MEETINGS_PER_RUN,

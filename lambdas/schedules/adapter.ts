@@ -1,7 +1,14 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
 import { CALENDAR_DETAIL_TYPES, calendarEventDetailSchema } from '../core/schedule/calendar-events';
+import {
+  cancelSchedule,
+  getSchedule,
+  type Schedule,
+  type ScheduleDependencies,
+  type ScheduleResult,
+  upsertSchedule,
+} from '../core/schedule/schedules';
 import { METRICS } from '../core/telemetry';
-import { cancelSchedule, getSchedule, upsertSchedule, type Schedule, type ScheduleDependencies, type ScheduleResult } from '../core/schedule/schedules';
 
 export type SchedulesEvent = APIGatewayProxyEventV2 | EventBridgeEvent<string, unknown>;
 
@@ -21,7 +28,10 @@ function view(schedule: Schedule) {
 }
 
 function respond(result: ScheduleResult): APIGatewayProxyStructuredResultV2 {
-  const body = 'schedule' in result ? { ...view(result.schedule), ...(result.message && { message: result.message }) } : { error: result.error };
+  const body =
+    'schedule' in result
+      ? { ...view(result.schedule), ...(result.message && { message: result.message }) }
+      : { error: result.error };
   return { statusCode: result.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
@@ -33,28 +43,44 @@ export function createSchedulesHandler(deps: ScheduleDependencies) {
   };
 }
 
-async function handleRequest(event: APIGatewayProxyEventV2, deps: ScheduleDependencies): Promise<APIGatewayProxyStructuredResultV2> {
+async function handleRequest(
+  event: APIGatewayProxyEventV2,
+  deps: ScheduleDependencies,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const id = event.pathParameters?.id ?? '';
   const method = event.requestContext.http.method;
   if (method === 'GET') {
     const schedule = await getSchedule(id, deps);
-    return respond(schedule === undefined ? { status: 404, error: { code: 'not-found', message: `No schedule ${id}.` } } : { status: 200, schedule });
+    return respond(
+      schedule === undefined
+        ? { status: 404, error: { code: 'not-found', message: `No schedule ${id}.` } }
+        : { status: 200, schedule },
+    );
   }
   if (method === 'DELETE') return respond(await cancelSchedule(id, deps));
   let body: unknown;
   try {
-    body = JSON.parse(event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? ''));
+    body = JSON.parse(
+      event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? ''),
+    );
   } catch {
     return respond({ status: 400, error: { code: 'invalid-json', message: 'The body is not JSON.' } });
   }
   return respond(await upsertSchedule(id, body, deps));
 }
 
-async function handleCalendarEvent(event: EventBridgeEvent<string, unknown>, deps: ScheduleDependencies): Promise<void> {
+async function handleCalendarEvent(
+  event: EventBridgeEvent<string, unknown>,
+  deps: ScheduleDependencies,
+): Promise<void> {
   const detail = calendarEventDetailSchema.safeParse(event.detail);
   const refuse = (message: string) => {
     // Not retried: EventBridge would only deliver the same bad event again.
-    deps.telemetry.log.error('calendar event refused', { detail_type: event['detail-type'], event_id: event.id, reason: message });
+    deps.telemetry.log.error('calendar event refused', {
+      detail_type: event['detail-type'],
+      event_id: event.id,
+      reason: message,
+    });
     deps.telemetry.metrics.record(METRICS.calendarEventRefused, 'Count', 1);
   };
   if (!detail.success) return refuse('detail.schedule_id is missing');

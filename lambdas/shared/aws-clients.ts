@@ -14,7 +14,11 @@ export interface ClientTimeouts {
   maxAttempts: number;
 }
 
-export const DEFAULT_CLIENT_TIMEOUTS: ClientTimeouts = { connectionTimeoutMs: 1_000, requestTimeoutMs: 3_000, maxAttempts: 3 };
+export const DEFAULT_CLIENT_TIMEOUTS: ClientTimeouts = {
+  connectionTimeoutMs: 1_000,
+  requestTimeoutMs: 3_000,
+  maxAttempts: 3,
+};
 
 function commonConfig(timeouts: ClientTimeouts) {
   return {
@@ -26,12 +30,18 @@ function commonConfig(timeouts: ClientTimeouts) {
 const hasLocalEndpoint = (env: NodeJS.ProcessEnv, service: string): boolean =>
   env[`AWS_ENDPOINT_URL_${service}`] !== undefined || env.AWS_ENDPOINT_URL !== undefined;
 
-export function sqsClient(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS, env: NodeJS.ProcessEnv = process.env): SQSClient {
+export function sqsClient(
+  timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS,
+  env: NodeJS.ProcessEnv = process.env,
+): SQSClient {
   // With an explicit (local) endpoint, send there rather than to the host named in a queue URL.
   return new SQSClient({ ...commonConfig(timeouts), useQueueUrlAsEndpoint: !hasLocalEndpoint(env, 'SQS') });
 }
 
-export function s3ClientConfig(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS, env: NodeJS.ProcessEnv = process.env): S3ClientConfig {
+export function s3ClientConfig(
+  timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS,
+  env: NodeJS.ProcessEnv = process.env,
+): S3ClientConfig {
   // A local S3 endpoint serves buckets by path, not by host name.
   return { ...commonConfig(timeouts), forcePathStyle: hasLocalEndpoint(env, 'S3') };
 }

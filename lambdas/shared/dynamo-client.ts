@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DEFAULT_CLIENT_TIMEOUTS, type ClientTimeouts } from './aws-clients';
+import { type ClientTimeouts, DEFAULT_CLIENT_TIMEOUTS } from './aws-clients';
 
 export function documentClient(timeouts: ClientTimeouts = DEFAULT_CLIENT_TIMEOUTS): DynamoDBDocumentClient {
   const client = new DynamoDBClient({

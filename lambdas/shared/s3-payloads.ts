@@ -9,7 +9,8 @@ import { putPayloadObject } from './s3-put-object';
 export function s3Payloads(client: S3Client, bucket: string): PayloadReader & PayloadStore {
   return {
     bucket,
-    put: (key, bytes, sha256) => putPayloadObject(client, { bucket, key, bytes, sha256, contentType: 'application/json' }),
+    put: (key, bytes, sha256) =>
+      putPayloadObject(client, { bucket, key, bytes, sha256, contentType: 'application/json' }),
     async read(pointer: ClaimCheckPointer) {
       const { bucket: from, key, sha256 } = pointer.claimCheck;
       let bytes: Buffer;

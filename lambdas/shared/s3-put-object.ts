@@ -1,5 +1,5 @@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { s3ClientConfig, type ClientTimeouts } from './aws-clients';
+import { type ClientTimeouts, s3ClientConfig } from './aws-clients';
 
 export interface PayloadObject {
   bucket: string;

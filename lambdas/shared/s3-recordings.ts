@@ -5,7 +5,11 @@ import type { RecordingStore } from '../core/archive/recording-store';
 import type { ClientTimeouts } from './aws-clients';
 
 /** Completing a multipart upload of a large object can take S3 a while; 3 s is for small calls. */
-export const RECORDING_S3_TIMEOUTS: ClientTimeouts = { connectionTimeoutMs: 2_000, requestTimeoutMs: 120_000, maxAttempts: 3 };
+export const RECORDING_S3_TIMEOUTS: ClientTimeouts = {
+  connectionTimeoutMs: 2_000,
+  requestTimeoutMs: 120_000,
+  maxAttempts: 3,
+};
 
 export interface UploadSettings {
   partSize: number;
@@ -19,7 +23,11 @@ export interface UploadSettings {
  */
 export const RECORDING_UPLOAD: UploadSettings = { partSize: 8 * 1024 * 1024, queueSize: 4 };
 
-export function s3Recordings(client: S3Client, bucket: string, upload: UploadSettings = RECORDING_UPLOAD): RecordingStore {
+export function s3Recordings(
+  client: S3Client,
+  bucket: string,
+  upload: UploadSettings = RECORDING_UPLOAD,
+): RecordingStore {
   return {
     bucket,
     async upload(key: string, body: Readable, contentType: string) {
@@ -35,7 +43,9 @@ export function s3Recordings(client: S3Client, bucket: string, upload: UploadSet
     },
     async putJson(key: string, value: unknown) {
       const bytes = Buffer.from(JSON.stringify(value), 'utf8');
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }));
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }),
+      );
       return { bytes: bytes.length };
     },
   };

@@ -5,7 +5,11 @@ import type { SecretSource } from '../core/secrets';
  * A Secrets Manager secret, cached in the function for `maxAgeSeconds` so a
  * rotated value is picked up within that time without a call per request.
  */
-export function secretsManagerSource(secretId: string, maxAgeSeconds: number, provider = new SecretsProvider()): SecretSource {
+export function secretsManagerSource(
+  secretId: string,
+  maxAgeSeconds: number,
+  provider = new SecretsProvider(),
+): SecretSource {
   return {
     async read() {
       const value = await provider.get(secretId, { maxAge: maxAgeSeconds });

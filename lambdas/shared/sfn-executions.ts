@@ -6,7 +6,9 @@ export function stepFunctionsExecutions(client: SFNClient, stateMachineArn: stri
   return {
     async start(name: string, input: LaunchInput) {
       try {
-        const started = await client.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
+        const started = await client.send(
+          new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }),
+        );
         return { executionArn: started.executionArn! };
       } catch (error) {
         // The name is per schedule version: it already runs (or ran) for this very request.

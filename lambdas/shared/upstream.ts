@@ -3,7 +3,10 @@ import { UpstreamClient } from '../core/upstream/client';
 import { secretsManagerSource } from './secrets-manager';
 
 /** The service's REST client with the API key from Secrets Manager (cached for `secretCacheSeconds`). */
-export function upstreamClient(env: { UPSTREAM_BASE_URL: string; API_KEY_SECRET_ID: string; SECRET_CACHE_SECONDS: number }, telemetry: Telemetry): UpstreamClient {
+export function upstreamClient(
+  env: { UPSTREAM_BASE_URL: string; API_KEY_SECRET_ID: string; SECRET_CACHE_SECONDS: number },
+  telemetry: Telemetry,
+): UpstreamClient {
   const apiKey = secretsManagerSource(env.API_KEY_SECRET_ID, env.SECRET_CACHE_SECONDS);
   return new UpstreamClient({ baseUrl: env.UPSTREAM_BASE_URL, apiKey: () => apiKey.read(), telemetry });
 }

@@ -1,8 +1,8 @@
 /** The DynamoDB emulator (dynalite), on 127.0.0.1, in memory or with its data in a folder. */
 import { spawn } from 'node:child_process';
+import type { Server as HttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:net';
-import type { Server as HttpServer } from 'node:http';
 import dynalite from 'dynalite';
 
 export interface DynamoEmulator {
@@ -12,7 +12,12 @@ export interface DynamoEmulator {
 }
 
 export async function startDynamoEmulator(options: { port?: number; path?: string } = {}): Promise<DynamoEmulator> {
-  const server: HttpServer = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(options.path && { path: options.path }) });
+  const server: HttpServer = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(options.path && { path: options.path }),
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', resolve);
@@ -43,7 +48,16 @@ async function freePort(): Promise<number> {
 export async function startDynamoEmulatorProcess(options: { path?: string } = {}): Promise<DynamoEmulator> {
   const port = await freePort();
   const cli = createRequire(import.meta.url).resolve('dynalite/cli.js');
-  const args = [cli, '--host', '127.0.0.1', '--port', String(port), '--createTableMs', '0', ...(options.path ? ['--path', options.path] : [])];
+  const args = [
+    cli,
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--createTableMs',
+    '0',
+    ...(options.path ? ['--path', options.path] : []),
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const endpoint = `http://127.0.0.1:${port}`;
   for (let attempt = 0; ; attempt++) {

@@ -150,7 +150,9 @@ export class SimulatedServiceApi {
     this.requests.push({ method, path: url.pathname, authorization: request.headers.authorization });
     const body = await readBody(request);
 
-    const faultIndex = this.faults.findIndex((f) => f.times > 0 && f.path.test(url.pathname) && (f.method === undefined || f.method === method));
+    const faultIndex = this.faults.findIndex(
+      (f) => f.times > 0 && f.path.test(url.pathname) && (f.method === undefined || f.method === method),
+    );
     const fault = faultIndex === -1 ? undefined : this.faults[faultIndex];
     if (fault !== undefined) {
       fault.times--;
@@ -197,7 +199,12 @@ export class SimulatedServiceApi {
     if (!need(part === 'transcript' || part === 'recording' ? 'recordings:read' : 'bots:read')) return;
     if (bot === undefined) return this.json(response, 404, { error: 'Bot not found.' });
     if (part === undefined) return this.json(response, 200, publicBot(bot));
-    if (part === 'transcript') return this.json(response, 200, [...bot.transcript].sort((a, b) => Number(a.timestamp_ms) - Number(b.timestamp_ms)));
+    if (part === 'transcript')
+      return this.json(
+        response,
+        200,
+        [...bot.transcript].sort((a, b) => Number(a.timestamp_ms) - Number(b.timestamp_ms)),
+      );
     if (part === 'participants') return this.page(url, response, bot.participants);
     if (bot.recording === null) return this.json(response, 404, { error: 'No recording for this bot.' });
     return this.json(response, 200, { url: this.recordingLink(bot.id), start_timestamp_ms: 0 });
@@ -254,7 +261,9 @@ export class SimulatedServiceApi {
       return;
     }
     if (this.now() > expires) {
-      response.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
+      response
+        .writeHead(403, { 'content-type': 'application/xml' })
+        .end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
       return;
     }
     const { size, seed, contentType } = bot.recording;

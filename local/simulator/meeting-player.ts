@@ -48,7 +48,12 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
   const people = SPEAKERS.slice(0, 2 + Math.floor(random() * 2));
   const utterances = Array.from({ length: 3 + Math.floor(random() * 4) }, (_, i) => {
     const speaker = people[i % people.length]!;
-    return { timestampMs: 5_000 + i * 7_000, speakerUuid: speaker.uuid, speakerName: speaker.name, text: LINES[(i + Math.floor(random() * LINES.length)) % LINES.length]! };
+    return {
+      timestampMs: 5_000 + i * 7_000,
+      speakerUuid: speaker.uuid,
+      speakerName: speaker.name,
+      text: LINES[(i + Math.floor(random() * LINES.length)) % LINES.length]!,
+    };
   });
   const summary = `Summary of ${bot.id}: ${utterances.length} remarks by ${people.map((p) => p.name.split(' ')[0]).join(', ')}.`;
   const seed = Math.floor(random() * 1_000_000);
@@ -67,7 +72,13 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
     const oldState = bot.state;
     bot.state = newState;
     bot.events.push({ type: eventType, sub_type: null, created_at: createdAt });
-    sender.send(stateChange(bot.id, { oldState, newState, eventType, createdAtMicros: Date.now() * 1000 }, { idempotencyKey: randomUUID() }));
+    sender.send(
+      stateChange(
+        bot.id,
+        { oldState, newState, eventType, createdAtMicros: Date.now() * 1000 },
+        { idempotencyKey: randomUUID() },
+      ),
+    );
     options.onStep?.(bot.id, newState);
   };
 
@@ -76,21 +87,62 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
     await sleep();
     setState('joined_recording', 'bot_joined_meeting');
     for (const [i, person] of people.entries()) {
-      const participant = { id: `par_${bot.id}_${i}`, name: person.name, uuid: person.uuid, user_uuid: null, is_host: person.isHost };
+      const participant = {
+        id: `par_${bot.id}_${i}`,
+        name: person.name,
+        uuid: person.uuid,
+        user_uuid: null,
+        is_host: person.isHost,
+      };
       bot.participants.push(participant);
-      sender.send(participantJoinLeave(bot.id, { id: `pe_${bot.id}_j${i}`, name: person.name, uuid: person.uuid, isHost: person.isHost, eventType: 'join', timestampMs: 1_000 + i * 500 }));
+      sender.send(
+        participantJoinLeave(bot.id, {
+          id: `pe_${bot.id}_j${i}`,
+          name: person.name,
+          uuid: person.uuid,
+          isHost: person.isHost,
+          eventType: 'join',
+          timestampMs: 1_000 + i * 500,
+        }),
+      );
     }
     options.onStep?.(bot.id, `${people.length} participants joined`);
     for (const line of utterances) {
       await sleep();
-      const data = { speaker_name: line.speakerName, speaker_uuid: line.speakerUuid, speaker_user_uuid: null, speaker_is_host: line.speakerUuid === 'p-ada', timestamp_ms: line.timestampMs, duration_ms: 2_500, transcription: { transcript: line.text } };
+      const data = {
+        speaker_name: line.speakerName,
+        speaker_uuid: line.speakerUuid,
+        speaker_user_uuid: null,
+        speaker_is_host: line.speakerUuid === 'p-ada',
+        timestamp_ms: line.timestampMs,
+        duration_ms: 2_500,
+        transcription: { transcript: line.text },
+      };
       bot.transcript.push(data);
-      sender.send(transcriptUpdate(bot.id, { speakerName: line.speakerName, speakerUuid: line.speakerUuid, isHost: line.speakerUuid === 'p-ada', timestampMs: line.timestampMs, durationMs: 2_500, text: line.text }));
+      sender.send(
+        transcriptUpdate(bot.id, {
+          speakerName: line.speakerName,
+          speakerUuid: line.speakerUuid,
+          isHost: line.speakerUuid === 'p-ada',
+          timestampMs: line.timestampMs,
+          durationMs: 2_500,
+          text: line.text,
+        }),
+      );
     }
     options.onStep?.(bot.id, `${utterances.length} utterances`);
     await sleep();
     for (const [i, person] of people.entries()) {
-      sender.send(participantJoinLeave(bot.id, { id: `pe_${bot.id}_l${i}`, name: person.name, uuid: person.uuid, isHost: person.isHost, eventType: 'leave', timestampMs: 60_000 + i * 500 }));
+      sender.send(
+        participantJoinLeave(bot.id, {
+          id: `pe_${bot.id}_l${i}`,
+          name: person.name,
+          uuid: person.uuid,
+          isHost: person.isHost,
+          eventType: 'leave',
+          timestampMs: 60_000 + i * 500,
+        }),
+      );
     }
     setState('leaving', 'bot_left_meeting');
     await sleep();

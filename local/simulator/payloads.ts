@@ -8,7 +8,12 @@ import type { PyValue } from './python-json';
 
 type PyObject = { [key: string]: PyValue };
 
-export function webhook(botId: string, trigger: string, data: PyObject, options: { idempotencyKey?: string; metadata?: PyObject | null } = {}): PyObject {
+export function webhook(
+  botId: string,
+  trigger: string,
+  data: PyObject,
+  options: { idempotencyKey?: string; metadata?: PyObject | null } = {},
+): PyObject {
   return {
     idempotency_key: options.idempotencyKey ?? randomUUID(),
     bot_id: botId,
@@ -48,7 +53,14 @@ export function stateChange(
 
 export function transcriptUpdate(
   botId: string,
-  utterance: { speakerName: string; speakerUuid: string; isHost: boolean; timestampMs: number; durationMs: number; text: string | null },
+  utterance: {
+    speakerName: string;
+    speakerUuid: string;
+    isHost: boolean;
+    timestampMs: number;
+    durationMs: number;
+    text: string | null;
+  },
   options?: { idempotencyKey?: string },
 ): PyObject {
   return webhook(
@@ -69,7 +81,14 @@ export function transcriptUpdate(
 
 export function participantJoinLeave(
   botId: string,
-  event: { id: string; name: string; uuid: string; isHost: boolean; eventType: 'join' | 'leave' | string; timestampMs: number },
+  event: {
+    id: string;
+    name: string;
+    uuid: string;
+    isHost: boolean;
+    eventType: 'join' | 'leave' | string;
+    timestampMs: number;
+  },
   options?: { idempotencyKey?: string },
 ): PyObject {
   return webhook(

@@ -40,7 +40,9 @@ export function dumps(value: PyValue, options: DumpOptions): string {
   if (Array.isArray(value)) return `[${value.map((item) => dumps(item, options)).join(options.itemSeparator)}]`;
   let keys = Object.keys(value);
   if (options.sortKeys) keys = keys.sort(byCodePoints);
-  const members = keys.map((key) => `${quote(key, options.ensureAscii)}${options.keySeparator}${dumps(value[key] as PyValue, options)}`);
+  const members = keys.map(
+    (key) => `${quote(key, options.ensureAscii)}${options.keySeparator}${dumps(value[key] as PyValue, options)}`,
+  );
   return `{${members.join(options.itemSeparator)}}`;
 }
 
@@ -53,7 +55,15 @@ function byCodePoints(a: string, b: string): number {
   return x.length - y.length;
 }
 
-const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f' };
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\b': '\\b',
+  '\f': '\\f',
+};
 
 function hex4(code: number): string {
   return `\\u${code.toString(16).padStart(4, '0')}`;
@@ -66,7 +76,8 @@ function quote(text: string, ensureAscii: boolean): string {
     const code = text.charCodeAt(i);
     const short = SHORT_ESCAPES[char];
     if (short !== undefined) out += short;
-    else if (code < 0x20 || (ensureAscii && code > 0x7e)) out += hex4(code); // UTF-16 units: astral chars become surrogate pairs
+    else if (code < 0x20 || (ensureAscii && code > 0x7e))
+      out += hex4(code); // UTF-16 units: astral chars become surrogate pairs
     else out += char;
   }
   return `${out}"`;

@@ -19,7 +19,12 @@ export interface Chaos {
 }
 
 export const NO_CHAOS: Chaos = { duplicate: 0, maxDelayMs: 0, drop: 0, droppable: new Set() };
-export const DEFAULT_CHAOS: Chaos = { duplicate: 0.2, maxDelayMs: 1_500, drop: 0.1, droppable: new Set(['bot.state_change', 'transcript.update']) };
+export const DEFAULT_CHAOS: Chaos = {
+  duplicate: 0.2,
+  maxDelayMs: 1_500,
+  drop: 0.1,
+  droppable: new Set(['bot.state_change', 'transcript.update']),
+};
 
 export interface DeliveryStats {
   sent: number;
@@ -35,7 +40,13 @@ export class WebhookSender {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    private readonly options: { url: () => string; signingSecret: string; chaos: Chaos; random: () => number; timeoutMs?: number },
+    private readonly options: {
+      url: () => string;
+      signingSecret: string;
+      chaos: Chaos;
+      random: () => number;
+      timeoutMs?: number;
+    },
   ) {}
 
   send(payload: { [key: string]: PyValue }): void {
@@ -49,7 +60,9 @@ export class WebhookSender {
     if (copies === 2) this.stats.duplicated++;
     const signed = signWebhook(payload, this.options.signingSecret);
     for (let copy = 0; copy < copies; copy++) {
-      const delivery = this.deliver(signed, Math.floor(random() * chaos.maxDelayMs)).finally(() => this.inFlight.delete(delivery));
+      const delivery = this.deliver(signed, Math.floor(random() * chaos.maxDelayMs)).finally(() =>
+        this.inFlight.delete(delivery),
+      );
       this.inFlight.add(delivery);
     }
   }

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { dumps, SIGNED, WIRE, type PyValue } from './python-json';
+import { dumps, type PyValue, SIGNED, WIRE } from './python-json';
 
 export interface SignedWebhook {
   /** The body bytes as the service sends them. */

@@ -4,7 +4,7 @@
  * reordered and dropped webhooks; every stored meeting must equal what was played.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { newSigningSecret, startLocalStack, type LocalStack } from '../../local/local-stack';
+import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/local-stack';
 import { DEFAULT_CHAOS } from '../../local/simulator/webhook-sender';
 
 let stack: LocalStack | undefined;
@@ -51,7 +51,8 @@ describe('local mode', () => {
     expect(logs.length).toBeGreaterThan(100);
     const everything = logs.join('\n');
     expect(everything).toContain('webhook accepted');
-    for (const secret of [signingSecret, Buffer.from(signingSecret, 'base64').toString('hex'), 'local-dev-key']) expect(everything).not.toContain(secret);
+    for (const secret of [signingSecret, Buffer.from(signingSecret, 'base64').toString('hex'), 'local-dev-key'])
+      expect(everything).not.toContain(secret);
     expect(everything).not.toMatch(/x-webhook-signature|"signature"|Token local/i);
   });
 });

@@ -24,10 +24,14 @@ describe('cdk synth', () => {
   });
 
   it('fails with a message naming the bad setting', async () => {
-    const failure = await run('npx', ['cdk', 'synth', '--quiet', '--output', outdir, '-c', 'upstreamBaseUrl=http://x.example.org/v1'], {
-      env: { ...offlineEnv, CDK_DISABLE_VERSION_CHECK: 'true', AWS_EC2_METADATA_DISABLED: 'true' },
-      timeout: 120_000,
-    }).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run(
+      'npx',
+      ['cdk', 'synth', '--quiet', '--output', outdir, '-c', 'upstreamBaseUrl=http://x.example.org/v1'],
+      {
+        env: { ...offlineEnv, CDK_DISABLE_VERSION_CHECK: 'true', AWS_EC2_METADATA_DISABLED: 'true' },
+        timeout: 120_000,
+      },
+    ).catch((error: { code: number; stderr: string }) => error);
     expect('code' in failure && failure.code).not.toBe(0);
     expect(failure.stderr).toMatch(/upstreamBaseUrl: must use https:\/\//);
     expect(failure.stderr).toMatch(/must end in \/api\/v1\//);

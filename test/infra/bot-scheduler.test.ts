@@ -13,7 +13,11 @@ describe('bot scheduler', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       StateMachineType: 'STANDARD',
       TracingConfiguration: { Enabled: true },
-      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: true, Destinations: [Match.objectLike({ CloudWatchLogsLogGroup: Match.anyValue() })] },
+      LoggingConfiguration: {
+        Level: 'ALL',
+        IncludeExecutionData: true,
+        Destinations: [Match.objectLike({ CloudWatchLogsLogGroup: Match.anyValue() })],
+      },
     });
   });
 
@@ -21,12 +25,18 @@ describe('bot scheduler', () => {
     for (const route of ['PUT /schedules/{id}', 'GET /schedules/{id}', 'DELETE /schedules/{id}']) {
       template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: route, AuthorizationType: 'AWS_IAM' });
     }
-    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /webhooks', AuthorizationType: 'NONE' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'POST /webhooks',
+      AuthorizationType: 'NONE',
+    });
   });
 
   it('takes calendar events from EventBridge', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: { source: ['meeting-pipeline.calendar'], 'detail-type': ['Calendar Event Upserted', 'Calendar Event Cancelled'] },
+      EventPattern: {
+        source: ['meeting-pipeline.calendar'],
+        'detail-type': ['Calendar Event Upserted', 'Calendar Event Cancelled'],
+      },
       Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 7200 } })],
     });
   });
@@ -34,7 +44,10 @@ describe('bot scheduler', () => {
   it('lets the schedules function start and stop only launcher executions', () => {
     const statements = functionStatements(template, 'schedules');
     expect(wildcardDataActions(statements)).toEqual([]);
-    expect(actionsOf(statements).filter((a) => a.startsWith('states:'))).toEqual(['states:StartExecution', 'states:StopExecution']);
+    expect(actionsOf(statements).filter((a) => a.startsWith('states:'))).toEqual([
+      'states:StartExecution',
+      'states:StopExecution',
+    ]);
     // Executions have their own ARN form: arn:…:states:<region>:<account>:execution:<state machine name>:<execution name>.
     const stop = statements.find((s) => actionsOf([s]).includes('states:StopExecution'));
     expect(JSON.stringify(stop?.Resource)).toMatch(/:states:.*:execution:.*Fn::Select.*:\*"/);
@@ -44,7 +57,14 @@ describe('bot scheduler', () => {
   it('lets the launch function read and update the table, read the API key and write its logs', () => {
     const statements = functionStatements(template, 'launch-bot');
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:'))).toEqual(
-      ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
+      [
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+      ].sort(),
     );
   });
 });

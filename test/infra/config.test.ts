@@ -30,9 +30,18 @@ describe('configuration', () => {
 
   it('reads -c key=value strings from context', () => {
     const app = new App({
-      context: { upstreamBaseUrl: 'https://m.example.org/api/v1/', logRetentionDays: '90', retainData: 'false', maxWebhookBodyBytes: '2048' },
+      context: {
+        upstreamBaseUrl: 'https://m.example.org/api/v1/',
+        logRetentionDays: '90',
+        retainData: 'false',
+        maxWebhookBodyBytes: '2048',
+      },
     });
-    expect(configFromContext(app.node)).toMatchObject({ logRetentionDays: 90, retainData: false, maxWebhookBodyBytes: 2048 });
+    expect(configFromContext(app.node)).toMatchObject({
+      logRetentionDays: 90,
+      retainData: false,
+      maxWebhookBodyBytes: 2048,
+    });
   });
 
   it.each([
@@ -41,7 +50,10 @@ describe('configuration', () => {
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1' }, /must end in \/api\/v1\//],
     [{ upstreamBaseUrl: 'not a url' }, /must be a URL/],
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', logRetentionDays: 10 }, /logRetentionDays: must be one of/],
-    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', payloadRetentionDays: 7 }, /payloadRetentionDays: must be more than the 14-day/],
+    [
+      { upstreamBaseUrl: 'https://m.example.org/api/v1/', payloadRetentionDays: 7 },
+      /payloadRetentionDays: must be more than the 14-day/,
+    ],
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', maxWebhookBodyBytes: 10_000_000 }, /maxWebhookBodyBytes/],
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', retainData: 'yes' }, /retainData/],
   ])('refuses %j with a clear message', (raw, message) => {

@@ -29,10 +29,27 @@ describe('event processing', () => {
         BillingMode: 'PAY_PER_REQUEST',
         TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
         GlobalSecondaryIndexes: [
-          Match.objectLike({ IndexName: 'gsi1', KeySchema: [{ AttributeName: 'gsi1pk', KeyType: 'HASH' }, { AttributeName: 'gsi1sk', KeyType: 'RANGE' }] }),
-          Match.objectLike({ IndexName: 'gsi2', KeySchema: [{ AttributeName: 'gsi2pk', KeyType: 'HASH' }, { AttributeName: 'gsi2sk', KeyType: 'RANGE' }] }),
+          Match.objectLike({
+            IndexName: 'gsi1',
+            KeySchema: [
+              { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+            ],
+          }),
+          Match.objectLike({
+            IndexName: 'gsi2',
+            KeySchema: [
+              { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+              { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+            ],
+          }),
         ],
-        Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
+        Replicas: [
+          Match.objectLike({
+            PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+            DeletionProtectionEnabled: true,
+          }),
+        ],
       },
     });
   });
@@ -43,7 +60,9 @@ describe('event processing', () => {
       SqsManagedSseEnabled: true,
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
     });
-    expect(Object.values(template.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: true } }))).toHaveLength(2);
+    expect(Object.values(template.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: true } }))).toHaveLength(
+      2,
+    );
   });
 
   it('lets the function touch only the table items, the two queues and the claim checks', () => {
@@ -53,14 +72,31 @@ describe('event processing', () => {
     expect(actionsOf(dynamo)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     expect(JSON.stringify(dynamo.map((s) => s.Resource))).not.toContain('index');
     expect(actionsOf(statements).filter((a) => a.startsWith('sqs:'))).toEqual(
-      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage', 'sqs:SendMessage'].sort(),
+      [
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:GetQueueUrl',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ].sort(),
     );
     const s3 = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('s3:')));
     for (const statement of s3) expect(JSON.stringify(statement.Resource)).toContain('/claim-check/*');
   });
 
   it('holds no wildcard data actions in any function role', () => {
-    for (const service of ['webhook-ingress', 'process-events', 'recording-archive', 'reconciler', 'schedules', 'launch-bot']) expect(wildcardDataActions(functionStatements(template, service)), service).toEqual([]);
+    for (const service of [
+      'webhook-ingress',
+      'process-events',
+      'recording-archive',
+      'reconciler',
+      'schedules',
+      'launch-bot',
+    ])
+      expect(wildcardDataActions(functionStatements(template, service)), service).toEqual([]);
   });
 
   it('outputs the table name and the archive queue URL', () => {

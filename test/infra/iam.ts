@@ -8,7 +8,11 @@ export interface Statement {
 
 /** Policy statements attached to the role of the function whose POWERTOOLS_SERVICE_NAME is `service`. */
 export function functionStatements(template: Template, service: string): Statement[] {
-  const functions = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: service } } } }));
+  const functions = Object.values(
+    template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: service } } },
+    }),
+  );
   if (functions.length !== 1) throw new Error(`expected one ${service} function, found ${functions.length}`);
   const roleRef = functions[0]!.Properties.Role['Fn::GetAtt'][0];
   return Object.values(template.findResources('AWS::IAM::Policy'))

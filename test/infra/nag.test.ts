@@ -7,7 +7,9 @@ import { addNagChecks } from '../../lib/nag';
 
 function synthWithNag(retainData: boolean) {
   const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
-  new MeetingPipelineStack(app, 'NagCheck', { config: parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/', retainData }) });
+  new MeetingPipelineStack(app, 'NagCheck', {
+    config: parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/', retainData }),
+  });
   addNagChecks(app);
   return app.synth();
 }
@@ -20,7 +22,9 @@ describe('cdk-nag AwsSolutions and Serverless packs', () => {
 
   it('fail the synth when a finding is not acknowledged', () => {
     const app = new App({ context: cdkJsonContext() });
-    const stack = new MeetingPipelineStack(app, 'NagBroken', { config: parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/' }) });
+    const stack = new MeetingPipelineStack(app, 'NagBroken', {
+      config: parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/' }),
+    });
     // An extra queue without SSE enforcement or a DLQ must be caught.
     new Queue(stack, 'Unchecked');
     addNagChecks(app);

@@ -11,7 +11,11 @@ beforeAll(() => {
 describe('reconciler', () => {
   it('runs every 5 minutes, one run at a time', () => {
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
-    const [fn] = Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'reconciler' } } } }));
+    const [fn] = Object.values(
+      template.findResources('AWS::Lambda::Function', {
+        Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'reconciler' } } },
+      }),
+    );
     expect(fn?.Properties).toMatchObject({ ReservedConcurrentExecutions: 1, Timeout: 300 });
   });
 

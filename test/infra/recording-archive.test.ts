@@ -9,26 +9,50 @@ beforeAll(() => {
 });
 
 const archiveFunction = () =>
-  Object.values(template.findResources('AWS::Lambda::Function', { Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'recording-archive' } } } }))[0]!;
+  Object.values(
+    template.findResources('AWS::Lambda::Function', {
+      Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'recording-archive' } } },
+    }),
+  )[0]!;
 
 describe('recording archive', () => {
   it('keeps recordings in a private, encrypted, versioned, TLS-only, retained bucket that removes incomplete uploads', () => {
-    const buckets = template.findResources('AWS::S3::Bucket', { Properties: { LifecycleConfiguration: { Rules: [Match.objectLike({ Id: 'abort-incomplete-uploads' })] } } });
+    const buckets = template.findResources('AWS::S3::Bucket', {
+      Properties: { LifecycleConfiguration: { Rules: [Match.objectLike({ Id: 'abort-incomplete-uploads' })] } },
+    });
     const [recordings] = Object.values(buckets);
     expect(recordings).toMatchObject({
       DeletionPolicy: 'Retain',
       Properties: {
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
         VersioningConfiguration: { Status: 'Enabled' },
-        LifecycleConfiguration: { Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }] },
+        LifecycleConfiguration: {
+          Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }],
+        },
       },
     });
   });
 
   it('consumes the FIFO archive queue one job at a time; the queue waits six times the function timeout', () => {
-    expect(archiveFunction().Properties).toMatchObject({ Timeout: 900, Runtime: 'nodejs24.x', Architectures: ['arm64'] });
-    template.hasResourceProperties('AWS::SQS::Queue', { FifoQueue: true, VisibilityTimeout: 5400, RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }) });
-    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    expect(archiveFunction().Properties).toMatchObject({
+      Timeout: 900,
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+    });
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      FifoQueue: true,
+      VisibilityTimeout: 5400,
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
   });
 
   it('never allows plain-http downloads in AWS, and names secrets rather than holding them', () => {
@@ -43,7 +67,17 @@ describe('recording archive', () => {
     const statements = functionStatements(template, 'recording-archive');
     expect(wildcardDataActions(statements)).toEqual([]);
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:') && !a.startsWith('sqs:'))).toEqual(
-      ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'logs:CreateLogStream', 'logs:PutLogEvents', 's3:AbortMultipartUpload', 's3:PutObject', 'secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'].sort(),
+      [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        's3:AbortMultipartUpload',
+        's3:PutObject',
+        'secretsmanager:DescribeSecret',
+        'secretsmanager:GetSecretValue',
+      ].sort(),
     );
   });
 });

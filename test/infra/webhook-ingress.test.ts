@@ -1,7 +1,7 @@
+import type { Template } from 'aws-cdk-lib/assertions';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { synthTemplate } from './synth';
-import type { Template } from 'aws-cdk-lib/assertions';
 
 let template: Template;
 beforeAll(() => {
@@ -18,10 +18,18 @@ const ingressFunction = () => {
 
 describe('webhook ingress', () => {
   it('routes POST /webhooks to the ingress function with payload format 2.0', () => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'POST /webhooks', AuthorizationType: 'NONE' });
-    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', { IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Route', {
+      RouteKey: 'POST /webhooks',
+      AuthorizationType: 'NONE',
+    });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
     // The same API carries the IAM-authorized schedule routes; the webhook route is the only open one.
-    const open = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { AuthorizationType: 'NONE' } }));
+    const open = Object.values(
+      template.findResources('AWS::ApiGatewayV2::Route', { Properties: { AuthorizationType: 'NONE' } }),
+    );
     expect(open.map((route) => route.Properties.RouteKey)).toEqual(['POST /webhooks']);
   });
 
@@ -95,8 +103,15 @@ describe('webhook ingress', () => {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
       Properties: {
-        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
-        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+        },
         VersioningConfiguration: { Status: 'Enabled' },
         LifecycleConfiguration: {
           Rules: Match.arrayWith([
@@ -108,7 +123,9 @@ describe('webhook ingress', () => {
     });
     template.hasResourceProperties('AWS::S3::BucketPolicy', {
       PolicyDocument: {
-        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
       },
     });
   });
@@ -140,7 +157,9 @@ describe('webhook ingress', () => {
   });
 
   it('outputs the webhook URL to register with the service', () => {
-    template.hasOutput('WebhookUrl', { Value: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith(['/webhooks'])]) }) });
+    template.hasOutput('WebhookUrl', {
+      Value: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith(['/webhooks'])]) }),
+    });
   });
 });
 

@@ -2,8 +2,13 @@ import { createHash } from 'node:crypto';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { archiveMeeting, type ArchiveDependencies } from '../../lambdas/core/archive/archive-meeting';
-import { DownloadFailedError, DownloadRefusedError, openDownload, type DownloadPolicy } from '../../lambdas/core/archive/download-guard';
+import { type ArchiveDependencies, archiveMeeting } from '../../lambdas/core/archive/archive-meeting';
+import {
+  DownloadFailedError,
+  type DownloadPolicy,
+  DownloadRefusedError,
+  openDownload,
+} from '../../lambdas/core/archive/download-guard';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
@@ -11,9 +16,9 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import type { LocalResources } from '../../local/resources';
-import { recordingSha256, SimulatedServiceApi, type SimulatedBot } from '../../local/simulator/api-server';
+import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
 import { watchMultipart } from '../fixtures/multipart-ledger';
-import { createResources, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/pipeline-stack';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 
 const MiB = 1024 * 1024;
@@ -85,26 +90,50 @@ describe('archiving a meeting', () => {
     const bot = endedMeeting();
     // The webhooks delivered one utterance (with newer text) and one participant.
     const db = documentClient();
-    await db.send(new PutCommand({ TableName: resources.tableName, Item: { ...keys.utterance(bot.id, 2000, 's1'), text: 'from webhook', version: '2026-11-20T10:00:00.000Z#k' } }));
-    await db.send(new PutCommand({ TableName: resources.tableName, Item: { ...keys.participant(bot.id, 'p1'), name: 'Ada L.' } }));
+    await db.send(
+      new PutCommand({
+        TableName: resources.tableName,
+        Item: { ...keys.utterance(bot.id, 2000, 's1'), text: 'from webhook', version: '2026-11-20T10:00:00.000Z#k' },
+      }),
+    );
+    await db.send(
+      new PutCommand({ TableName: resources.tableName, Item: { ...keys.participant(bot.id, 'p1'), name: 'Ada L.' } }),
+    );
 
     const outcome = await archiveMeeting(bot.id, deps());
     expect(outcome.status).toBe('archived');
     const { record } = outcome;
-    expect(record.recording).toEqual({ key: `meetings/${bot.id}/recording.mp4`, bytes: 12 * MiB, sha256: recordingSha256(bot.recording!.seed, 12 * MiB), contentType: 'video/mp4' });
+    expect(record.recording).toEqual({
+      key: `meetings/${bot.id}/recording.mp4`,
+      bytes: 12 * MiB,
+      sha256: recordingSha256(bot.recording!.seed, 12 * MiB),
+      contentType: 'video/mp4',
+    });
     const stored = await objectBytes(record.recording!.key);
     expect(createHash('sha256').update(stored).digest('hex')).toBe(record.recording!.sha256);
-    expect((await s3Client().send(new HeadObjectCommand({ Bucket: BUCKET, Key: record.recording!.key }))).ContentType).toBe('video/mp4');
+    expect(
+      (await s3Client().send(new HeadObjectCommand({ Bucket: BUCKET, Key: record.recording!.key }))).ContentType,
+    ).toBe('video/mp4');
     expect(multipart.created()).toBe(1);
     expect(multipart.open()).toEqual([]);
 
-    expect(JSON.parse((await objectBytes(record.transcript.key)).toString()).map((l: { timestamp_ms: number }) => l.timestamp_ms)).toEqual([1000, 2000, 3000]);
-    expect(JSON.parse((await objectBytes(record.participants.key)).toString()).map((p: { id: string }) => p.id)).toEqual(['par_1', 'par_2']);
+    expect(
+      JSON.parse((await objectBytes(record.transcript.key)).toString()).map(
+        (l: { timestamp_ms: number }) => l.timestamp_ms,
+      ),
+    ).toEqual([1000, 2000, 3000]);
+    expect(
+      JSON.parse((await objectBytes(record.participants.key)).toString()).map((p: { id: string }) => p.id),
+    ).toEqual(['par_1', 'par_2']);
     expect(record.filled).toEqual({ utterances: 2, participants: 1 });
     const utterances = await botItems(resources.tableName, bot.id, 'UTT#');
     expect(utterances.map((u) => u.text)).toEqual(['line 0', 'from webhook', 'line 2']);
     expect((await botItems(resources.tableName, bot.id, 'PART#')).map((p) => p.name)).toEqual(['Ada L.', 'Lin']);
-    expect((await meetingItem(resources.tableName, bot.id))?.archive).toMatchObject({ recordingStatus: 'archived', archivedAt: '2026-11-20T12:00:00.000Z', bucket: BUCKET });
+    expect((await meetingItem(resources.tableName, bot.id))?.archive).toMatchObject({
+      recordingStatus: 'archived',
+      archivedAt: '2026-11-20T12:00:00.000Z',
+      bucket: BUCKET,
+    });
   });
 
   it('does nothing the second time', async () => {
@@ -148,7 +177,9 @@ describe('archiving a meeting', () => {
 
   it('refuses a recording over the size cap', async () => {
     const bot = endedMeeting(3 * MiB);
-    await expect(archiveMeeting(bot.id, deps({ openDownload: (url) => openDownload(url, { ...policy, maxBytes: 2 * MiB }) }))).rejects.toThrow(/limit is 2097152/);
+    await expect(
+      archiveMeeting(bot.id, deps({ openDownload: (url) => openDownload(url, { ...policy, maxBytes: 2 * MiB }) })),
+    ).rejects.toThrow(/limit is 2097152/);
   });
 });
 

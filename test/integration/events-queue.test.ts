@@ -13,10 +13,16 @@ import { createProcessEventsHandler } from '../../lambdas/process-events/adapter
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payload-store';
 import { QueuePoller } from '../../local/queue-poller';
-import { localIngressEnvironment, type LocalResources } from '../../local/resources';
+import { type LocalResources, localIngressEnvironment } from '../../local/resources';
 import { stateChange, transcriptUpdate, webhook } from '../../local/simulator/payloads';
 import type { PyValue } from '../../local/simulator/python-json';
-import { createResources, processDependencies, recordingTelemetry, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import {
+  createResources,
+  type LocalPipeline,
+  processDependencies,
+  recordingTelemetry,
+  startLocalPipeline,
+} from '../fixtures/pipeline-stack';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 import { newSigningSecret, signedEvent } from '../fixtures/webhooks';
 
@@ -39,7 +45,10 @@ afterAll(async () => pipeline?.stop());
 
 async function queueDepth(queueUrl: string): Promise<number> {
   const { Attributes = {} } = await sqsClient().send(
-    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: queueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
   );
   return Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible);
 }
@@ -64,22 +73,56 @@ describe('events queue with the real handlers', () => {
     const bot = 'bot_queue_path';
     const t = Date.parse('2026-11-20T12:00:00Z') * 1000;
     const payloads = [
-      stateChange(bot, { oldState: 'joining', newState: 'joined_recording', eventType: 'bot_joined', createdAtMicros: t }),
-      transcriptUpdate(bot, { speakerName: 'Ada', speakerUuid: 's1', isHost: true, timestampMs: 1000, durationMs: 800, text: 'Hello' }),
+      stateChange(bot, {
+        oldState: 'joining',
+        newState: 'joined_recording',
+        eventType: 'bot_joined',
+        createdAtMicros: t,
+      }),
+      transcriptUpdate(bot, {
+        speakerName: 'Ada',
+        speakerUuid: 's1',
+        isHost: true,
+        timestampMs: 1000,
+        durationMs: 800,
+        text: 'Hello',
+      }),
       // Over the SQS limit (claim-checked), with the bulk in a field the utterance item does not keep.
-      withWordTimings(transcriptUpdate(bot, { speakerName: 'Lin', speakerUuid: 's2', isHost: false, timestampMs: 2000, durationMs: 900, text: 'Long answer' }), 40_000),
-      stateChange(bot, { oldState: 'post_processing', newState: 'ended', eventType: 'done', createdAtMicros: t + 60_000_000 }),
+      withWordTimings(
+        transcriptUpdate(bot, {
+          speakerName: 'Lin',
+          speakerUuid: 's2',
+          isHost: false,
+          timestampMs: 2000,
+          durationMs: 900,
+          text: 'Long answer',
+        }),
+        40_000,
+      ),
+      stateChange(bot, {
+        oldState: 'post_processing',
+        newState: 'ended',
+        eventType: 'done',
+        createdAtMicros: t + 60_000_000,
+      }),
     ];
     for (const payload of payloads) {
       // Every webhook twice, as a service retry would deliver it.
       for (let i = 0; i < 2; i++) expect((await ingress(signedEvent(payload, secret))).statusCode).toBe(202);
     }
-    const poller = new QueuePoller({ sqs: sqsClient(), queueUrl: resources.eventsQueueUrl, handler: createProcessEventsHandler(processDependencies(resources)) });
+    const poller = new QueuePoller({
+      sqs: sqsClient(),
+      queueUrl: resources.eventsQueueUrl,
+      handler: createProcessEventsHandler(processDependencies(resources)),
+    });
     await pollUntilEmpty(poller, resources.eventsQueueUrl);
 
     expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'ended', archiveRequested: true });
     const utterances = await botItems(resources.tableName, bot, 'UTT#');
-    expect(utterances.map((u) => [u.speakerName, u.text])).toEqual([['Ada', 'Hello'], ['Lin', 'Long answer']]);
+    expect(utterances.map((u) => [u.speakerName, u.text])).toEqual([
+      ['Ada', 'Hello'],
+      ['Lin', 'Long answer'],
+    ]);
     const ledger = await processDependencies(resources).ledger.eventsOfBot(bot);
     expect(ledger).toHaveLength(4);
     expect(ledger.filter((e) => 'stored' in e.body)).toHaveLength(1); // the large body is kept by reference
@@ -97,13 +140,19 @@ describe('events queue with the real handlers', () => {
         MessageAttributes: { body_location: { DataType: 'String', StringValue: 'inline' } },
       }),
     );
-    const poller = new QueuePoller({ sqs: sqsClient(), queueUrl: resources.eventsQueueUrl, handler: createProcessEventsHandler(processDependencies(resources, telemetry)) });
+    const poller = new QueuePoller({
+      sqs: sqsClient(),
+      queueUrl: resources.eventsQueueUrl,
+      handler: createProcessEventsHandler(processDependencies(resources, telemetry)),
+    });
     await pollUntilEmpty(poller, resources.eventsQueueUrl);
 
     const failures = metrics.filter((m) => m.name === 'EventFailed');
     expect(failures).toHaveLength(QUEUE_SETTINGS.maxReceiveCount);
     expect(failures[0]?.dimensions).toEqual({ reason: 'PoisonEventError' });
-    const { Messages = [] } = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: resources.eventsDeadLetterQueueUrl, MaxNumberOfMessages: 10 }));
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: resources.eventsDeadLetterQueueUrl, MaxNumberOfMessages: 10 }),
+    );
     expect(Messages.map((m) => JSON.parse(m.Body ?? '{}').bot_id)).toEqual(['bot_poison']);
     expect(await meetingItem(resources.tableName, 'bot_poison')).toBeUndefined();
   });

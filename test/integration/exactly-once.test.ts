@@ -5,12 +5,23 @@
  * a corrected utterance is sent later than that, so arrival time orders it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventBusyError, processQueuedEvent, type ProcessDependencies, type QueuedMessage } from '../../lambdas/core/events/process-event';
+import {
+  EventBusyError,
+  type ProcessDependencies,
+  processQueuedEvent,
+  type QueuedMessage,
+} from '../../lambdas/core/events/process-event';
 import type { LocalResources } from '../../local/resources';
-import { createResources, processDependencies, queuedMessage, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
-import { randomMeeting } from '../fixtures/random-meeting';
 import { seededRandom } from '../../local/seeded-random';
+import {
+  createResources,
+  type LocalPipeline,
+  processDependencies,
+  queuedMessage,
+  startLocalPipeline,
+} from '../fixtures/pipeline-stack';
 import { archiveJobsByBot } from '../fixtures/queues';
+import { randomMeeting } from '../fixtures/random-meeting';
 import { botItems } from '../fixtures/store-reader';
 
 const SEEDS = 100;
@@ -52,11 +63,14 @@ async function processInBatches(deliveries: QueuedMessage[], deps: ProcessDepend
 async function runSeed(seed: number) {
   const botId = `bot_seed${seed}`;
   const { sends, finalState } = randomMeeting(botId, seed);
-  for (const { payload, sentAtMs } of sends) await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), inOrder.deps);
+  for (const { payload, sentAtMs } of sends)
+    await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), inOrder.deps);
 
   const random = seededRandom(seed * 7919 + 1);
   const deliveries = sends.flatMap(({ payload, sentAtMs }) =>
-    Array.from({ length: 1 + Math.floor(random() * 3) }, () => queuedMessage(payload, new Date(sentAtMs + Math.floor(random() * 3_000)))),
+    Array.from({ length: 1 + Math.floor(random() * 3) }, () =>
+      queuedMessage(payload, new Date(sentAtMs + Math.floor(random() * 3_000))),
+    ),
   );
   for (let i = deliveries.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));

@@ -3,20 +3,38 @@
  * after it took effect — followed by redelivery leaves exactly the store a clean
  * run leaves: nothing lost, nothing applied twice, one archive job.
  */
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+
 import { createHash } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventBusyError, processQueuedEvent, type ProcessDependencies, type QueuedMessage } from '../../lambdas/core/events/process-event';
+import {
+  EventBusyError,
+  type ProcessDependencies,
+  processQueuedEvent,
+  type QueuedMessage,
+} from '../../lambdas/core/events/process-event';
 import { claimCheckKey } from '../../lambdas/core/events/queued-event';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
-import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate, webhook } from '../../local/simulator/payloads';
+import {
+  participantJoinLeave,
+  stateChange,
+  summaryUpdate,
+  transcriptUpdate,
+  webhook,
+} from '../../local/simulator/payloads';
 import type { PyValue } from '../../local/simulator/python-json';
-import { faultyClient, type FaultMode, type FaultyClient } from '../fixtures/faulty-client';
-import { createResources, processDependencies, queuedMessage, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import { type FaultMode, type FaultyClient, faultyClient } from '../fixtures/faulty-client';
+import {
+  createResources,
+  type LocalPipeline,
+  processDependencies,
+  queuedMessage,
+  startLocalPipeline,
+} from '../fixtures/pipeline-stack';
 import { archiveJobsByBot } from '../fixtures/queues';
 import { botItems } from '../fixtures/store-reader';
 
@@ -41,7 +59,12 @@ beforeAll(async () => {
   s3 = faultyClient(s3Client());
   faulty = {
     resources: b,
-    deps: processDependencies(b, silentTelemetry, { db: db.client, sqs: sqs.client, s3: s3.client }, () => Date.now() + clockOffset),
+    deps: processDependencies(
+      b,
+      silentTelemetry,
+      { db: db.client, sqs: sqs.client, s3: s3.client },
+      () => Date.now() + clockOffset,
+    ),
   };
 });
 afterAll(async () => pipeline?.stop());
@@ -58,9 +81,17 @@ interface Scenario {
 }
 
 const change = (bot: string, from: string, to: string, second: number) =>
-  stateChange(bot, { oldState: from, newState: to, eventType: to, createdAtMicros: (T0 + second * 1000) * 1000 }, { idempotencyKey: `${bot}-${to}` });
+  stateChange(
+    bot,
+    { oldState: from, newState: to, eventType: to, createdAtMicros: (T0 + second * 1000) * 1000 },
+    { idempotencyKey: `${bot}-${to}` },
+  );
 const utterance = (bot: string, text: string, key: string) =>
-  transcriptUpdate(bot, { speakerName: 'Ada', speakerUuid: 's1', isHost: true, timestampMs: 5_000, durationMs: 900, text }, { idempotencyKey: key });
+  transcriptUpdate(
+    bot,
+    { speakerName: 'Ada', speakerUuid: 's1', isHost: true, timestampMs: 5_000, durationMs: 900, text },
+    { idempotencyKey: key },
+  );
 
 /** Stores the body in the payload bucket and queues a pointer, as the ingress does for a large body. */
 async function claimChecked(payload: Payload, resources: LocalResources): Promise<QueuedMessage> {
@@ -91,12 +122,33 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: 'participant join',
-    setup: (bot) => [participantJoinLeave(bot, { id: 'pe1', name: 'Grace', uuid: 'p1', isHost: false, eventType: 'leave', timestampMs: 90_000 }, { idempotencyKey: `${bot}-pe1` })],
-    target: (bot) => participantJoinLeave(bot, { id: 'pe0', name: 'Grace', uuid: 'p1', isHost: false, eventType: 'join', timestampMs: 10_000 }, { idempotencyKey: `${bot}-pe0` }),
+    setup: (bot) => [
+      participantJoinLeave(
+        bot,
+        { id: 'pe1', name: 'Grace', uuid: 'p1', isHost: false, eventType: 'leave', timestampMs: 90_000 },
+        { idempotencyKey: `${bot}-pe1` },
+      ),
+    ],
+    target: (bot) =>
+      participantJoinLeave(
+        bot,
+        { id: 'pe0', name: 'Grace', uuid: 'p1', isHost: false, eventType: 'join', timestampMs: 10_000 },
+        { idempotencyKey: `${bot}-pe0` },
+      ),
     archiveJob: false,
   },
-  { name: 'summary', setup: () => [], target: (bot) => summaryUpdate(bot, 'Done.', { idempotencyKey: `${bot}-sum` }), archiveJob: false },
-  { name: 'unknown trigger', setup: () => [], target: (bot) => webhook(bot, 'bot.new_kind', { x: 1 }, { idempotencyKey: `${bot}-raw` }), archiveJob: false },
+  {
+    name: 'summary',
+    setup: () => [],
+    target: (bot) => summaryUpdate(bot, 'Done.', { idempotencyKey: `${bot}-sum` }),
+    archiveJob: false,
+  },
+  {
+    name: 'unknown trigger',
+    setup: () => [],
+    target: (bot) => webhook(bot, 'bot.new_kind', { x: 1 }, { idempotencyKey: `${bot}-raw` }),
+    archiveJob: false,
+  },
   {
     name: 'claim-checked summary',
     setup: () => [],
@@ -108,8 +160,15 @@ const SCENARIOS: Scenario[] = [
 
 const receivedAt = (index: number) => new Date(T0 + 40_000 + index * 1000);
 
-async function run(scenario: Scenario, bot: string, deps: ProcessDependencies, resources: LocalResources, fault?: () => void): Promise<void> {
-  for (const [i, payload] of scenario.setup(bot).entries()) await processQueuedEvent(queuedMessage(payload, receivedAt(i)), deps);
+async function run(
+  scenario: Scenario,
+  bot: string,
+  deps: ProcessDependencies,
+  resources: LocalResources,
+  fault?: () => void,
+): Promise<void> {
+  for (const [i, payload] of scenario.setup(bot).entries())
+    await processQueuedEvent(queuedMessage(payload, receivedAt(i)), deps);
   const payload = scenario.target(bot);
   const message = scenario.message ? await scenario.message(payload, resources) : queuedMessage(payload, receivedAt(9));
   if (fault === undefined) {
@@ -138,10 +197,14 @@ describe('a fault at any call of one event, then redelivery', () => {
     it(`${scenario.name}: the store ends exactly as after a clean run`, async () => {
       // Count the calls a clean run of the target makes, per client.
       const probe = `bot_probe_${scenario.name.replaceAll(' ', '_')}`;
-      for (const [i, payload] of scenario.setup(probe).entries()) await processQueuedEvent(queuedMessage(payload, receivedAt(i)), faulty.deps);
+      for (const [i, payload] of scenario.setup(probe).entries())
+        await processQueuedEvent(queuedMessage(payload, receivedAt(i)), faulty.deps);
       for (const client of [db, sqs, s3]) client.reset();
       const payload = scenario.target(probe);
-      await processQueuedEvent(scenario.message ? await scenario.message(payload, faulty.resources) : queuedMessage(payload, receivedAt(9)), faulty.deps);
+      await processQueuedEvent(
+        scenario.message ? await scenario.message(payload, faulty.resources) : queuedMessage(payload, receivedAt(9)),
+        faulty.deps,
+      );
       const plans = [
         ...Array.from({ length: db.calls() }, (_, i) => ({ client: db, failAt: i + 1 })),
         ...Array.from({ length: sqs.calls() }, (_, i) => ({ client: sqs, failAt: i + 1 })),

@@ -1,16 +1,21 @@
 import { createHash } from 'node:crypto';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  type Message,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimCheckPointerSchema, SQS_MAX_MESSAGE_BYTES } from '../../lambdas/core/events/queued-event';
-import { staticSecret, type SecretSource } from '../../lambdas/core/secrets';
-import { silentTelemetry, type MetricSink } from '../../lambdas/core/telemetry';
-import { createIngressHandler, ingressDependencies, type IngressHandler } from '../../lambdas/ingress/adapter';
+import { type SecretSource, staticSecret } from '../../lambdas/core/secrets';
+import { type MetricSink, silentTelemetry } from '../../lambdas/core/telemetry';
+import { createIngressHandler, type IngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
 import type { IngressEnvironment } from '../../lambdas/ingress/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payload-store';
-import { startSqsS3Emulator, type SqsS3Emulator } from '../../local/emulators/fauxqs';
+import { type SqsS3Emulator, startSqsS3Emulator } from '../../local/emulators/fauxqs';
 import { badDeliveries } from '../fixtures/bad-webhooks';
 import { newSigningSecret, signedEvent, transcriptEnvelope } from '../fixtures/webhooks';
 
@@ -19,9 +24,13 @@ const MAX_BODY_BYTES = 3 * 1024 * 1024;
 let emulator: SqsS3Emulator;
 let env: IngressEnvironment;
 const metricPoints: Array<{ name: string; dimensions?: Record<string, string> }> = [];
-const metrics: MetricSink = { record: (name, _unit, _value, dimensions) => void metricPoints.push({ name, ...(dimensions && { dimensions }) }) };
+const metrics: MetricSink = {
+  record: (name, _unit, _value, dimensions) => void metricPoints.push({ name, ...(dimensions && { dimensions }) }),
+};
 
-function handlerWith(overrides: { signingSecret?: SecretSource; sqs?: ReturnType<typeof sqsClient> } = {}): IngressHandler {
+function handlerWith(
+  overrides: { signingSecret?: SecretSource; sqs?: ReturnType<typeof sqsClient> } = {},
+): IngressHandler {
   return createIngressHandler(
     ingressDependencies(
       env,
@@ -39,7 +48,12 @@ async function drain(): Promise<Message[]> {
   const all: Message[] = [];
   for (;;) {
     const { Messages = [] } = await sqsClient().send(
-      new ReceiveMessageCommand({ QueueUrl: env.EVENTS_QUEUE_URL, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'], WaitTimeSeconds: 0 }),
+      new ReceiveMessageCommand({
+        QueueUrl: env.EVENTS_QUEUE_URL,
+        MaxNumberOfMessages: 10,
+        MessageAttributeNames: ['All'],
+        WaitTimeSeconds: 0,
+      }),
     );
     if (Messages.length === 0) return all;
     all.push(...Messages);
@@ -51,11 +65,15 @@ beforeAll(async () => {
   Object.assign(process.env, emulator.env);
   const sqs = sqsClient();
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'events-dlq' }));
-  const dlqArn = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }));
+  const dlqArn = await sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
   const { QueueUrl } = await sqs.send(
     new CreateQueueCommand({
       QueueName: 'events',
-      Attributes: { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn.Attributes?.QueueArn, maxReceiveCount: 5 }) },
+      Attributes: {
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn.Attributes?.QueueArn, maxReceiveCount: 5 }),
+      },
     }),
   );
   await s3Client().send(new CreateBucketCommand({ Bucket: 'payloads' }));
@@ -86,7 +104,9 @@ describe('ingress handler with a local SQS and S3', () => {
     expect(rest).toHaveLength(0);
     expect(message?.MessageId).toBe(answer.message_id);
     expect(message?.Body).toBe(event.body); // the raw body, byte for byte
-    const attributes = Object.fromEntries(Object.entries(message?.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue]));
+    const attributes = Object.fromEntries(
+      Object.entries(message?.MessageAttributes ?? {}).map(([k, v]) => [k, v.StringValue]),
+    );
     expect(attributes).toMatchObject({
       trigger: 'transcript.update',
       bot_id: 'bot_7Gh2kLm9Qa',
@@ -97,7 +117,9 @@ describe('ingress handler with a local SQS and S3', () => {
   });
 
   it('accepts a base64-encoded body and an unknown trigger', async () => {
-    const response = await handlerWith()(signedEvent(transcriptEnvelope({ trigger: 'bot.something_new', data: { x: 1 } }), secret, { base64: true }));
+    const response = await handlerWith()(
+      signedEvent(transcriptEnvelope({ trigger: 'bot.something_new', data: { x: 1 } }), secret, { base64: true }),
+    );
     expect(response.statusCode).toBe(202);
     const messages = await drain();
     expect(messages.map((m) => m.MessageAttributes?.trigger?.StringValue)).toEqual(['bot.something_new']);
@@ -112,7 +134,9 @@ describe('ingress handler with a local SQS and S3', () => {
     const [message] = await drain();
     expect(message?.MessageAttributes?.body_location?.StringValue).toBe('s3');
     const pointer = claimCheckPointerSchema.parse(JSON.parse(message?.Body ?? ''));
-    const object = await s3Client().send(new GetObjectCommand({ Bucket: pointer.claimCheck.bucket, Key: pointer.claimCheck.key }));
+    const object = await s3Client().send(
+      new GetObjectCommand({ Bucket: pointer.claimCheck.bucket, Key: pointer.claimCheck.key }),
+    );
     const stored = Buffer.from(await object.Body!.transformToByteArray());
     expect(stored.toString('utf8')).toBe(event.body);
     expect(pointer.claimCheck.bytes).toBe(stored.length);
@@ -151,8 +175,12 @@ describe('ingress handler with a local SQS and S3', () => {
   it('accepts a webhook signed with either secret during rotation', async () => {
     const next = newSigningSecret();
     const rotating = staticSecret(JSON.stringify([secret, next]));
-    expect((await handlerWith({ signingSecret: rotating })(signedEvent(transcriptEnvelope(), next))).statusCode).toBe(202);
-    expect((await handlerWith({ signingSecret: rotating })(signedEvent(transcriptEnvelope(), secret))).statusCode).toBe(202);
+    expect((await handlerWith({ signingSecret: rotating })(signedEvent(transcriptEnvelope(), next))).statusCode).toBe(
+      202,
+    );
+    expect((await handlerWith({ signingSecret: rotating })(signedEvent(transcriptEnvelope(), secret))).statusCode).toBe(
+      202,
+    );
     expect(await drain()).toHaveLength(2);
   });
 
@@ -171,9 +199,16 @@ describe('ingress handler with a local SQS and S3', () => {
       for (const delivery of corpus) {
         const response = await handler(delivery.event);
         const answer = JSON.parse(response.body ?? '{}');
-        results.push({ name: delivery.name, status: response.statusCode, code: answer.error?.code, message: answer.error?.message });
+        results.push({
+          name: delivery.name,
+          status: response.statusCode,
+          code: answer.error?.code,
+          message: answer.error?.message,
+        });
       }
-      const wrong = results.filter((r, i) => r.status !== corpus[i]!.status || typeof r.code !== 'string' || !(r.message?.length > 10));
+      const wrong = results.filter(
+        (r, i) => r.status !== corpus[i]!.status || typeof r.code !== 'string' || !(r.message?.length > 10),
+      );
       expect(wrong).toEqual([]);
       expect(await drain()).toHaveLength(0);
       const stored = await s3Client().send(new ListObjectsV2Command({ Bucket: 'payloads' }));

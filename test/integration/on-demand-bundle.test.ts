@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PayloadStore } from '../../lambdas/core/ingress/payload-store';
+import { s3Client } from '../../lambdas/shared/s3-client';
+import { S3_PUT_OBJECT_MODULE } from '../../lambdas/shared/s3-payload-store';
 import { onDemandBundleCommand, PROJECT_ROOT } from '../../lib/function';
 import { bundleLikeDeployed } from '../../local/bundle-like-deployed';
-import type { PayloadStore } from '../../lambdas/core/ingress/payload-store';
-import { S3_PUT_OBJECT_MODULE } from '../../lambdas/shared/s3-payload-store';
-import { s3Client } from '../../lambdas/shared/s3-client';
-import { startSqsS3Emulator, type SqsS3Emulator } from '../../local/emulators/fauxqs';
+import { type SqsS3Emulator, startSqsS3Emulator } from '../../local/emulators/fauxqs';
 
 const outdir = mkdtempSync(join(tmpdir(), 'on-demand-'));
 let emulator: SqsS3Emulator;
@@ -24,7 +24,9 @@ beforeAll(async () => {
   Object.assign(process.env, emulator.env);
   await s3Client().send(new CreateBucketCommand({ Bucket: 'bundled' }));
   await bundleLikeDeployed(join(PROJECT_ROOT, 'lambdas/shared/s3-payload-store.ts'), join(outdir, 'index.mjs'));
-  execFileSync('bash', ['-c', onDemandBundleCommand(PROJECT_ROOT, outdir, S3_PUT_OBJECT_MODULE)], { cwd: PROJECT_ROOT });
+  execFileSync('bash', ['-c', onDemandBundleCommand(PROJECT_ROOT, outdir, S3_PUT_OBJECT_MODULE)], {
+    cwd: PROJECT_ROOT,
+  });
 });
 
 afterAll(async () => {
@@ -40,7 +42,9 @@ describe('on-demand S3 module', () => {
   });
 
   it('is loaded from beside the bundle and stores the bytes', async () => {
-    const { s3PayloadStore } = (await import(join(outdir, 'index.mjs'))) as { s3PayloadStore: (bucket: string) => PayloadStore };
+    const { s3PayloadStore } = (await import(join(outdir, 'index.mjs'))) as {
+      s3PayloadStore: (bucket: string) => PayloadStore;
+    };
     const bytes = Buffer.from('{"claim":"check"}');
     const sha256 = createHash('sha256').update(bytes).digest();
     await s3PayloadStore('bundled').put('claim-check/x.json', bytes, sha256);

@@ -1,14 +1,32 @@
-import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PoisonEventError, processQueuedEvent, type ProcessDependencies } from '../../lambdas/core/events/process-event';
+import {
+  PoisonEventError,
+  type ProcessDependencies,
+  processQueuedEvent,
+} from '../../lambdas/core/events/process-event';
 import { claimCheckKey } from '../../lambdas/core/events/queued-event';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
-import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate, webhook } from '../../local/simulator/payloads';
-import { createResources, processDependencies, queuedMessage, recordingTelemetry, startLocalPipeline, type LocalPipeline, type RecordedMetric } from '../fixtures/pipeline-stack';
+import {
+  participantJoinLeave,
+  stateChange,
+  summaryUpdate,
+  transcriptUpdate,
+  webhook,
+} from '../../local/simulator/payloads';
+import {
+  createResources,
+  type LocalPipeline,
+  processDependencies,
+  queuedMessage,
+  type RecordedMetric,
+  recordingTelemetry,
+  startLocalPipeline,
+} from '../fixtures/pipeline-stack';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 
 let pipeline: LocalPipeline;
@@ -42,7 +60,13 @@ const change = (oldState: string, newState: string, seconds: number, eventType =
 async function archiveMessages(): Promise<string[]> {
   const bodies: string[] = [];
   for (;;) {
-    const { Messages = [] } = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: resources.archiveQueueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 60 }));
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({
+        QueueUrl: resources.archiveQueueUrl,
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 60,
+      }),
+    );
     if (Messages.length === 0) return bodies;
     bodies.push(...Messages.map((m) => m.Body ?? ''));
   }
@@ -53,7 +77,11 @@ describe('bot.state_change', () => {
     await process(change('ready', 'joining', 1, 'join_requested'));
     await process(change('joining', 'joined_recording', 2, 'bot_joined_meeting'));
     const meeting = await meetingItem(resources.tableName, bot);
-    expect(meeting).toMatchObject({ state: 'joined_recording', stateAt: '2026-11-20T10:00:02+00:00', lastEventAt: '2026-11-20T10:00:02+00:00' });
+    expect(meeting).toMatchObject({
+      state: 'joined_recording',
+      stateAt: '2026-11-20T10:00:02+00:00',
+      lastEventAt: '2026-11-20T10:00:02+00:00',
+    });
     expect(meeting?.gsi1pk).toBe('DAY#2026-11-20');
     expect(meeting?.gsi2pk).toBe('STATE#joined_recording');
     const history = await botItems(resources.tableName, bot, 'STATE#');
@@ -65,7 +93,10 @@ describe('bot.state_change', () => {
     await process(change('joined_recording', 'leaving', 5));
     await process(change('joining', 'joined_recording', 2)); // the same moment, re-sent later
     await process(change('waiting_room', 'joining', 1)); // an older event arriving last
-    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'leaving', lastEventAt: '2026-11-20T10:00:05+00:00' });
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({
+      state: 'leaving',
+      lastEventAt: '2026-11-20T10:00:05+00:00',
+    });
   });
 
   it('keeps a final state against later non-final events, and the earliest final state against later ones', async () => {
@@ -114,7 +145,11 @@ describe('bot.state_change', () => {
 
 describe('transcript.update', () => {
   const utterance = (text: string | null, key?: string) =>
-    transcriptUpdate(bot, { speakerName: 'Ada', speakerUuid: 'spk-1', isHost: true, timestampMs: 61_000, durationMs: 1500, text }, key ? { idempotencyKey: key } : undefined);
+    transcriptUpdate(
+      bot,
+      { speakerName: 'Ada', speakerUuid: 'spk-1', isHost: true, timestampMs: 61_000, durationMs: 1500, text },
+      key ? { idempotencyKey: key } : undefined,
+    );
 
   it('stores one utterance per (timestamp, speaker) and lets the newest text win', async () => {
     await process(utterance('We ship on Thursdy'), 1);
@@ -122,20 +157,48 @@ describe('transcript.update', () => {
     await process(utterance('We ship on Thursdy'), 1); // the first send again, under a new key: older, ignored
     const [item, ...rest] = await botItems(resources.tableName, bot, 'UTT#');
     expect(rest).toHaveLength(0);
-    expect(item).toMatchObject({ text: 'We ship on Thursday.', speakerName: 'Ada', speakerIsHost: true, durationMs: 1500, timestampMs: 61_000, transcribed: true });
+    expect(item).toMatchObject({
+      text: 'We ship on Thursday.',
+      speakerName: 'Ada',
+      speakerIsHost: true,
+      durationMs: 1500,
+      timestampMs: 61_000,
+      transcribed: true,
+    });
   });
 
   it('stores an utterance without transcription as empty', async () => {
     await process(utterance(null));
-    expect(await botItems(resources.tableName, bot, 'UTT#')).toEqual([expect.objectContaining({ text: '', transcribed: false })]);
+    expect(await botItems(resources.tableName, bot, 'UTT#')).toEqual([
+      expect.objectContaining({ text: '', transcribed: false }),
+    ]);
   });
 
   it('keeps utterances in time order for reading the transcript', async () => {
-    for (const [ms, speaker] of [[90_000, 'b'], [5_000, 'a'], [600_000, 'a'], [5_000, 'b']] as const) {
-      await process(transcriptUpdate(bot, { speakerName: speaker, speakerUuid: speaker, isHost: false, timestampMs: ms, durationMs: 10, text: `${ms}` }));
+    for (const [ms, speaker] of [
+      [90_000, 'b'],
+      [5_000, 'a'],
+      [600_000, 'a'],
+      [5_000, 'b'],
+    ] as const) {
+      await process(
+        transcriptUpdate(bot, {
+          speakerName: speaker,
+          speakerUuid: speaker,
+          isHost: false,
+          timestampMs: ms,
+          durationMs: 10,
+          text: `${ms}`,
+        }),
+      );
     }
     const items = await botItems(resources.tableName, bot, 'UTT#');
-    expect(items.map((i) => [i.timestampMs, i.speakerUuid])).toEqual([[5_000, 'a'], [5_000, 'b'], [90_000, 'b'], [600_000, 'a']]);
+    expect(items.map((i) => [i.timestampMs, i.speakerUuid])).toEqual([
+      [5_000, 'a'],
+      [5_000, 'b'],
+      [90_000, 'b'],
+      [600_000, 'a'],
+    ]);
   });
 
   it('changes nothing on a duplicate delivery', async () => {
@@ -167,7 +230,13 @@ describe('participant_events.join_leave', () => {
     await process(event('pe_5', 'speech_start', 70, 'Grace H.'));
     expect(await botItems(resources.tableName, bot, 'PEV#')).toHaveLength(5);
     expect(await botItems(resources.tableName, bot, 'PART#')).toEqual([
-      expect.objectContaining({ participantUuid: 'p-1', name: 'Grace H.', isHost: false, firstJoinMs: 10_000, lastLeaveMs: 95_000 }),
+      expect.objectContaining({
+        participantUuid: 'p-1',
+        name: 'Grace H.',
+        isHost: false,
+        firstJoinMs: 10_000,
+        lastLeaveMs: 95_000,
+      }),
     ]);
   });
 });
@@ -206,19 +275,32 @@ describe('unknown triggers and bad messages', () => {
     const key = claimCheckKey(at(0), sha256);
     await s3Client().send(new PutObjectCommand({ Bucket: resources.payloadBucket, Key: key, Body: bytes }));
     const pointer = { claimCheck: { bucket: resources.payloadBucket, key, bytes: bytes.length, sha256 } };
-    await processQueuedEvent({ ...message, body: JSON.stringify(pointer), attributes: { ...message.attributes, body_location: 's3' } }, deps);
+    await processQueuedEvent(
+      { ...message, body: JSON.stringify(pointer), attributes: { ...message.attributes, body_location: 's3' } },
+      deps,
+    );
     expect(await meetingItem(resources.tableName, bot)).toMatchObject({ summary: 'From S3.' });
 
     const wrongDigest = { claimCheck: { ...pointer.claimCheck, sha256: '0'.repeat(64) } };
     await expect(
-      processQueuedEvent({ ...message, body: JSON.stringify(wrongDigest), attributes: { ...message.attributes, body_location: 's3' } }, deps),
+      processQueuedEvent(
+        { ...message, body: JSON.stringify(wrongDigest), attributes: { ...message.attributes, body_location: 's3' } },
+        deps,
+      ),
     ).rejects.toThrow(/does not match its SHA-256/);
   });
 });
 
 describe('events too large for the table', () => {
   it('are poison with a reason that says so', async () => {
-    const huge = transcriptUpdate(bot, { speakerName: 'A', speakerUuid: 's', isHost: false, timestampMs: 1, durationMs: 1, text: 'x'.repeat(500_000) });
+    const huge = transcriptUpdate(bot, {
+      speakerName: 'A',
+      speakerUuid: 's',
+      isHost: false,
+      timestampMs: 1,
+      durationMs: 1,
+      text: 'x'.repeat(500_000),
+    });
     await expect(process(huge)).rejects.toThrow(/more than fits in one DynamoDB item/);
   });
 });

@@ -1,19 +1,25 @@
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createArchiveHandler } from '../../lambdas/archive/adapter';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
-import { processQueuedEvent, type ProcessDependencies } from '../../lambdas/core/events/process-event';
-import { reconcileMeetings, type ReconcileDependencies } from '../../lambdas/core/reconcile/reconcile-meetings';
+import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
+import { type ReconcileDependencies, reconcileMeetings } from '../../lambdas/core/reconcile/reconcile-meetings';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
-import { createArchiveHandler } from '../../lambdas/archive/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { QueuePoller } from '../../local/queue-poller';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, SimulatedServiceApi } from '../../local/simulator/api-server';
 import { pythonIsoTime, stateChange } from '../../local/simulator/payloads';
-import { createResources, processDependencies, queuedMessage, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import {
+  createResources,
+  type LocalPipeline,
+  processDependencies,
+  queuedMessage,
+  startLocalPipeline,
+} from '../fixtures/pipeline-stack';
 import { archiveJobsByBot } from '../fixtures/queues';
 import { meetingItem } from '../fixtures/store-reader';
 
@@ -55,7 +61,13 @@ function deps(overrides: Partial<ReconcileDependencies> = {}): ReconcileDependen
 /** A meeting whose webhooks stopped at `lastState`, `ageMs` before NOW. */
 async function meetingStuckIn(botId: string, lastState: string, ageMs: number): Promise<void> {
   const at = (NOW - ageMs) * 1000;
-  await processQueuedEvent(queuedMessage(stateChange(botId, { oldState: 'joining', newState: lastState, eventType: 'x', createdAtMicros: at }), new Date(NOW - ageMs)), processing);
+  await processQueuedEvent(
+    queuedMessage(
+      stateChange(botId, { oldState: 'joining', newState: lastState, eventType: 'x', createdAtMicros: at }),
+      new Date(NOW - ageMs),
+    ),
+    processing,
+  );
 }
 
 describe('reconciler', () => {
@@ -65,14 +77,28 @@ describe('reconciler', () => {
       state: 'ended',
       events: [{ type: 'post_processing_completed', sub_type: null, created_at: ended }],
       recording: { size: 3 * 1024 * 1024, seed: 5, contentType: 'video/mp4' },
-      transcript: [{ speaker_name: 'A', speaker_uuid: 's', speaker_user_uuid: null, speaker_is_host: true, timestamp_ms: 1, duration_ms: 1, transcription: { transcript: 'hi' } }],
+      transcript: [
+        {
+          speaker_name: 'A',
+          speaker_uuid: 's',
+          speaker_user_uuid: null,
+          speaker_is_host: true,
+          timestamp_ms: 1,
+          duration_ms: 1,
+          transcription: { transcript: 'hi' },
+        },
+      ],
       participants: [{ id: 'par_1', name: 'A', uuid: 'p', user_uuid: null, is_host: true }],
     });
     await meetingStuckIn(bot.id, 'joined_recording', HOUR);
 
     const report = await reconcileMeetings(deps());
     expect(report.healed).toEqual([{ botId: bot.id, from: 'joined_recording', to: 'ended' }]);
-    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({ state: 'ended', stateAt: ended, archiveRequested: true });
+    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({
+      state: 'ended',
+      stateAt: ended,
+      archiveRequested: true,
+    });
 
     // The archive job it queued, run by the real archive handler.
     const bucket = `${resources.tableName}-recordings`;
@@ -88,10 +114,21 @@ describe('reconciler', () => {
       telemetry: silentTelemetry,
       now: () => new Date(NOW),
     });
-    const poller = new QueuePoller({ sqs: sqsClient(), queueUrl: resources.archiveQueueUrl, handler: archive, batchSize: 1 });
+    const poller = new QueuePoller({
+      sqs: sqsClient(),
+      queueUrl: resources.archiveQueueUrl,
+      handler: archive,
+      batchSize: 1,
+    });
     expect(await poller.pollOnce(1)).toBe(1);
-    const archived = (await meetingItem(resources.tableName, bot.id))?.archive as { recordingStatus: string; recording: { sha256: string } };
-    expect(archived).toMatchObject({ recordingStatus: 'archived', recording: { sha256: recordingSha256(5, 3 * 1024 * 1024) } });
+    const archived = (await meetingItem(resources.tableName, bot.id))?.archive as {
+      recordingStatus: string;
+      recording: { sha256: string };
+    };
+    expect(archived).toMatchObject({
+      recordingStatus: 'archived',
+      recording: { sha256: recordingSha256(5, 3 * 1024 * 1024) },
+    });
 
     // A second run finds nothing to heal and the duplicate synthetic event would dedup.
     expect((await reconcileMeetings(deps())).healed).toEqual([]);
@@ -126,7 +163,9 @@ describe('reconciler', () => {
   it('stops at once when the API key is refused', async () => {
     await meetingStuckIn('bot_unauthorized', 'joining', HOUR);
     await expect(
-      reconcileMeetings(deps({ upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'revoked' }) })),
+      reconcileMeetings(
+        deps({ upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'revoked' }) }),
+      ),
     ).rejects.toThrow(/401/);
   });
 });

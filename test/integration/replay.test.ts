@@ -1,10 +1,16 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '../../lambdas/shared/dynamo-client';
-import { processQueuedEvent, type ProcessDependencies } from '../../lambdas/core/events/process-event';
+import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { replayBotEvents } from '../../lambdas/core/events/replay';
+import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
-import { createResources, processDependencies, queuedMessage, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import {
+  createResources,
+  type LocalPipeline,
+  processDependencies,
+  queuedMessage,
+  startLocalPipeline,
+} from '../fixtures/pipeline-stack';
 import { randomMeeting } from '../fixtures/random-meeting';
 import { botItems } from '../fixtures/store-reader';
 
@@ -21,29 +27,44 @@ afterAll(async () => pipeline?.stop());
 
 const BOOKKEEPING = ['version', 'summaryVersion', 'appliedKeys', 'summaryKeys'];
 const meetingData = async (botId: string) =>
-  (await botItems(resources.tableName, botId, '')).map((item) => Object.fromEntries(Object.entries(item).filter(([k]) => !BOOKKEEPING.includes(k))));
+  (await botItems(resources.tableName, botId, '')).map((item) =>
+    Object.fromEntries(Object.entries(item).filter(([k]) => !BOOKKEEPING.includes(k))),
+  );
 
 describe('replaying a bot from the ledger', () => {
   it('rebuilds a meeting exactly from its stored events', async () => {
     const botId = 'bot_replay';
     const { sends } = randomMeeting(botId, 42);
-    for (const { payload, sentAtMs } of sends) await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), deps);
+    for (const { payload, sentAtMs } of sends)
+      await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), deps);
     const before = await meetingData(botId);
     expect(before.length).toBeGreaterThan(10);
 
     const report = await replayBotEvents(botId, deps, { rebuild: true });
-    expect(report).toMatchObject({ events: sends.length, replayed: sends.length, deletedItems: before.length, failures: [] });
+    expect(report).toMatchObject({
+      events: sends.length,
+      replayed: sends.length,
+      deletedItems: before.length,
+      failures: [],
+    });
     expect(await meetingData(botId)).toEqual(before);
   });
 
   it('restores missing items without touching the rest', async () => {
     const botId = 'bot_replay_partial';
     const { sends } = randomMeeting(botId, 7);
-    for (const { payload, sentAtMs } of sends) await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), deps);
+    for (const { payload, sentAtMs } of sends)
+      await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), deps);
     const before = await meetingData(botId);
-    const lost = [...(await botItems(resources.tableName, botId, 'UTT#')), ...(await botItems(resources.tableName, botId, 'PART#'))];
+    const lost = [
+      ...(await botItems(resources.tableName, botId, 'UTT#')),
+      ...(await botItems(resources.tableName, botId, 'PART#')),
+    ];
     expect(lost.length).toBeGreaterThan(2);
-    for (const item of lost) await documentClient().send(new DeleteCommand({ TableName: resources.tableName, Key: { pk: item.pk, sk: item.sk } }));
+    for (const item of lost)
+      await documentClient().send(
+        new DeleteCommand({ TableName: resources.tableName, Key: { pk: item.pk, sk: item.sk } }),
+      );
     expect((await meetingData(botId)).length).toBe(before.length - lost.length);
 
     const report = await replayBotEvents(botId, deps, { rebuild: false });

@@ -7,8 +7,8 @@ import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { createSchedulesHandler } from '../../lambdas/schedules/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
-import { launcherDefinition, LocalExecutions } from '../../local/step-functions';
-import { createResources, startLocalPipeline, type LocalPipeline } from '../fixtures/pipeline-stack';
+import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/pipeline-stack';
 import { synthTemplate } from '../infra/synth';
 
 let pipeline: LocalPipeline;
@@ -19,7 +19,10 @@ let executions: LocalExecutions;
 beforeAll(async () => {
   pipeline = await startLocalPipeline();
   resources = await createResources();
-  executions = new LocalExecutions(launcherDefinition(synthTemplate().template.toJSON()), { task: async () => ({ status: 'skipped' }), waitMs: () => 60_000 });
+  executions = new LocalExecutions(launcherDefinition(synthTemplate().template.toJSON()), {
+    task: async () => ({ status: 'skipped' }),
+    waitMs: () => 60_000,
+  });
   handler = createSchedulesHandler({
     table: { db: documentClient(), tableName: resources.tableName },
     executions,
@@ -56,7 +59,17 @@ function request(method: string, id: string, body?: unknown): APIGatewayProxyEve
 }
 
 function calendarEvent(detailType: string, detail: unknown): EventBridgeEvent<string, unknown> {
-  return { version: '0', id: randomUUID(), 'detail-type': detailType, source: 'meeting-pipeline.calendar', account: '1', time: '', region: 'eu-west-1', resources: [], detail };
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': detailType,
+    source: 'meeting-pipeline.calendar',
+    account: '1',
+    time: '',
+    region: 'eu-west-1',
+    resources: [],
+    detail,
+  };
 }
 
 const body = { meeting_url: 'https://meet.example.com/x', join_at: '2026-11-22T10:00:00Z' };
@@ -65,23 +78,43 @@ describe('schedules handler', () => {
   it('serves PUT, GET and DELETE /schedules/{id} with JSON answers', async () => {
     const put = await handler(request('PUT', 'cal-api', body));
     expect(put).toMatchObject({ statusCode: 201 });
-    expect(JSON.parse(String(put?.body))).toMatchObject({ schedule_id: 'cal-api', version: 1, status: 'scheduled', launch_at: '2026-11-22T09:59:00Z', bot_id: null });
+    expect(JSON.parse(String(put?.body))).toMatchObject({
+      schedule_id: 'cal-api',
+      version: 1,
+      status: 'scheduled',
+      launch_at: '2026-11-22T09:59:00Z',
+      bot_id: null,
+    });
     expect(JSON.parse(String((await handler(request('GET', 'cal-api')))?.body))).toMatchObject({ status: 'scheduled' });
-    expect(JSON.parse(String((await handler(request('DELETE', 'cal-api')))?.body))).toMatchObject({ status: 'cancelled' });
+    expect(JSON.parse(String((await handler(request('DELETE', 'cal-api')))?.body))).toMatchObject({
+      status: 'cancelled',
+    });
     expect(await handler(request('GET', 'cal-none'))).toMatchObject({ statusCode: 404 });
-    expect(JSON.parse(String((await handler(request('PUT', 'cal-api', '{not json')))?.body))).toEqual({ error: { code: 'invalid-json', message: 'The body is not JSON.' } });
+    expect(JSON.parse(String((await handler(request('PUT', 'cal-api', '{not json')))?.body))).toEqual({
+      error: { code: 'invalid-json', message: 'The body is not JSON.' },
+    });
   });
 
   it('takes calendar events: upsert, then cancel', async () => {
     await handler(calendarEvent('Calendar Event Upserted', { schedule_id: 'cal-eb', ...body, bot_name: 'Scribe' }));
-    expect(await getSchedule('cal-eb', { table: { db: documentClient(), tableName: resources.tableName } })).toMatchObject({ status: 'scheduled', botName: 'Scribe' });
+    expect(
+      await getSchedule('cal-eb', { table: { db: documentClient(), tableName: resources.tableName } }),
+    ).toMatchObject({ status: 'scheduled', botName: 'Scribe' });
     await handler(calendarEvent('Calendar Event Cancelled', { schedule_id: 'cal-eb' }));
-    expect(await getSchedule('cal-eb', { table: { db: documentClient(), tableName: resources.tableName } })).toMatchObject({ status: 'cancelled' });
+    expect(
+      await getSchedule('cal-eb', { table: { db: documentClient(), tableName: resources.tableName } }),
+    ).toMatchObject({ status: 'cancelled' });
   });
 
   it('logs and drops a calendar event it can never apply, without throwing (no retry loop)', async () => {
-    await expect(handler(calendarEvent('Calendar Event Upserted', { schedule_id: 'cal-eb-bad', meeting_url: 'ftp://x' }))).resolves.toBeUndefined();
-    await expect(handler(calendarEvent('Calendar Event Upserted', { meeting_url: 'https://x' }))).resolves.toBeUndefined();
-    expect(await getSchedule('cal-eb-bad', { table: { db: documentClient(), tableName: resources.tableName } })).toBeUndefined();
+    await expect(
+      handler(calendarEvent('Calendar Event Upserted', { schedule_id: 'cal-eb-bad', meeting_url: 'ftp://x' })),
+    ).resolves.toBeUndefined();
+    await expect(
+      handler(calendarEvent('Calendar Event Upserted', { meeting_url: 'https://x' })),
+    ).resolves.toBeUndefined();
+    expect(
+      await getSchedule('cal-eb-bad', { table: { db: documentClient(), tableName: resources.tableName } }),
+    ).toBeUndefined();
   });
 });

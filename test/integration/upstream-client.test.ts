@@ -7,8 +7,8 @@ import {
   retryAfterMs,
   UnauthorizedError,
   UpstreamClient,
-  UpstreamError,
   type UpstreamClientOptions,
+  UpstreamError,
 } from '../../lambdas/core/upstream/client';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { recordingTelemetry } from '../fixtures/pipeline-stack';
@@ -43,7 +43,11 @@ describe('upstream REST client against the simulated service', () => {
   it('sends the key as "Authorization: Token <key>"', async () => {
     const bot = service.addBot();
     expect(await client().getBot(bot.id)).toMatchObject({ id: bot.id, state: 'ready' });
-    expect(service.requests.at(-1)).toEqual({ method: 'GET', path: `/api/v1/bots/${bot.id}`, authorization: `Token ${KEY}` });
+    expect(service.requests.at(-1)).toEqual({
+      method: 'GET',
+      path: `/api/v1/bots/${bot.id}`,
+      authorization: `Token ${KEY}`,
+    });
   });
 
   it('follows cursor paging to the end', async () => {
@@ -53,9 +57,17 @@ describe('upstream REST client against the simulated service', () => {
     expect(service.requests.filter((r) => r.path === '/api/v1/bots').length).toBeGreaterThanOrEqual(3);
 
     const meeting = service.addBot({
-      participants: Array.from({ length: 30 }, (_, i) => ({ id: `par_${i}`, name: `P${i}`, uuid: `u${i}`, user_uuid: null, is_host: i === 0 })),
+      participants: Array.from({ length: 30 }, (_, i) => ({
+        id: `par_${i}`,
+        name: `P${i}`,
+        uuid: `u${i}`,
+        user_uuid: null,
+        is_host: i === 0,
+      })),
     });
-    expect((await client().listParticipants(meeting.id)).map((p) => p.id)).toEqual(Array.from({ length: 30 }, (_, i) => `par_${i}`));
+    expect((await client().listParticipants(meeting.id)).map((p) => p.id)).toEqual(
+      Array.from({ length: 30 }, (_, i) => `par_${i}`),
+    );
   });
 
   it('honours Retry-After on 429, then succeeds', async () => {
@@ -67,7 +79,7 @@ describe('upstream REST client against the simulated service', () => {
     expect(metrics.filter((m) => m.name === 'UpstreamRateLimited')).toHaveLength(2);
   });
 
-  it('waits out the service\'s rate limit (real 429s with Retry-After) and gets every answer', async () => {
+  it("waits out the service's rate limit (real 429s with Retry-After) and gets every answer", async () => {
     const bot = service.addBot();
     service.rateLimitPerSecond = 2;
     try {
@@ -83,7 +95,9 @@ describe('upstream REST client against the simulated service', () => {
 
   it('gives up with RateLimitedError when Retry-After is longer than it will wait', async () => {
     service.faults.push({ path: /\/bots/, times: 1, status: 429, headers: { 'retry-after': '600' } });
-    const error = await client().listBots().catch((e: unknown) => e);
+    const error = await client()
+      .listBots()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterMs).toBe(600_000);
     expect(sleeps).toEqual([]);
@@ -100,7 +114,9 @@ describe('upstream REST client against the simulated service', () => {
     const bot = service.addBot();
     service.faults.push({ path: /\/bots\//, times: 10, status: 503 });
     const { telemetry, metrics } = recordingTelemetry();
-    const error = await client({ telemetry, maxAttempts: 3 }).getBot(bot.id).catch((e: unknown) => e);
+    const error = await client({ telemetry, maxAttempts: 3 })
+      .getBot(bot.id)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ status: 503, message: expect.stringMatching(/answered 503 on all 3 attempts/) });
     expect(service.requests).toHaveLength(3);
@@ -110,7 +126,9 @@ describe('upstream REST client against the simulated service', () => {
   it('times out a slow answer and retries it', async () => {
     const bot = service.addBot();
     service.faults.push({ path: /\/bots\//, times: 5, delayMs: 400 });
-    const error = await client({ timeoutMs: 100, maxAttempts: 2 }).getBot(bot.id).catch((e: unknown) => e);
+    const error = await client({ timeoutMs: 100, maxAttempts: 2 })
+      .getBot(bot.id)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as Error).message).toMatch(/timed out after 100 ms/);
     expect(service.requests).toHaveLength(2);
@@ -118,7 +136,9 @@ describe('upstream REST client against the simulated service', () => {
 
   it('maps 401 to UnauthorizedError and counts it', async () => {
     const { telemetry, metrics } = recordingTelemetry();
-    const error = await client({ apiKey: async () => 'revoked', telemetry }).listBots().catch((e: unknown) => e);
+    const error = await client({ apiKey: async () => 'revoked', telemetry })
+      .listBots()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnauthorizedError);
     expect((error as Error).message).toMatch(/401: Invalid token/);
     expect(metrics.map((m) => m.name)).toEqual(['UpstreamUnauthorized']);
@@ -127,16 +147,23 @@ describe('upstream REST client against the simulated service', () => {
 
   it('maps 403, 404 and 400 to their errors; a missing recording is null', async () => {
     const bot = service.addBot();
-    await expect(client({ apiKey: async () => 'read-only' }).getTranscript(bot.id)).rejects.toBeInstanceOf(ForbiddenError);
+    await expect(client({ apiKey: async () => 'read-only' }).getTranscript(bot.id)).rejects.toBeInstanceOf(
+      ForbiddenError,
+    );
     await expect(client().getBot('bot_missing')).rejects.toBeInstanceOf(NotFoundError);
     expect(await client().getRecording(bot.id)).toBeNull();
-    await expect(client().createBot({ meeting_url: 'https://m.example.com/x', bot_name: 'N', ...({ colour: 'red' } as object) })).rejects.toThrow(
-      BadRequestError,
-    );
+    await expect(
+      client().createBot({ meeting_url: 'https://m.example.com/x', bot_name: 'N', ...({ colour: 'red' } as object) }),
+    ).rejects.toThrow(BadRequestError);
   });
 
   it('creates a bot once per deduplication key', async () => {
-    const request = { meeting_url: 'https://meet.example.com/aaa', bot_name: 'Notetaker', deduplication_key: 'cal-1:v1', metadata: { schedule_id: 'cal-1' } };
+    const request = {
+      meeting_url: 'https://meet.example.com/aaa',
+      bot_name: 'Notetaker',
+      deduplication_key: 'cal-1:v1',
+      metadata: { schedule_id: 'cal-1' },
+    };
     const first = await client().createBot(request);
     const again = await client().createBot(request);
     expect(again.id).toBe(first.id);
@@ -146,8 +173,24 @@ describe('upstream REST client against the simulated service', () => {
   it('returns the transcript and a fresh recording link', async () => {
     const bot = service.addBot({
       transcript: [
-        { speaker_name: 'B', speaker_uuid: 's2', speaker_user_uuid: null, speaker_is_host: false, timestamp_ms: 2000, duration_ms: 10, transcription: { transcript: 'two' } },
-        { speaker_name: 'A', speaker_uuid: 's1', speaker_user_uuid: null, speaker_is_host: true, timestamp_ms: 1000, duration_ms: 10, transcription: null },
+        {
+          speaker_name: 'B',
+          speaker_uuid: 's2',
+          speaker_user_uuid: null,
+          speaker_is_host: false,
+          timestamp_ms: 2000,
+          duration_ms: 10,
+          transcription: { transcript: 'two' },
+        },
+        {
+          speaker_name: 'A',
+          speaker_uuid: 's1',
+          speaker_user_uuid: null,
+          speaker_is_host: true,
+          timestamp_ms: 1000,
+          duration_ms: 10,
+          transcription: null,
+        },
       ],
       recording: { size: 1000, seed: 1, contentType: 'video/mp4' },
     });
@@ -156,7 +199,12 @@ describe('upstream REST client against the simulated service', () => {
   });
 
   it('refuses to send the key to a page link on another origin', async () => {
-    service.faults.push({ path: /\/api\/v1\/bots$/, times: 1, status: 200, body: { next: 'https://evil.example.com/api/v1/bots?cursor=25', previous: null, results: [] } });
+    service.faults.push({
+      path: /\/api\/v1\/bots$/,
+      times: 1,
+      status: 200,
+      body: { next: 'https://evil.example.com/api/v1/bots?cursor=25', previous: null, results: [] },
+    });
     await expect(client().listBots()).rejects.toThrow(/another origin/);
   });
 

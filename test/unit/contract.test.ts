@@ -77,7 +77,9 @@ describe('trigger data', () => {
 
   it('refuses a fractional or negative timestamp_ms', () => {
     for (const timestamp_ms of [1.5, -1, '1000']) {
-      const result = parseTriggerData(envelope('transcript.update', { speaker_uuid: 'u1', timestamp_ms, transcription: null }));
+      const result = parseTriggerData(
+        envelope('transcript.update', { speaker_uuid: 'u1', timestamp_ms, transcription: null }),
+      );
       expect(result.ok).toBe(false);
     }
   });

@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, compareCodePoints, DuplicateKeyError, NestingTooDeepError } from '../../lambdas/core/signature/canonical-json';
+import {
+  canonicalJson,
+  compareCodePoints,
+  DuplicateKeyError,
+  NestingTooDeepError,
+} from '../../lambdas/core/signature/canonical-json';
 import { parseSigningSecrets, SigningSecretConfigError, verifySignature } from '../../lambdas/core/signature/verify';
-import { pythonVectors } from '../fixtures/python-vectors';
 import { seededRandom } from '../../local/seeded-random';
-import { dumps, PyFloat, PyInt, SIGNED, WIRE, type PyValue } from '../../local/simulator/python-json';
+import { dumps, PyFloat, PyInt, type PyValue, SIGNED, WIRE } from '../../local/simulator/python-json';
+import { pythonVectors } from '../fixtures/python-vectors';
 
 const vectors = pythonVectors();
 
@@ -74,7 +79,9 @@ describe('canonicalJson', () => {
   });
 
   it('sorts keys holding escapes by their code points', () => {
-    expect(render('{"a": 1, "\\n": 2, "\\u0009": 3, "\\"": 4, "\\u00e9": 5, "z": 6}')).toBe('{"\\t":3,"\\n":2,"\\"":4,"a":1,"z":6,"é":5}');
+    expect(render('{"a": 1, "\\n": 2, "\\u0009": 3, "\\"": 4, "\\u00e9": 5, "z": 6}')).toBe(
+      '{"\\t":3,"\\n":2,"\\"":4,"a":1,"z":6,"é":5}',
+    );
   });
 
   it('refuses malformed input instead of reading past its end', () => {
@@ -103,22 +110,50 @@ describe('canonicalJson', () => {
   });
 });
 
-describe('canonicalJson against the simulator\'s independent writer', () => {
+describe("canonicalJson against the simulator's independent writer", () => {
   const random = seededRandom(20261122);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const alphabet = ['a', 'Z', '0', '9', ' ', '"', '\\', '/', '\n', '\t', '\u0001', '\u001f', '\u007f', 'é', 'ß', '中', '\u2028', '\uff5e', '\ue000', '😀', '👩‍💻'];
+  const alphabet = [
+    'a',
+    'Z',
+    '0',
+    '9',
+    ' ',
+    '"',
+    '\\',
+    '/',
+    '\n',
+    '\t',
+    '\u0001',
+    '\u001f',
+    '\u007f',
+    'é',
+    'ß',
+    '中',
+    '\u2028',
+    '\uff5e',
+    '\ue000',
+    '😀',
+    '👩‍💻',
+  ];
   const text = (): string => Array.from({ length: Math.floor(random() * 8) }, () => pick(alphabet)).join('');
   const value = (depth: number): PyValue => {
     const kind = depth > 4 ? Math.floor(random() * 4) : Math.floor(random() * 7);
     switch (kind) {
-      case 0: return text();
-      case 1: return pick([0, -1, 7, 2 ** 53 - 1, 1_767_225_600_123]);
-      case 2: return new PyFloat(pick([2, 0.5, 1e-7, 1.5e300, -0, 123.456, 1e16, 3.14159]));
-      case 3: return pick([null, true, false, new PyInt(2n ** 70n)]);
-      case 4: return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
+      case 0:
+        return text();
+      case 1:
+        return pick([0, -1, 7, 2 ** 53 - 1, 1_767_225_600_123]);
+      case 2:
+        return new PyFloat(pick([2, 0.5, 1e-7, 1.5e300, -0, 123.456, 1e16, 3.14159]));
+      case 3:
+        return pick([null, true, false, new PyInt(2n ** 70n)]);
+      case 4:
+        return Array.from({ length: Math.floor(random() * 4) }, () => value(depth + 1));
       default: {
         const object: { [key: string]: PyValue } = {};
-        for (let k = Math.floor(random() * 6); k > 0; k--) object[pick([text(), String(Math.floor(random() * 20)), 'id', 'data'])] = value(depth + 1);
+        for (let k = Math.floor(random() * 6); k > 0; k--)
+          object[pick([text(), String(Math.floor(random() * 20)), 'id', 'data'])] = value(depth + 1);
         return object;
       }
     }

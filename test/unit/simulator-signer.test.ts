@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { dumps, PyFloat, PyInt, SIGNED, WIRE, type PyValue } from '../../local/simulator/python-json';
+import { dumps, PyFloat, PyInt, type PyValue, SIGNED, WIRE } from '../../local/simulator/python-json';
 import { signWebhook } from '../../local/simulator/webhook-signer';
 
 // The simulator's writer must agree with Python itself, independently of our verifier.
@@ -12,9 +12,22 @@ function python(source: string): string {
 const payload: PyValue = {
   idempotency_key: 'k-1',
   bot_id: 'bot_abc',
-  bot_metadata: { '10': 1, '9': new PyFloat(2), 'é': 'café ☕ 😀 \u2028', '\uff5e': [new PyFloat(1e-7), new PyFloat(1.5e300)] },
+  bot_metadata: {
+    '10': 1,
+    '9': new PyFloat(2),
+    é: 'café ☕ 😀 \u2028',
+    '\uff5e': [new PyFloat(1e-7), new PyFloat(1.5e300)],
+  },
   trigger: 'transcript.update',
-  data: { big: new PyInt(2n ** 64n + 1n), neg: new PyFloat(-0), tenth: 0.1, e16: new PyFloat(1e16), e15: new PyFloat(1e15), text: 'a"b\\c\n\u0001\u007f', nested: [[], {}, [null, true, false]] },
+  data: {
+    big: new PyInt(2n ** 64n + 1n),
+    neg: new PyFloat(-0),
+    tenth: 0.1,
+    e16: new PyFloat(1e16),
+    e15: new PyFloat(1e15),
+    text: 'a"b\\c\n\u0001\u007f',
+    nested: [[], {}, [null, true, false]],
+  },
 };
 const pythonLiteral = `{"idempotency_key": "k-1", "bot_id": "bot_abc", "bot_metadata": {"9": 2.0, "10": 1, "\\u00e9": "caf\\u00e9 \\u2615 \\U0001F600 \\u2028", "\\uff5e": [1e-7, 1.5e300]}, "trigger": "transcript.update", "data": {"big": 2**64 + 1, "neg": -0.0, "tenth": 0.1, "e16": 1e16, "e15": 1e15, "text": "a\\"b\\\\c\\n\\u0001\\u007f", "nested": [[], {}, [None, True, False]]}}`;
 
@@ -30,9 +43,12 @@ describe('simulator JSON writer', () => {
     expect(dumps(payload, SIGNED)).toBe(expected);
   });
 
-  it.each([2.0, 0.5, 1e-5, 0.0001, 123456.789, 1e16, 9.999e15, 5e-324, 1.7976931348623157e308, -2.5e-7])('repr(%d)', (value) => {
-    expect(dumps(new PyFloat(value), WIRE)).toBe(python(`print(repr(float("${String(value)}")))`));
-  });
+  it.each([2.0, 0.5, 1e-5, 0.0001, 123456.789, 1e16, 9.999e15, 5e-324, 1.7976931348623157e308, -2.5e-7])(
+    'repr(%d)',
+    (value) => {
+      expect(dumps(new PyFloat(value), WIRE)).toBe(python(`print(repr(float("${String(value)}")))`));
+    },
+  );
 
   it('signs with the base64-decoded secret', () => {
     const secret = Buffer.alloc(32, 7).toString('base64');

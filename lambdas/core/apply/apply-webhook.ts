@@ -15,7 +15,11 @@ export interface AppliedEffects {
 }
 
 /** What one webhook does to the store. Idempotent and order-independent: replay calls it too. */
-export async function applyWebhook(webhook: TypedWebhook, ctx: ApplyContext, archive: ArchiveQueue): Promise<AppliedEffects> {
+export async function applyWebhook(
+  webhook: TypedWebhook,
+  ctx: ApplyContext,
+  archive: ArchiveQueue,
+): Promise<AppliedEffects> {
   switch (webhook.trigger) {
     case 'bot.state_change':
       return applyStateChange(ctx, webhook.data, archive);

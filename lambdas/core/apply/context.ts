@@ -18,4 +18,5 @@ export interface ApplyContext {
 export const arrivalVersion = (ctx: ApplyContext): string => `${ctx.receivedAt}#${ctx.idempotencyKey}`;
 
 /** Arbitrary JSON is kept as text: DynamoDB numbers cannot hold every JSON number. */
-export const jsonText = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+export const jsonText = (value: unknown): string | null =>
+  value === undefined || value === null ? null : JSON.stringify(value);

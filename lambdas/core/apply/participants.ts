@@ -1,8 +1,8 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ParticipantEventData } from '../upstream/contract';
 import { writeIfCondition } from '../store/dynamo';
 import { keys, padMs } from '../store/table-layout';
-import { jsonText, type ApplyContext } from './context';
+import type { ParticipantEventData } from '../upstream/contract';
+import { type ApplyContext, jsonText } from './context';
 
 /**
  * An item per participant event (by its id), and a participant record with the
@@ -35,7 +35,8 @@ export async function applyParticipantEvent(ctx: ApplyContext, data: Participant
       new UpdateCommand({
         TableName: tableName,
         Key: participant,
-        UpdateExpression: 'SET botId = :bot, participantUuid = :uuid, #name = :name, userUuid = :user, isHost = :host, profileVersion = :version',
+        UpdateExpression:
+          'SET botId = :bot, participantUuid = :uuid, #name = :name, userUuid = :user, isHost = :host, profileVersion = :version',
         ConditionExpression: 'attribute_not_exists(profileVersion) OR profileVersion < :version',
         ExpressionAttributeNames: { '#name': 'name' },
         ExpressionAttributeValues: {

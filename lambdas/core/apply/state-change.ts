@@ -1,9 +1,9 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveQueue } from '../events/archive-job';
-import type { StateChangeData } from '../upstream/contract';
 import { writeIfCondition } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
-import { jsonText, type ApplyContext } from './context';
+import type { StateChangeData } from '../upstream/contract';
+import { type ApplyContext, jsonText } from './context';
 import { ARCHIVABLE_STATES, isoToMicros, stateOrderKey } from './state-order';
 
 export interface StateChangeResult {
@@ -18,7 +18,11 @@ export interface StateChangeResult {
  * by the order rule (state-order.ts), keeps the last event time, and queues the
  * meeting's archive job once when it reaches `ended` or `fatal_error`.
  */
-export async function applyStateChange(ctx: ApplyContext, data: StateChangeData, archive: ArchiveQueue): Promise<StateChangeResult> {
+export async function applyStateChange(
+  ctx: ApplyContext,
+  data: StateChangeData,
+  archive: ArchiveQueue,
+): Promise<StateChangeResult> {
   const { db, tableName } = ctx.table;
   const createdAtMicros = isoToMicros(data.created_at);
   const meeting = keys.meeting(ctx.botId);
@@ -47,7 +51,8 @@ export async function applyStateChange(ctx: ApplyContext, data: StateChangeData,
       new UpdateCommand({
         TableName: tableName,
         Key: meeting,
-        UpdateExpression: 'SET botId = :bot, #state = :state, stateAt = :at, stateOrder = :order, #dayPk = :day, #daySk = :byTime, #statePk = :statePk, #stateSk = :byTime',
+        UpdateExpression:
+          'SET botId = :bot, #state = :state, stateAt = :at, stateOrder = :order, #dayPk = :day, #daySk = :byTime, #statePk = :statePk, #stateSk = :byTime',
         ConditionExpression: 'attribute_not_exists(stateOrder) OR stateOrder < :order',
         ExpressionAttributeNames: {
           '#state': 'state',
@@ -86,12 +91,22 @@ export async function applyStateChange(ctx: ApplyContext, data: StateChangeData,
     // Queue first, then mark: a crash in between re-queues on retry, which the
     // FIFO queue's dedup window (and the archive job's own idempotence) absorbs.
     const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: meeting, ConsistentRead: true, ProjectionExpression: 'archiveRequested' }),
+      new GetCommand({
+        TableName: tableName,
+        Key: meeting,
+        ConsistentRead: true,
+        ProjectionExpression: 'archiveRequested',
+      }),
     );
     if (Item?.archiveRequested !== true) {
       await archive.send({ bot_id: ctx.botId, reason: data.new_state });
       await db.send(
-        new UpdateCommand({ TableName: tableName, Key: meeting, UpdateExpression: 'SET archiveRequested = :yes', ExpressionAttributeValues: { ':yes': true } }),
+        new UpdateCommand({
+          TableName: tableName,
+          Key: meeting,
+          UpdateExpression: 'SET archiveRequested = :yes',
+          ExpressionAttributeValues: { ':yes': true },
+        }),
       );
       archiveRequested = true;
     }

@@ -11,7 +11,7 @@
  *     along the lifecycle (its rank) wins, then the state name.
  */
 import { MAX_MICROS, padMicros } from '../store/table-layout';
-import { BOT_STATES, FINAL_BOT_STATES, type BotState } from '../upstream/contract';
+import { BOT_STATES, type BotState, FINAL_BOT_STATES } from '../upstream/contract';
 
 /** Lifecycle position: states at equal times order by it. Unknown states rank lowest. */
 const RANK: Record<BotState, number> = {
@@ -40,12 +40,12 @@ export const isFinalState = (state: string): boolean => (FINAL_BOT_STATES as rea
 /** States whose arrival means the meeting is over and its recording can be archived. */
 export const ARCHIVABLE_STATES: readonly string[] = ['ended', 'fatal_error'];
 
-
 /** ISO 8601 with zone (`...Z`, `...+00:00`, up to microseconds) to epoch microseconds. */
 export function isoToMicros(iso: string): number {
   const match = /^(.+?)(?:\.(\d+))?(Z|[+-]\d{2}:?\d{2})$/i.exec(iso);
   const wholeSeconds = match === null ? Number.NaN : Date.parse(`${match[1]}${match[3]}`);
-  if (match === null || Number.isNaN(wholeSeconds)) throw new RangeError(`not an ISO 8601 timestamp with a zone: ${iso}`);
+  if (match === null || Number.isNaN(wholeSeconds))
+    throw new RangeError(`not an ISO 8601 timestamp with a zone: ${iso}`);
   const micros = Number((match[2] ?? '').padEnd(6, '0').slice(0, 6));
   return wholeSeconds * 1000 + micros;
 }

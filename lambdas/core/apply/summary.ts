@@ -1,8 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { summaryText, type SummaryUpdateData } from '../upstream/contract';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
-import { arrivalVersion, jsonText, type ApplyContext } from './context';
+import { type SummaryUpdateData, summaryText } from '../upstream/contract';
+import { type ApplyContext, arrivalVersion, jsonText } from './context';
 
 /**
  * The summary text and the whole `data` on the meeting; the newest arrival wins,
@@ -14,8 +14,10 @@ export async function applySummaryUpdate(ctx: ApplyContext, data: SummaryUpdateD
       new UpdateCommand({
         TableName: ctx.table.tableName,
         Key: keys.meeting(ctx.botId),
-        UpdateExpression: 'SET botId = :bot, summary = :summary, summaryData = :data, summaryVersion = :version ADD summaryKeys :keys',
-        ConditionExpression: '(attribute_not_exists(summaryVersion) OR summaryVersion < :version) AND NOT contains(summaryKeys, :key)',
+        UpdateExpression:
+          'SET botId = :bot, summary = :summary, summaryData = :data, summaryVersion = :version ADD summaryKeys :keys',
+        ConditionExpression:
+          '(attribute_not_exists(summaryVersion) OR summaryVersion < :version) AND NOT contains(summaryKeys, :key)',
         ExpressionAttributeValues: {
           ':bot': ctx.botId,
           ':summary': summaryText(data) ?? null,

@@ -1,8 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TranscriptUpdateData } from '../upstream/contract';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
-import { arrivalVersion, type ApplyContext } from './context';
+import type { TranscriptUpdateData } from '../upstream/contract';
+import { type ApplyContext, arrivalVersion } from './context';
 
 /**
  * One item per utterance, keyed by (bot, timestamp_ms, speaker_uuid): the service
@@ -21,7 +21,8 @@ export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptU
         UpdateExpression:
           'SET botId = :bot, timestampMs = :ts, speakerUuid = :speaker, speakerName = :name, speakerUserUuid = :user, ' +
           'speakerIsHost = :host, durationMs = :duration, #text = :text, transcribed = :transcribed, version = :version ADD appliedKeys :keys',
-        ConditionExpression: '(attribute_not_exists(version) OR version < :version) AND NOT contains(appliedKeys, :key)',
+        ConditionExpression:
+          '(attribute_not_exists(version) OR version < :version) AND NOT contains(appliedKeys, :key)',
         ExpressionAttributeNames: { '#text': 'text' },
         ExpressionAttributeValues: {
           ':bot': ctx.botId,

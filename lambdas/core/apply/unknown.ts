@@ -1,9 +1,13 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../store/table-layout';
-import { jsonText, type ApplyContext } from './context';
+import { type ApplyContext, jsonText } from './context';
 
 /** A trigger we do not know is kept with its raw data, never dropped (when it arrived is in the ledger). */
-export async function applyUnknownTrigger(ctx: ApplyContext, trigger: string, data: Record<string, unknown>): Promise<void> {
+export async function applyUnknownTrigger(
+  ctx: ApplyContext,
+  trigger: string,
+  data: Record<string, unknown>,
+): Promise<void> {
   await ctx.table.db.send(
     new PutCommand({
       TableName: ctx.table.tableName,

@@ -46,7 +46,9 @@ export interface ArchiveRecord {
   filled: { utterances: number; participants: number };
 }
 
-export type ArchiveOutcome = { status: 'archived'; record: ArchiveRecord } | { status: 'already-archived'; record: ArchiveRecord };
+export type ArchiveOutcome =
+  | { status: 'archived'; record: ArchiveRecord }
+  | { status: 'already-archived'; record: ArchiveRecord };
 
 export async function archiveMeeting(botId: string, deps: ArchiveDependencies): Promise<ArchiveOutcome> {
   const { table, upstream, recordings, telemetry } = deps;
@@ -91,7 +93,12 @@ export async function archiveMeeting(botId: string, deps: ArchiveDependencies): 
       ExpressionAttributeValues: { ':bot': botId, ':archive': record },
     }),
   );
-  telemetry.log.info('meeting archived', { bot_id: botId, recording_status: record.recordingStatus, recording_bytes: recording?.bytes ?? 0, ...filled });
+  telemetry.log.info('meeting archived', {
+    bot_id: botId,
+    recording_status: record.recordingStatus,
+    recording_bytes: recording?.bytes ?? 0,
+    ...filled,
+  });
   telemetry.metrics.record(METRICS.meetingArchived, 'Count', 1);
   if (recording !== null) telemetry.metrics.record(METRICS.archiveBytes, 'Bytes', recording.bytes);
   return { status: 'archived', record };
@@ -107,7 +114,11 @@ async function archiveRecording(botId: string, deps: ArchiveDependencies): Promi
     } catch (error) {
       const retryable = error instanceof LinkExpiredError || error instanceof DownloadFailedError;
       if (!retryable || attempt >= deps.downloadAttempts) throw error;
-      deps.telemetry.log.warn('recording download failed; trying a fresh link', { bot_id: botId, attempt, error: (error as Error).message });
+      deps.telemetry.log.warn('recording download failed; trying a fresh link', {
+        bot_id: botId,
+        attempt,
+        error: (error as Error).message,
+      });
     }
   }
 }
@@ -116,13 +127,17 @@ async function copyRecording(botId: string, url: string, deps: ArchiveDependenci
   const download = await deps.openDownload(url);
   const meter = new RecordingMeter(deps.maxRecordingBytes);
   // A broken download fails the meter, which fails (and aborts) the upload.
-  download.stream.on('error', (error) => meter.destroy(new DownloadFailedError(`the recording download broke: ${error.message}`)));
+  download.stream.on('error', (error) =>
+    meter.destroy(new DownloadFailedError(`the recording download broke: ${error.message}`)),
+  );
   download.stream.on('aborted', () => meter.destroy(new DownloadFailedError('the recording download was cut off')));
   download.stream.pipe(meter);
   const key = archiveKeys.recording(botId, extensionFor(download.contentType));
   await deps.recordings.upload(key, meter, download.contentType);
   if (download.contentLength !== undefined && meter.bytes !== download.contentLength) {
-    throw new DownloadFailedError(`the recording download ended after ${meter.bytes} of ${download.contentLength} bytes`);
+    throw new DownloadFailedError(
+      `the recording download ended after ${meter.bytes} of ${download.contentLength} bytes`,
+    );
   }
   return { key, bytes: meter.bytes, sha256: meter.sha256(), contentType: download.contentType };
 }

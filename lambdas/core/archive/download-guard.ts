@@ -73,7 +73,9 @@ function family(address: string): 'ipv4' | 'ipv6' {
 export function refusedAddress(address: string, policy: Pick<DownloadPolicy, 'allowLoopback'>): string | undefined {
   const kind = family(address);
   if (policy.allowLoopback && loopback.check(address, kind)) return undefined;
-  return internal.check(address, kind) ? `${address} is a private, loopback, link-local or reserved address` : undefined;
+  return internal.check(address, kind)
+    ? `${address} is a private, loopback, link-local or reserved address`
+    : undefined;
 }
 
 export function openDownload(link: string, policy: DownloadPolicy): Promise<OpenedDownload> {
@@ -86,7 +88,9 @@ export function openDownload(link: string, policy: DownloadPolicy): Promise<Open
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const isLoopbackHost = host === 'localhost' || (isIP(host) !== 0 && loopback.check(host, family(host)));
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback && isLoopbackHost)) {
-    return Promise.reject(new DownloadRefusedError(`refusing ${url.protocol}// link: recordings are fetched over https only`));
+    return Promise.reject(
+      new DownloadRefusedError(`refusing ${url.protocol}// link: recordings are fetched over https only`),
+    );
   }
   if (isIP(host) !== 0) {
     const reason = refusedAddress(host, policy);
@@ -94,7 +98,11 @@ export function openDownload(link: string, policy: DownloadPolicy): Promise<Open
   }
 
   // Checked where the socket connects, after DNS: a name that resolves inward is refused too.
-  const guardedLookup = (hostname: string, options: object, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  const guardedLookup = (
+    hostname: string,
+    options: object,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const list = addresses as LookupAddress[];
@@ -110,25 +118,42 @@ export function openDownload(link: string, policy: DownloadPolicy): Promise<Open
 
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<OpenedDownload>((resolve, reject) => {
-    const outgoing = request(url, { method: 'GET', lookup: guardedLookup as never, timeout: policy.timeoutMs }, (response) => {
-      const status = response.statusCode ?? 0;
-      if (status === 403 || status === 401 || status === 410) {
-        response.resume();
-        return reject(new LinkExpiredError(`the recording link answered ${status} (expired or revoked)`));
-      }
-      if (status !== 200) {
-        response.resume();
-        return reject(new DownloadFailedError(`the recording link answered ${status}`));
-      }
-      const length = response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length']);
-      if (length !== undefined && length > policy.maxBytes) {
-        response.destroy();
-        return reject(new DownloadRefusedError(`the recording has ${length} bytes; the limit is ${policy.maxBytes}`));
-      }
-      resolve({ stream: response, contentType: response.headers['content-type'] ?? 'application/octet-stream', contentLength: length });
-    });
-    outgoing.on('timeout', () => outgoing.destroy(new DownloadFailedError(`no answer from the recording link within ${policy.timeoutMs} ms`)));
-    outgoing.on('error', (error) => reject(error instanceof DownloadRefusedError || error instanceof DownloadFailedError ? error : new DownloadFailedError(error.message)));
+    const outgoing = request(
+      url,
+      { method: 'GET', lookup: guardedLookup as never, timeout: policy.timeoutMs },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        if (status === 403 || status === 401 || status === 410) {
+          response.resume();
+          return reject(new LinkExpiredError(`the recording link answered ${status} (expired or revoked)`));
+        }
+        if (status !== 200) {
+          response.resume();
+          return reject(new DownloadFailedError(`the recording link answered ${status}`));
+        }
+        const length =
+          response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length']);
+        if (length !== undefined && length > policy.maxBytes) {
+          response.destroy();
+          return reject(new DownloadRefusedError(`the recording has ${length} bytes; the limit is ${policy.maxBytes}`));
+        }
+        resolve({
+          stream: response,
+          contentType: response.headers['content-type'] ?? 'application/octet-stream',
+          contentLength: length,
+        });
+      },
+    );
+    outgoing.on('timeout', () =>
+      outgoing.destroy(new DownloadFailedError(`no answer from the recording link within ${policy.timeoutMs} ms`)),
+    );
+    outgoing.on('error', (error) =>
+      reject(
+        error instanceof DownloadRefusedError || error instanceof DownloadFailedError
+          ? error
+          : new DownloadFailedError(error.message),
+      ),
+    );
     outgoing.end();
   });
 }

@@ -4,13 +4,17 @@
  * the lowest version, so any webhook that arrives later still wins.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { writeIfCondition, type TableAccess } from '../store/dynamo';
+import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { Participant, TranscriptLine } from '../upstream/contract';
 
 const LOWEST_VERSION = '0';
 
-export async function fillMissingUtterances(table: TableAccess, botId: string, lines: TranscriptLine[]): Promise<number> {
+export async function fillMissingUtterances(
+  table: TableAccess,
+  botId: string,
+  lines: TranscriptLine[],
+): Promise<number> {
   let filled = 0;
   for (const line of lines) {
     const written = await writeIfCondition(() =>
@@ -40,7 +44,11 @@ export async function fillMissingUtterances(table: TableAccess, botId: string, l
   return filled;
 }
 
-export async function fillMissingParticipants(table: TableAccess, botId: string, participants: Participant[]): Promise<number> {
+export async function fillMissingParticipants(
+  table: TableAccess,
+  botId: string,
+  participants: Participant[],
+): Promise<number> {
   let filled = 0;
   for (const participant of participants) {
     const written = await writeIfCondition(() =>

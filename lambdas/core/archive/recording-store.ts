@@ -23,4 +23,5 @@ const EXTENSIONS: Record<string, string> = {
   'audio/webm': '.weba',
 };
 
-export const extensionFor = (contentType: string): string => EXTENSIONS[contentType.split(';')[0]!.trim().toLowerCase()] ?? '';
+export const extensionFor = (contentType: string): string =>
+  EXTENSIONS[contentType.split(';')[0]!.trim().toLowerCase()] ?? '';

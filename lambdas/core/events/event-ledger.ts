@@ -15,9 +15,9 @@
  *    applied key again, so the ledger need not be read first: two writes.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ClaimCheckPointer } from './queued-event';
+import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { GSI, keys, TTL_ATTRIBUTE } from '../store/table-layout';
-import { writeIfCondition, type TableAccess } from '../store/dynamo';
+import type { ClaimCheckPointer } from './queued-event';
 
 export type LedgerState = 'new' | 'in_progress' | 'completed' | 'recorded';
 
@@ -50,7 +50,13 @@ export class EventLedger {
 
   async state(idempotencyKey: string): Promise<LedgerState> {
     const { Item } = await this.table.db.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.event(idempotencyKey), ConsistentRead: true, ProjectionExpression: '#status', ExpressionAttributeNames: { '#status': 'status' } }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.event(idempotencyKey),
+        ConsistentRead: true,
+        ProjectionExpression: '#status',
+        ExpressionAttributeNames: { '#status': 'status' },
+      }),
     );
     return (Item?.status as LedgerState | undefined) ?? 'new';
   }
@@ -59,7 +65,11 @@ export class EventLedger {
   async record(entry: LedgerEntry): Promise<boolean> {
     return writeIfCondition(() =>
       this.table.db.send(
-        new PutCommand({ TableName: this.table.tableName, Item: this.item(entry, 'recorded'), ConditionExpression: 'attribute_not_exists(pk)' }),
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: this.item(entry, 'recorded'),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
       ),
     );
   }
@@ -161,4 +171,3 @@ function toStoredEvent(item: Record<string, unknown>): StoredEvent {
     body: typeof item.body === 'string' ? { inline: item.body } : { stored: item.bodyRef as ClaimCheckPointer },
   };
 }
-

@@ -4,14 +4,14 @@
  * it was applied, apply it by trigger, then record it as applied.
  */
 import { createHash } from 'node:crypto';
-import { applyWebhook, type AppliedEffects } from '../apply/apply-webhook';
+import { type AppliedEffects, applyWebhook } from '../apply/apply-webhook';
 import type { PayloadReader, PayloadStore } from '../ingress/payload-store';
 import type { TableAccess } from '../store/dynamo';
 import { METRICS, type Telemetry } from '../telemetry';
 import { parseTriggerData, parseWebhookEnvelope, type TypedWebhook } from '../upstream/contract';
 import type { ArchiveQueue } from './archive-job';
 import type { EventLedger, LedgerEntry } from './event-ledger';
-import { claimCheckKey, claimCheckPointerSchema, EVENT_ATTRIBUTES, type ClaimCheckPointer } from './queued-event';
+import { type ClaimCheckPointer, claimCheckKey, claimCheckPointerSchema, EVENT_ATTRIBUTES } from './queued-event';
 
 /** A message as the queue delivered it, whatever the transport (Lambda event, local poller). */
 export interface QueuedMessage {
@@ -65,7 +65,8 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
   const { text, stored } = await readBody(message, deps.payloads);
   const webhook = decodeWebhook(text);
   const { idempotency_key: idempotencyKey, bot_id: botId, trigger } = webhook.envelope;
-  const receivedAt = message.attributes[EVENT_ATTRIBUTES.receivedAt] ?? new Date(message.sentTimestamp ?? Date.now()).toISOString();
+  const receivedAt =
+    message.attributes[EVENT_ATTRIBUTES.receivedAt] ?? new Date(message.sentTimestamp ?? Date.now()).toISOString();
   const log = { idempotency_key: idempotencyKey, bot_id: botId, trigger };
   const { ledger, telemetry } = deps;
 
@@ -124,15 +125,21 @@ export function decodeWebhook(text: string): TypedWebhook {
     throw new PoisonEventError(`queued body is not JSON: ${(error as Error).message}`);
   }
   const envelope = parseWebhookEnvelope(parsed);
-  if (!envelope.ok) throw new PoisonEventError(`queued body is not a webhook envelope: ${envelope.problems.join('; ')}`);
+  if (!envelope.ok)
+    throw new PoisonEventError(`queued body is not a webhook envelope: ${envelope.problems.join('; ')}`);
   const typed = parseTriggerData(envelope.value);
   if (!typed.ok) {
-    throw new PoisonEventError(`${envelope.value.trigger} data does not match the upstream contract: ${typed.problems.join('; ')}`);
+    throw new PoisonEventError(
+      `${envelope.value.trigger} data does not match the upstream contract: ${typed.problems.join('; ')}`,
+    );
   }
   return typed.value;
 }
 
-async function readBody(message: QueuedMessage, payloads: PayloadReader): Promise<{ text: string; stored?: ClaimCheckPointer }> {
+async function readBody(
+  message: QueuedMessage,
+  payloads: PayloadReader,
+): Promise<{ text: string; stored?: ClaimCheckPointer }> {
   if (message.attributes[EVENT_ATTRIBUTES.bodyLocation] !== 's3') return { text: message.body };
   let pointer: ClaimCheckPointer;
   try {

@@ -17,18 +17,30 @@ export interface ReplayReport {
   failures: Array<{ idempotencyKey: string; error: string }>;
 }
 
-export async function replayBotEvents(botId: string, deps: ProcessDependencies, options: { rebuild: boolean }): Promise<ReplayReport> {
+export async function replayBotEvents(
+  botId: string,
+  deps: ProcessDependencies,
+  options: { rebuild: boolean },
+): Promise<ReplayReport> {
   const events = await deps.ledger.eventsOfBot(botId);
   const deletedItems = options.rebuild ? await deleteBotItems(botId, deps) : 0;
   const report: ReplayReport = { botId, events: events.length, replayed: 0, deletedItems, failures: [] };
   for (const event of events) {
     try {
-      const text = 'inline' in event.body ? event.body.inline : (await deps.payloads.read(event.body.stored)).toString('utf8');
+      const text =
+        'inline' in event.body ? event.body.inline : (await deps.payloads.read(event.body.stored)).toString('utf8');
       const webhook = decodeWebhook(text);
-      await applyWebhook(webhook, { table: deps.table, botId, idempotencyKey: event.idempotencyKey, receivedAt: event.receivedAt }, deps.archive);
+      await applyWebhook(
+        webhook,
+        { table: deps.table, botId, idempotencyKey: event.idempotencyKey, receivedAt: event.receivedAt },
+        deps.archive,
+      );
       report.replayed++;
     } catch (error) {
-      report.failures.push({ idempotencyKey: event.idempotencyKey, error: error instanceof Error ? error.message : String(error) });
+      report.failures.push({
+        idempotencyKey: event.idempotencyKey,
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
   }
   return report;

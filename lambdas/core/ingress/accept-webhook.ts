@@ -7,9 +7,9 @@
  * because the signed form is computed from the parsed text.
  */
 import { DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
-import { verifyWebhookBody, type SignatureCheck } from '../signature/verify';
-import { parseWebhookEnvelope } from '../upstream/contract';
+import { type SignatureCheck, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
+import { parseWebhookEnvelope } from '../upstream/contract';
 import type { EventQueue } from './event-queue';
 
 export interface WebhookDelivery {
@@ -105,7 +105,8 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
   try {
     check = verifyWebhookBody(body, delivery.signature, keys);
   } catch (error) {
-    if (error instanceof DuplicateKeyError) return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
+    if (error instanceof DuplicateKeyError)
+      return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
     if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);
     throw error;
   }
@@ -128,7 +129,12 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
       error: describeError(error),
     });
     // 5xx so the service retries: the event is authentic and must not be lost.
-    return { kind: 'unavailable', status: 503, reason: 'queue-unavailable', message: 'The webhook could not be queued; retry later.' };
+    return {
+      kind: 'unavailable',
+      status: 503,
+      reason: 'queue-unavailable',
+      message: 'The webhook could not be queued; retry later.',
+    };
   }
 }
 
@@ -151,11 +157,20 @@ function report(outcome: WebhookOutcome, bodyBytes: number, { log, metrics }: Te
       if (outcome.bodyLocation === 's3') metrics.record(METRICS.webhookClaimChecked, 'Count', 1);
       return;
     case 'rejected':
-      log.warn('webhook rejected', { reason: outcome.reason, status: outcome.status, detail: outcome.message, body_bytes: bodyBytes });
+      log.warn('webhook rejected', {
+        reason: outcome.reason,
+        status: outcome.status,
+        detail: outcome.message,
+        body_bytes: bodyBytes,
+      });
       metrics.record(METRICS.webhookRejected, 'Count', 1, { reason: outcome.reason });
       return;
     case 'unavailable':
-      metrics.record(outcome.reason === 'queue-unavailable' ? METRICS.webhookQueueFailed : METRICS.signingSecretUnavailable, 'Count', 1);
+      metrics.record(
+        outcome.reason === 'queue-unavailable' ? METRICS.webhookQueueFailed : METRICS.signingSecretUnavailable,
+        'Count',
+        1,
+      );
       return;
   }
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+import { type MessageAttributeValue, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import {
+  type BodyLocation,
+  type ClaimCheckPointer,
   claimCheckKey,
   EVENT_ATTRIBUTES,
   SQS_INVALID_CHARACTER,
-  type BodyLocation,
-  type ClaimCheckPointer,
 } from '../events/queued-event';
 import type { PayloadStore } from './payload-store';
 
@@ -48,7 +48,11 @@ export class SqsEventQueue implements EventQueue {
     // SQS refuses some characters JSON allows (e.g. U+FFFE); S3 stores any bytes.
     if (inlineBytes <= this.config.inlineLimitBytes && !SQS_INVALID_CHARACTER.test(rawBody)) {
       const sent = await this.sqs.send(
-        new SendMessageCommand({ QueueUrl: this.config.queueUrl, MessageBody: rawBody, MessageAttributes: inlineAttributes }),
+        new SendMessageCommand({
+          QueueUrl: this.config.queueUrl,
+          MessageBody: rawBody,
+          MessageAttributes: inlineAttributes,
+        }),
       );
       return { messageId: requireMessageId(sent.MessageId), bodyLocation: 'inline' };
     }
@@ -92,7 +96,8 @@ function attributeText(value: string): string {
 function attributesBytes(attributes: Record<string, MessageAttributeValue>): number {
   let total = 0;
   for (const [name, value] of Object.entries(attributes)) {
-    total += Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? '');
+    total +=
+      Buffer.byteLength(name) + Buffer.byteLength(value.DataType ?? '') + Buffer.byteLength(value.StringValue ?? '');
   }
   return total;
 }

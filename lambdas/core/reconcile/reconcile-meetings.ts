@@ -9,7 +9,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ARCHIVABLE_STATES, isFinalState } from '../apply/state-order';
 import type { ArchiveQueue } from '../events/archive-job';
-import { processQueuedEvent, type ProcessDependencies } from '../events/process-event';
+import { type ProcessDependencies, processQueuedEvent } from '../events/process-event';
 import type { TableAccess } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
@@ -57,7 +57,8 @@ export async function reconcileMeetings(deps: ReconcileDependencies): Promise<Re
     } catch (error) {
       if (error instanceof UnauthorizedError) throw error; // nothing will work until the key is replaced
       if (error instanceof NotFoundError) report.missing.push(meeting.botId);
-      else report.failures.push({ botId: meeting.botId, error: error instanceof Error ? error.message : String(error) });
+      else
+        report.failures.push({ botId: meeting.botId, error: error instanceof Error ? error.message : String(error) });
       continue;
     }
     if (bot.state === undefined || bot.state === meeting.state) continue;
@@ -109,12 +110,20 @@ async function applyObservedState(meeting: StoredMeeting, bot: Bot, deps: Reconc
 }
 
 function latestEventTime(bot: Bot): string | undefined {
-  const times = (bot.events ?? []).map((event) => event.created_at).filter((at): at is string => typeof at === 'string' && !Number.isNaN(Date.parse(at)));
+  const times = (bot.events ?? [])
+    .map((event) => event.created_at)
+    .filter((at): at is string => typeof at === 'string' && !Number.isNaN(Date.parse(at)));
   return times.sort((a, b) => Date.parse(a) - Date.parse(b)).at(-1);
 }
 
 /** Meetings in `states` unchanged since `cutoff`, oldest first, at most `limit`; optionally only those not archived. */
-async function staleMeetings(table: TableAccess, states: readonly string[], cutoff: string, limit: number, unarchivedOnly: boolean): Promise<StoredMeeting[]> {
+async function staleMeetings(
+  table: TableAccess,
+  states: readonly string[],
+  cutoff: string,
+  limit: number,
+  unarchivedOnly: boolean,
+): Promise<StoredMeeting[]> {
   const found: StoredMeeting[] = [];
   for (const state of states) {
     let cursor: Record<string, unknown> | undefined;
@@ -126,7 +135,11 @@ async function staleMeetings(table: TableAccess, states: readonly string[], cuto
           IndexName: GSI.byState.name,
           KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
           ...(unarchivedOnly && { FilterExpression: 'attribute_not_exists(#archive)' }),
-          ExpressionAttributeNames: { '#pk': GSI.byState.partitionKey, '#sk': GSI.byState.sortKey, ...(unarchivedOnly && { '#archive': 'archive' }) },
+          ExpressionAttributeNames: {
+            '#pk': GSI.byState.partitionKey,
+            '#sk': GSI.byState.sortKey,
+            ...(unarchivedOnly && { '#archive': 'archive' }),
+          },
           ExpressionAttributeValues: { ':pk': keys.meetingsInState(state), ':cutoff': cutoff },
           Limit: limit - found.length,
           ExclusiveStartKey: cursor,

@@ -6,7 +6,7 @@
  * cancelled) does nothing.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { writeIfCondition, type TableAccess } from '../store/dynamo';
+import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { UpstreamClient } from '../upstream/client';
@@ -24,7 +24,10 @@ export type LaunchResult = { status: 'launched'; botId: string } | { status: 'sk
 export async function launchScheduledBot(input: LaunchInput, deps: LaunchDependencies): Promise<LaunchResult> {
   const schedule = await getSchedule(input.scheduleId, deps);
   if (schedule === undefined || schedule.version !== input.version || schedule.status !== 'scheduled') {
-    return { status: 'skipped', reason: `schedule ${input.scheduleId} v${input.version} is no longer due (${schedule?.status ?? 'gone'}, v${schedule?.version ?? '-'})` };
+    return {
+      status: 'skipped',
+      reason: `schedule ${input.scheduleId} v${input.version} is no longer due (${schedule?.status ?? 'gone'}, v${schedule?.version ?? '-'})`,
+    };
   }
   const bot = await deps.upstream.createBot({
     meeting_url: input.meetingUrl,
@@ -50,7 +53,12 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
       TableName: deps.table.tableName,
       Key: keys.meeting(bot.id),
       UpdateExpression: 'SET botId = :bot, scheduleId = :schedule, scheduledJoinAt = :joinAt, meetingUrl = :url',
-      ExpressionAttributeValues: { ':bot': bot.id, ':schedule': input.scheduleId, ':joinAt': input.joinAt, ':url': input.meetingUrl },
+      ExpressionAttributeValues: {
+        ':bot': bot.id,
+        ':schedule': input.scheduleId,
+        ':joinAt': input.joinAt,
+        ':url': input.meetingUrl,
+      },
     }),
   );
   deps.telemetry.log.info('bot launched', { schedule_id: input.scheduleId, version: input.version, bot_id: bot.id });
@@ -59,7 +67,11 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
 }
 
 /** The launcher's catch: the launch failed for good; say why on the schedule. */
-export async function recordLaunchFailure(input: LaunchInput, error: { Error?: string; Cause?: string }, deps: LaunchDependencies): Promise<void> {
+export async function recordLaunchFailure(
+  input: LaunchInput,
+  error: { Error?: string; Cause?: string },
+  deps: LaunchDependencies,
+): Promise<void> {
   const reason = `${error.Error ?? 'Error'}: ${causeMessage(error.Cause)}`;
   await writeIfCondition(() =>
     deps.table.db.send(
@@ -69,7 +81,12 @@ export async function recordLaunchFailure(input: LaunchInput, error: { Error?: s
         UpdateExpression: 'SET #status = :failed, failureReason = :reason',
         ConditionExpression: 'version = :version AND #status = :scheduled',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':version': input.version, ':scheduled': 'scheduled' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':reason': reason,
+          ':version': input.version,
+          ':scheduled': 'scheduled',
+        },
       }),
     ),
   );

@@ -24,7 +24,11 @@ export interface ScheduleTiming {
   maxAheadMs: number;
 }
 
-export const DEFAULT_TIMING: ScheduleTiming = { leadMs: 60_000, pastGraceMs: 5 * 60_000, maxAheadMs: 365 * 24 * 3_600_000 - 24 * 3_600_000 };
+export const DEFAULT_TIMING: ScheduleTiming = {
+  leadMs: 60_000,
+  pastGraceMs: 5 * 60_000,
+  maxAheadMs: 365 * 24 * 3_600_000 - 24 * 3_600_000,
+};
 
 export type TimingCheck = { ok: true; launchAtMs: number } | { ok: false; message: string };
 
@@ -33,7 +37,10 @@ export function launchTime(joinAtMs: number, nowMs: number, timing: ScheduleTimi
     return { ok: false, message: `join_at is more than ${timing.pastGraceMs / 60_000} minutes in the past` };
   }
   if (joinAtMs - timing.leadMs > nowMs + timing.maxAheadMs) {
-    return { ok: false, message: `join_at is more than ${Math.floor(timing.maxAheadMs / 86_400_000)} days ahead (a Standard workflow runs at most a year)` };
+    return {
+      ok: false,
+      message: `join_at is more than ${Math.floor(timing.maxAheadMs / 86_400_000)} days ahead (a Standard workflow runs at most a year)`,
+    };
   }
   return { ok: true, launchAtMs: Math.max(nowMs, joinAtMs - timing.leadMs) };
 }

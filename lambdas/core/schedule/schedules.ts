@@ -6,11 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { writeIfCondition, type TableAccess } from '../store/dynamo';
+import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { Telemetry } from '../telemetry';
 import type { Executions, LaunchInput } from './executions';
-import { launchTime, SCHEDULE_ID, scheduleRequestSchema, type ScheduleTiming } from './schedule-request';
+import { launchTime, SCHEDULE_ID, type ScheduleTiming, scheduleRequestSchema } from './schedule-request';
 
 export type ScheduleStatus = 'scheduled' | 'launched' | 'failed' | 'cancelled';
 
@@ -42,7 +42,10 @@ export type ScheduleResult =
   | { status: 200 | 201; schedule: Schedule; message?: string }
   | { status: 400 | 404 | 409; error: { code: string; message: string } };
 
-const fail = (status: 400 | 404 | 409, code: string, message: string): ScheduleResult => ({ status, error: { code, message } });
+const fail = (status: 400 | 404 | 409, code: string, message: string): ScheduleResult => ({
+  status,
+  error: { code, message },
+});
 
 /** Step Functions names: 1–80 of [A-Za-z0-9-_]; calendar ids are not, so the id is hashed. */
 export function executionName(scheduleId: string, version: number): string {
@@ -50,15 +53,30 @@ export function executionName(scheduleId: string, version: number): string {
 }
 
 export async function getSchedule(scheduleId: string, deps: { table: TableAccess }): Promise<Schedule | undefined> {
-  const { Item } = await deps.table.db.send(new GetCommand({ TableName: deps.table.tableName, Key: keys.schedule(scheduleId), ConsistentRead: true }));
+  const { Item } = await deps.table.db.send(
+    new GetCommand({ TableName: deps.table.tableName, Key: keys.schedule(scheduleId), ConsistentRead: true }),
+  );
   return Item as Schedule | undefined;
 }
 
-export async function upsertSchedule(scheduleId: string, body: unknown, deps: ScheduleDependencies): Promise<ScheduleResult> {
-  if (!SCHEDULE_ID.test(scheduleId)) return fail(400, 'invalid-schedule-id', 'The schedule id must be 1–200 characters without spaces, slashes or control characters.');
+export async function upsertSchedule(
+  scheduleId: string,
+  body: unknown,
+  deps: ScheduleDependencies,
+): Promise<ScheduleResult> {
+  if (!SCHEDULE_ID.test(scheduleId))
+    return fail(
+      400,
+      'invalid-schedule-id',
+      'The schedule id must be 1–200 characters without spaces, slashes or control characters.',
+    );
   const parsed = scheduleRequestSchema.safeParse(body);
   if (!parsed.success) {
-    return fail(400, 'invalid-schedule', parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '));
+    return fail(
+      400,
+      'invalid-schedule',
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '),
+    );
   }
   const request = parsed.data;
   const joinAt = new Date(request.join_at).toISOString();
@@ -71,13 +89,18 @@ export async function upsertSchedule(scheduleId: string, body: unknown, deps: Sc
   const existing = await getSchedule(scheduleId, deps);
   if (existing?.status === 'launched') {
     if (existing.requestHash === requestHash) return { status: 200, schedule: existing };
-    return fail(409, 'already-launched', `This schedule already launched bot ${existing.botId}; cancel that bot with the service and use a new schedule id.`);
+    return fail(
+      409,
+      'already-launched',
+      `This schedule already launched bot ${existing.botId}; cancel that bot with the service and use a new schedule id.`,
+    );
   }
   if (existing?.status === 'scheduled' && existing.requestHash === requestHash) {
     // The same request again: nothing changes, but make sure its execution runs (a start may have failed).
     return { status: 200, schedule: await ensureStarted(existing, deps) };
   }
-  if (existing?.status === 'scheduled' && existing.executionArn !== undefined) await deps.executions.stop(existing.executionArn);
+  if (existing?.status === 'scheduled' && existing.executionArn !== undefined)
+    await deps.executions.stop(existing.executionArn);
 
   const version = (existing?.version ?? 0) + 1;
   const schedule: Schedule = {
@@ -138,7 +161,11 @@ export async function cancelSchedule(scheduleId: string, deps: ScheduleDependenc
   const existing = await getSchedule(scheduleId, deps);
   if (existing === undefined) return fail(404, 'not-found', `No schedule ${scheduleId}.`);
   if (existing.status === 'launched') {
-    return { status: 200, schedule: existing, message: `The bot ${existing.botId} was already launched; it is left alone.` };
+    return {
+      status: 200,
+      schedule: existing,
+      message: `The bot ${existing.botId} was already launched; it is left alone.`,
+    };
   }
   if (existing.status === 'cancelled') return { status: 200, schedule: existing };
   if (existing.executionArn !== undefined) await deps.executions.stop(existing.executionArn);

@@ -125,7 +125,14 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (stack.length >= MAX_NESTING_DEPTH) throw new NestingTooDeepError(MAX_NESTING_DEPTH);
       const isObject = c === OPEN_BRACE;
-      const container: Container = { isObject, open: cursor.o, members: [], memberStart: 0, keyEnd: 0, keyEscaped: false };
+      const container: Container = {
+        isObject,
+        open: cursor.o,
+        members: [],
+        memberStart: 0,
+        keyEnd: 0,
+        keyEscaped: false,
+      };
       out[cursor.o++] = c;
       cursor.i = skipWhitespace(body, cursor.i + 1);
       if (body[cursor.i] === (isObject ? CLOSE_BRACE : CLOSE_BRACKET)) {
@@ -230,7 +237,8 @@ function copyScalar(body: Buffer, out: Buffer, cursor: Cursor): void {
   let o = cursor.o;
   while (i < n) {
     const c = body[i] as number;
-    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) break;
+    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)
+      break;
     out[o++] = c;
     i++;
   }
@@ -323,7 +331,8 @@ function nextIndex(body: Buffer, byte: number, from: number): number {
 
 function readHex4(body: Buffer, at: number): number {
   if (at + 4 > body.length) throw malformed(at);
-  const unit = (hexValue(body[at]) << 12) | (hexValue(body[at + 1]) << 8) | (hexValue(body[at + 2]) << 4) | hexValue(body[at + 3]);
+  const unit =
+    (hexValue(body[at]) << 12) | (hexValue(body[at + 1]) << 8) | (hexValue(body[at + 2]) << 4) | hexValue(body[at + 3]);
   if (unit < 0) throw malformed(at);
   return unit;
 }
@@ -368,7 +377,8 @@ function compareKeys(out: Buffer, a: Member, b: Member): number {
     order = compareCodePoints(keyText(out, a), keyText(out, b));
   } else {
     const length = Math.min(a.keyEnd - a.keyStart, b.keyEnd - b.keyStart);
-    for (let k = 0; k < length && order === 0; k++) order = (out[a.keyStart + k] as number) - (out[b.keyStart + k] as number);
+    for (let k = 0; k < length && order === 0; k++)
+      order = (out[a.keyStart + k] as number) - (out[b.keyStart + k] as number);
     if (order === 0) order = a.keyEnd - a.keyStart - (b.keyEnd - b.keyStart);
   }
   if (order === 0) throw new DuplicateKeyError(keyText(out, a));

@@ -37,11 +37,15 @@ export function parseSigningSecrets(secretValue: string): Buffer[] {
       throw new SigningSecretConfigError(`Signing secret #${index + 1} is empty.`);
     }
     if (typeof text !== 'string' || !BASE64.test(text.trim())) {
-      throw new SigningSecretConfigError(`Signing secret #${index + 1} is not ${WEBHOOK_SIGNATURE.secretEncoding} text.`);
+      throw new SigningSecretConfigError(
+        `Signing secret #${index + 1} is not ${WEBHOOK_SIGNATURE.secretEncoding} text.`,
+      );
     }
     const key = Buffer.from(text.trim(), WEBHOOK_SIGNATURE.secretEncoding);
     if (key.length < MIN_KEY_BYTES) {
-      throw new SigningSecretConfigError(`Signing secret #${index + 1} decodes to ${key.length} bytes; expected at least ${MIN_KEY_BYTES}.`);
+      throw new SigningSecretConfigError(
+        `Signing secret #${index + 1} decodes to ${key.length} bytes; expected at least ${MIN_KEY_BYTES}.`,
+      );
     }
     return key;
   });
@@ -57,7 +61,11 @@ const SIGNATURE_TEXT = /^[A-Za-z0-9+/]{43}=?$/;
  * Checks the signature header against the canonical form of the body with every
  * active key. Each comparison is constant-time.
  */
-export function verifySignature(canonicalBody: Uint8Array, signatureHeader: string | undefined, keys: readonly Buffer[]): SignatureCheck {
+export function verifySignature(
+  canonicalBody: Uint8Array,
+  signatureHeader: string | undefined,
+  keys: readonly Buffer[],
+): SignatureCheck {
   if (signatureHeader === undefined || signatureHeader.trim() === '') {
     return { ok: false, reason: 'missing-signature' };
   }
@@ -82,7 +90,11 @@ let renderBuffer = Buffer.allocUnsafeSlow(64 * 1024);
  * Verifies a webhook body (valid UTF-8 JSON) against its signature header.
  * @throws DuplicateKeyError | NestingTooDeepError from canonicalJson: the body is ambiguous or abusive.
  */
-export function verifyWebhookBody(body: Uint8Array, signatureHeader: string | undefined, keys: readonly Buffer[]): SignatureCheck {
+export function verifyWebhookBody(
+  body: Uint8Array,
+  signatureHeader: string | undefined,
+  keys: readonly Buffer[],
+): SignatureCheck {
   if (renderBuffer.length < body.length) renderBuffer = Buffer.allocUnsafeSlow(body.length);
   return verifySignature(canonicalJson(body, renderBuffer), signatureHeader, keys);
 }

@@ -10,12 +10,12 @@ import {
   API_PATH_SUFFIX,
   API_PATHS,
   AUTHORIZATION_SCHEME,
-  pageSchema,
-  restSchemas,
   type Bot,
   type CreateBotRequest,
   type Participant,
+  pageSchema,
   type RecordingLink,
+  restSchemas,
   type TranscriptLine,
 } from './contract';
 
@@ -86,11 +86,13 @@ type Method = 'GET' | 'POST';
 
 export class UpstreamClient {
   private readonly base: URL;
-  private readonly options: Required<Omit<UpstreamClientOptions, 'baseUrl' | 'apiKey'>> & Pick<UpstreamClientOptions, 'apiKey'>;
+  private readonly options: Required<Omit<UpstreamClientOptions, 'baseUrl' | 'apiKey'>> &
+    Pick<UpstreamClientOptions, 'apiKey'>;
 
   constructor(options: UpstreamClientOptions) {
     this.base = new URL(options.baseUrl);
-    if (!this.base.pathname.endsWith(API_PATH_SUFFIX)) throw new Error(`base URL must end in ${API_PATH_SUFFIX}: ${options.baseUrl}`);
+    if (!this.base.pathname.endsWith(API_PATH_SUFFIX))
+      throw new Error(`base URL must end in ${API_PATH_SUFFIX}: ${options.baseUrl}`);
     this.options = {
       timeoutMs: 10_000,
       maxAttempts: 4,
@@ -150,7 +152,8 @@ export class UpstreamClient {
     const results: Array<z.infer<T>> = [];
     let next: URL | null = first;
     for (let page = 0; next !== null; page++) {
-      if (page >= this.options.maxPages) throw new UpstreamError(`more than ${this.options.maxPages} pages at ${first.pathname}`);
+      if (page >= this.options.maxPages)
+        throw new UpstreamError(`more than ${this.options.maxPages} pages at ${first.pathname}`);
       const body: z.infer<typeof schema> = await this.call('GET', next, schema);
       results.push(...(body.results as Array<z.infer<T>>));
       next = body.next === null ? null : this.sameOrigin(body.next);
@@ -161,23 +164,37 @@ export class UpstreamClient {
   /** Our API key goes only to the service: a `next` link elsewhere is refused. */
   private sameOrigin(link: string): URL {
     const url = new URL(link, this.base);
-    if (url.origin !== this.base.origin) throw new UpstreamError(`refusing to follow a page link to another origin: ${url.origin}`);
+    if (url.origin !== this.base.origin)
+      throw new UpstreamError(`refusing to follow a page link to another origin: ${url.origin}`);
     return url;
   }
 
-  private async call<T extends z.ZodMiniType>(method: Method, url: URL, schema: T, body?: unknown): Promise<z.infer<T>> {
+  private async call<T extends z.ZodMiniType>(
+    method: Method,
+    url: URL,
+    schema: T,
+    body?: unknown,
+  ): Promise<z.infer<T>> {
     const response = await this.send(method, url, body);
     const text = await response.text();
     let json: unknown;
     try {
       json = text === '' ? null : JSON.parse(text);
     } catch {
-      throw new UpstreamError(`${method} ${url.pathname} answered ${response.status} with a body that is not JSON`, response.status);
+      throw new UpstreamError(
+        `${method} ${url.pathname} answered ${response.status} with a body that is not JSON`,
+        response.status,
+      );
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-      throw new UpstreamError(`${method} ${url.pathname} answered in a shape the contract does not expect: ${problems}`, response.status);
+      const problems = parsed.error.issues
+        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+        .join('; ');
+      throw new UpstreamError(
+        `${method} ${url.pathname} answered in a shape the contract does not expect: ${problems}`,
+        response.status,
+      );
     }
     return parsed.data;
   }
@@ -201,8 +218,12 @@ export class UpstreamClient {
           signal: AbortSignal.timeout(this.options.timeoutMs),
         });
       } catch (error) {
-        const reason = error instanceof Error && error.name === 'TimeoutError' ? `timed out after ${this.options.timeoutMs} ms` : describe(error);
-        if (attempt >= maxAttempts) throw new UpstreamError(`${method} ${url.pathname} failed after ${attempt} attempts: ${reason}`);
+        const reason =
+          error instanceof Error && error.name === 'TimeoutError'
+            ? `timed out after ${this.options.timeoutMs} ms`
+            : describe(error);
+        if (attempt >= maxAttempts)
+          throw new UpstreamError(`${method} ${url.pathname} failed after ${attempt} attempts: ${reason}`);
         await this.options.sleep(this.backoff(attempt));
         continue;
       }
@@ -214,7 +235,10 @@ export class UpstreamClient {
         lastRetryAfter = retryAfterMs(response.headers.get('retry-after'), Date.now());
         await response.body?.cancel();
         if (attempt >= maxAttempts || (lastRetryAfter ?? 0) > this.options.maxRetryAfterMs) {
-          throw new RateLimitedError(`${method} ${url.pathname} rate limited after ${attempt} attempts`, lastRetryAfter);
+          throw new RateLimitedError(
+            `${method} ${url.pathname} rate limited after ${attempt} attempts`,
+            lastRetryAfter,
+          );
         }
         await this.options.sleep(Math.max(lastRetryAfter ?? 0, this.backoff(attempt)));
         continue;
@@ -222,7 +246,8 @@ export class UpstreamClient {
       if (status >= 500) {
         telemetry.metrics.record(METRICS.upstreamServerError, 'Count', 1, { status: String(status) });
         await response.body?.cancel();
-        if (attempt >= maxAttempts) throw new UpstreamError(`${method} ${url.pathname} answered ${status} on all ${attempt} attempts`, status);
+        if (attempt >= maxAttempts)
+          throw new UpstreamError(`${method} ${url.pathname} answered ${status} on all ${attempt} attempts`, status);
         await this.options.sleep(this.backoff(attempt));
         continue;
       }
@@ -230,7 +255,10 @@ export class UpstreamClient {
       const message = `${method} ${url.pathname} answered ${status}${detail === '' ? '' : `: ${detail}`}`;
       if (status === 401) {
         telemetry.metrics.record(METRICS.upstreamUnauthorized, 'Count', 1);
-        telemetry.log.error('the meeting assistant service refused the API key (revoked or wrong); replace it in Secrets Manager', { status });
+        telemetry.log.error(
+          'the meeting assistant service refused the API key (revoked or wrong); replace it in Secrets Manager',
+          { status },
+        );
         throw new UnauthorizedError(message, status);
       }
       if (status === 403) throw new ForbiddenError(message, status);
@@ -271,4 +299,3 @@ function describe(error: unknown): string {
   const cause = (error as { cause?: unknown }).cause;
   return cause instanceof Error ? `${error.message} (${cause.message})` : error.message;
 }
-

@@ -214,7 +214,15 @@ function buildRestSchemas() {
     metadata: z.optional(z.nullable(jsonObject)),
     meeting_url: z.optional(z.nullable(z.string())),
     join_at: z.optional(z.nullable(z.string())),
-    events: z.optional(z.array(z.looseObject({ type: z.optional(z.string()), sub_type: z.optional(z.nullable(z.string())), created_at: z.optional(z.string()) }))),
+    events: z.optional(
+      z.array(
+        z.looseObject({
+          type: z.optional(z.string()),
+          sub_type: z.optional(z.nullable(z.string())),
+          created_at: z.optional(z.string()),
+        }),
+      ),
+    ),
   });
   /** `GET bots/{id}/recording`: a presigned link that expires after 30 minutes. */
   const recordingLink = z.looseObject({ url: z.url(), start_timestamp_ms: z.optional(z.nullable(z.number())) });
@@ -241,7 +249,11 @@ export type TranscriptLine = TranscriptUpdateData;
 
 /** Cursor paging: `next` is the URL of the next page, or null on the last. */
 export function pageSchema<T extends z.ZodMiniType>(item: T) {
-  return z.looseObject({ next: z.nullable(z.string()), previous: z.optional(z.nullable(z.string())), results: z.array(item) });
+  return z.looseObject({
+    next: z.nullable(z.string()),
+    previous: z.optional(z.nullable(z.string())),
+    results: z.array(item),
+  });
 }
 
 /** `POST bots` body; the service rejects unknown fields with 400. */
