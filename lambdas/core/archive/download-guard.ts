@@ -7,7 +7,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import { isLoopbackAddress, refusedAddress as publicAddressRefusal } from './address-policy';
 
 export class DownloadRefusedError extends Error {
   override name = 'DownloadRefusedError';
@@ -35,47 +36,10 @@ export interface OpenedDownload {
   contentLength: number | undefined;
 }
 
-const internal = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const) {
-  internal.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['::ffff:0:0', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  internal.addSubnet(network, prefix, 'ipv6');
-}
-const loopback = new BlockList();
-loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-loopback.addAddress('::1', 'ipv6');
-
-function family(address: string): 'ipv4' | 'ipv6' {
-  return isIP(address) === 6 ? 'ipv6' : 'ipv4';
-}
-
 /** Why an address may not be connected to, or undefined when it may. */
 export function refusedAddress(address: string, policy: Pick<DownloadPolicy, 'allowLoopback'>): string | undefined {
-  const kind = family(address);
-  if (policy.allowLoopback && loopback.check(address, kind)) return undefined;
-  return internal.check(address, kind)
-    ? `${address} is a private, loopback, link-local or reserved address`
-    : undefined;
+  if (policy.allowLoopback && isLoopbackAddress(address)) return undefined;
+  return publicAddressRefusal(address);
 }
 
 export function openDownload(link: string, policy: DownloadPolicy): Promise<OpenedDownload> {
@@ -86,7 +50,7 @@ export function openDownload(link: string, policy: DownloadPolicy): Promise<Open
     return Promise.reject(new DownloadRefusedError('the recording link is not a URL'));
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const isLoopbackHost = host === 'localhost' || (isIP(host) !== 0 && loopback.check(host, family(host)));
+  const isLoopbackHost = host === 'localhost' || isLoopbackAddress(host);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback && isLoopbackHost)) {
     return Promise.reject(
       new DownloadRefusedError(`refusing ${url.protocol}// link: recordings are fetched over https only`),
