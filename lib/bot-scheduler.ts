@@ -135,7 +135,8 @@ export class BotScheduler extends Construct {
       // A Standard workflow lives at most a year; schedules further ahead are refused.
       timeout: Duration.days(365),
       tracingEnabled: true,
-      logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: true },
+      // Execution data holds meeting links with passcodes and error causes: log the events, not the data.
+      logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: false },
     });
 
     const environment: { [K in keyof SchedulesEnvironment]: string } = {

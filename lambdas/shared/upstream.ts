@@ -1,3 +1,4 @@
+import { headerSecret } from '../core/secrets';
 import type { Telemetry } from '../core/telemetry';
 import { UpstreamClient } from '../core/upstream/client';
 import { secretsManagerSource } from './secrets-manager';
@@ -7,6 +8,9 @@ export function upstreamClient(
   env: { UPSTREAM_BASE_URL: string; API_KEY_SECRET_ID: string; SECRET_CACHE_SECONDS: number },
   telemetry: Telemetry,
 ): UpstreamClient {
-  const apiKey = secretsManagerSource(env.API_KEY_SECRET_ID, env.SECRET_CACHE_SECONDS);
+  const apiKey = headerSecret(
+    secretsManagerSource(env.API_KEY_SECRET_ID, env.SECRET_CACHE_SECONDS),
+    env.API_KEY_SECRET_ID,
+  );
   return new UpstreamClient({ baseUrl: env.UPSTREAM_BASE_URL, apiKey: () => apiKey.read(), telemetry });
 }

@@ -9,13 +9,13 @@ beforeAll(() => {
 });
 
 describe('bot scheduler', () => {
-  it('runs a Standard JSONPath state machine with all events logged and X-Ray tracing', () => {
+  it('runs a Standard JSONPath state machine with all events logged without their data, and X-Ray tracing', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       StateMachineType: 'STANDARD',
       TracingConfiguration: { Enabled: true },
       LoggingConfiguration: {
         Level: 'ALL',
-        IncludeExecutionData: true,
+        IncludeExecutionData: false,
         Destinations: [Match.objectLike({ CloudWatchLogsLogGroup: Match.anyValue() })],
       },
     });

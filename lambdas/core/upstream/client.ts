@@ -5,6 +5,7 @@
  * caller can act on, and responses validated leniently against the contract.
  */
 import * as z from 'zod/mini';
+import { headerValueProblem, MalformedSecretError } from '../secrets';
 import { METRICS, silentTelemetry, type Telemetry } from '../telemetry';
 import {
   API_PATH_SUFFIX,
@@ -202,6 +203,9 @@ export class UpstreamClient {
   private async send(method: Method, url: URL, body: unknown): Promise<Response> {
     const { maxAttempts, telemetry } = this.options;
     const key = await this.options.apiKey();
+    // Checked here too, for keys that do not come through headerSecret: a refused header quotes its value.
+    const problem = headerValueProblem(key);
+    if (problem !== undefined) throw new MalformedSecretError(`the API key ${problem}; nothing was sent`);
     let lastRetryAfter: number | undefined;
     for (let attempt = 1; ; attempt++) {
       let response: Response;
@@ -221,7 +225,7 @@ export class UpstreamClient {
         const reason =
           error instanceof Error && error.name === 'TimeoutError'
             ? `timed out after ${this.options.timeoutMs} ms`
-            : describe(error);
+            : redact(describe(error), key);
         if (attempt >= maxAttempts)
           throw new UpstreamError(`${method} ${url.pathname} failed after ${attempt} attempts: ${reason}`);
         await this.options.sleep(this.backoff(attempt));
@@ -292,6 +296,11 @@ async function errorDetail(response: Response): Promise<string> {
   } catch {
     return text.slice(0, 200);
   }
+}
+
+/** HTTP libraries quote a refused header value in their errors: never let the key through. */
+function redact(message: string, key: string): string {
+  return key === '' ? message : message.split(key).join('[api key]');
 }
 
 function describe(error: unknown): string {
