@@ -3,6 +3,7 @@
  * reports, it does not fail. It runs as an esbuild bundle, like the deployed code
  * (under tsx's loader the hot loops run about half as fast).
  */
+import { benchAdversarial } from './adversarial';
 import { benchArchive } from './archive';
 import { benchBundle } from './bundle';
 import { benchEvents } from './events';
@@ -10,7 +11,7 @@ import { benchVerify } from './verify';
 
 const started = Date.now();
 console.log(`meeting-pipeline benchmarks — Node ${process.version}, ${process.arch}\n`);
-for (const section of [benchVerify, benchBundle, benchEvents, benchArchive]) {
+for (const section of [benchVerify, benchAdversarial, benchBundle, benchEvents, benchArchive]) {
   const lines = await section();
   console.log(`${lines.join('\n')}\n`);
 }

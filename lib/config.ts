@@ -15,6 +15,12 @@ const LOG_RETENTION_DAYS = [
 /** Lambda's synchronous payload limit is 6 MB and API Gateway base64-encodes binary bodies (4/3 growth). */
 export const MAX_WEBHOOK_BODY_CEILING = 4 * 1024 * 1024;
 
+/**
+ * The service's webhooks are a few KB; a transcript sent at shutdown can reach hundreds of KB.
+ * 1 MiB keeps the cost of checking any body, however adversarial, within a quarter second.
+ */
+export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
+
 /** SQS keeps a message at most 14 days; a claim-checked body must outlive its message. */
 const QUEUE_MAX_RETENTION_DAYS = 14;
 
@@ -38,7 +44,7 @@ export const pipelineConfigSchema = z.object({
   maxWebhookBodyBytes: contextNumber
     .min(1024)
     .max(MAX_WEBHOOK_BODY_CEILING)
-    .default(3 * 1024 * 1024),
+    .default(DEFAULT_MAX_WEBHOOK_BODY_BYTES),
   payloadRetentionDays: contextNumber
     .min(QUEUE_MAX_RETENTION_DAYS + 1, {
       message: `must be more than the ${QUEUE_MAX_RETENTION_DAYS}-day queue retention so a queued pointer never outlives its body`,

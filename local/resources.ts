@@ -15,6 +15,7 @@ import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
 import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
+import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
 
 export interface LocalResources {
   tableName: string;
@@ -111,7 +112,7 @@ export function localIngressEnvironment(resources: LocalResources): IngressEnvir
     EVENTS_QUEUE_URL: resources.eventsQueueUrl,
     PAYLOAD_BUCKET: resources.payloadBucket,
     SIGNING_SECRET_ID: 'local',
-    MAX_BODY_BYTES: 3 * 1024 * 1024,
+    MAX_BODY_BYTES: DEFAULT_MAX_WEBHOOK_BODY_BYTES,
     INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
     SECRET_CACHE_SECONDS: 60,
   };

@@ -9,7 +9,7 @@ describe('configuration', () => {
       apiKeySecretName: 'meeting-pipeline/api-key',
       signingSecretName: 'meeting-pipeline/webhook-signing-secret',
       logRetentionDays: 30,
-      maxWebhookBodyBytes: 3_145_728,
+      maxWebhookBodyBytes: 1_048_576,
       payloadRetentionDays: 30,
       secretCacheSeconds: 60,
       webhookRateLimit: 200,

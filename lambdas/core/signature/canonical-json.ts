@@ -67,6 +67,8 @@ interface Member {
   keyEnd: number;
   /** The rendered key holds an escape, so its bytes do not sort like its code points. */
   keyEscaped: boolean;
+  /** The key's text, decoded on its first comparison with an escaped key rather than on every one. */
+  keyDecoded: string | undefined;
 }
 
 function malformed(at: number): Error {
@@ -159,6 +161,7 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
           keyStart: container.memberStart + 1,
           keyEnd: container.keyEnd,
           keyEscaped: container.keyEscaped,
+          keyDecoded: undefined,
         });
       }
       cursor.i = skipWhitespace(body, cursor.i);
@@ -365,9 +368,12 @@ function writeUnicodeEscape(out: Buffer, at: number, unit: number): number {
   return o;
 }
 
+/** A key as text, made once per member: comparisons involving an escaped key compare texts. */
 function keyText(out: Buffer, member: Member): string {
-  const rendered = out.toString('utf8', member.keyStart - 1, member.keyEnd + 1);
-  return member.keyEscaped ? (JSON.parse(rendered) as string) : rendered.slice(1, -1);
+  member.keyDecoded ??= member.keyEscaped
+    ? (JSON.parse(out.toString('utf8', member.keyStart - 1, member.keyEnd + 1)) as string)
+    : out.toString('utf8', member.keyStart, member.keyEnd);
+  return member.keyDecoded;
 }
 
 /** UTF-8 byte order is code point order, so unescaped keys compare byte by byte. */
