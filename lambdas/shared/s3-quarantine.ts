@@ -1,0 +1,45 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { QUARANTINE_PREFIX, type QuarantineStore, quarantineEntrySchema } from '../core/ingress/quarantine';
+
+/** Quarantined webhooks in the payload bucket, for the re-drive command. */
+export function s3Quarantine(client: S3Client, bucket: string): QuarantineStore {
+  return {
+    async put(key, entry) {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: JSON.stringify(entry),
+          ContentType: 'application/json',
+        }),
+      );
+    },
+    async list() {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: QUARANTINE_PREFIX, ContinuationToken: token }),
+        );
+        for (const object of page.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
+        token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      } while (token !== undefined);
+      // Keys start with the day they were received: sorted, the oldest come first.
+      return keys.sort();
+    },
+    async read(key) {
+      const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      const text = (await object.Body?.transformToString('utf8')) ?? '';
+      return quarantineEntrySchema.parse(JSON.parse(text));
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+  };
+}
