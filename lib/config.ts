@@ -41,15 +41,14 @@ export const pipelineConfigSchema = z.object({
       message: `must be one of CloudWatch Logs' retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,
     })
     .default(30),
-  maxWebhookBodyBytes: contextNumber
-    .min(1024)
-    .max(MAX_WEBHOOK_BODY_CEILING)
-    .default(DEFAULT_MAX_WEBHOOK_BODY_BYTES),
+  maxWebhookBodyBytes: contextNumber.min(1024).max(MAX_WEBHOOK_BODY_CEILING).default(DEFAULT_MAX_WEBHOOK_BODY_BYTES),
   payloadRetentionDays: contextNumber
     .min(QUEUE_MAX_RETENTION_DAYS + 1, {
       message: `must be more than the ${QUEUE_MAX_RETENTION_DAYS}-day queue retention so a queued pointer never outlives its body`,
     })
     .default(30),
+  /** How long webhooks refused for their signature are kept for a re-drive (npm run quarantine). */
+  quarantineRetentionDays: contextNumber.min(1).max(365).default(14),
   secretCacheSeconds: contextNumber.min(0).max(3600).default(60),
   /** Webhooks per second the HTTP API admits before answering 429 (the service retries). */
   webhookRateLimit: contextNumber.min(1).default(200),

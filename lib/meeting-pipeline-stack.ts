@@ -43,6 +43,7 @@ export class MeetingPipelineStack extends Stack {
       maxBodyBytes: config.maxWebhookBodyBytes,
       secretCacheSeconds: config.secretCacheSeconds,
       payloadRetention: Duration.days(config.payloadRetentionDays),
+      quarantineRetention: Duration.days(config.quarantineRetentionDays),
       logRetention: config.logRetentionDays,
       consumerTimeout: EVENT_CONSUMER_TIMEOUT,
       throttle: { rateLimit: config.webhookRateLimit, burstLimit: config.webhookBurstLimit },

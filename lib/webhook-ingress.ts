@@ -14,6 +14,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
+import { QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
@@ -31,6 +32,8 @@ export interface WebhookIngressProps {
   secretCacheSeconds: number;
   /** How long claim-checked bodies are kept; longer than any message can live. */
   payloadRetention: Duration;
+  /** How long bodies refused for their signature are kept for a re-drive. */
+  quarantineRetention: Duration;
   logRetention: RetentionDays;
   /** Timeout of the function that will consume the events queue; sets the visibility timeout. */
   consumerTimeout: Duration;
@@ -62,6 +65,12 @@ export class WebhookIngress extends Construct {
           id: 'expire-claim-checks',
           prefix: CLAIM_CHECK_PREFIX,
           expiration: props.payloadRetention,
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        {
+          id: 'expire-quarantine',
+          prefix: QUARANTINE_PREFIX,
+          expiration: props.quarantineRetention,
           noncurrentVersionExpiration: Duration.days(1),
         },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
@@ -101,7 +110,10 @@ export class WebhookIngress extends Construct {
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:PutObject'],
-        resources: [this.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)],
+        resources: [
+          this.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`),
+          this.payloadBucket.arnForObjects(`${QUARANTINE_PREFIX}*`),
+        ],
       }),
     );
     props.signingSecret.grantRead(this.function);
@@ -124,6 +136,11 @@ export class WebhookIngress extends Construct {
       this.function.role!,
       wildcardResourceId(this.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`),
       'PutObject on the claim-check prefix only: each body gets its own content-addressed key.',
+    );
+    acknowledge(
+      this.function.role!,
+      wildcardResourceId(this.payloadBucket, `/${QUARANTINE_PREFIX}*`),
+      'PutObject on the quarantine prefix only: each refused body gets its own content-addressed key.',
     );
     acknowledge(
       this.eventsDeadLetterQueue,

@@ -35,6 +35,7 @@ export const METRICS = {
   webhookRejected: 'WebhookRejected',
   webhookClaimChecked: 'WebhookClaimChecked',
   webhookQueueFailed: 'WebhookQueueFailed',
+  webhookQuarantined: 'WebhookQuarantined',
   signingSecretUnavailable: 'SigningSecretUnavailable',
   eventApplied: 'EventApplied',
   eventDuplicate: 'EventDuplicate',

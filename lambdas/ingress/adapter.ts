@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { acceptWebhook, type IngressDependencies, outcomeResponse } from '../core/ingress/accept-webhook';
 import { SqsEventQueue } from '../core/ingress/event-queue';
 import type { PayloadStore } from '../core/ingress/payload-store';
+import { DEFAULT_QUARANTINE_LIMITS, Quarantine, quarantineWriter } from '../core/ingress/quarantine';
 import { type SecretSource, signingKeysFrom } from '../core/secrets';
 import type { Telemetry } from '../core/telemetry';
 import { WEBHOOK_SIGNATURE } from '../core/upstream/contract';
@@ -23,6 +24,10 @@ export function ingressDependencies(
       inlineLimitBytes: env.INLINE_MESSAGE_LIMIT_BYTES,
     }),
     maxBodyBytes: env.MAX_BODY_BYTES,
+    quarantine: new Quarantine(quarantineWriter(clients.payloads), {
+      ...DEFAULT_QUARANTINE_LIMITS,
+      maxBodyBytes: env.MAX_BODY_BYTES,
+    }),
     telemetry,
     now: () => new Date(),
   };

@@ -11,6 +11,7 @@ describe('configuration', () => {
       logRetentionDays: 30,
       maxWebhookBodyBytes: 1_048_576,
       payloadRetentionDays: 30,
+      quarantineRetentionDays: 14,
       secretCacheSeconds: 60,
       webhookRateLimit: 200,
       webhookBurstLimit: 400,

@@ -116,6 +116,7 @@ describe('webhook ingress', () => {
         LifecycleConfiguration: {
           Rules: Match.arrayWith([
             Match.objectLike({ Prefix: 'claim-check/', ExpirationInDays: 30, Status: 'Enabled' }),
+            Match.objectLike({ Prefix: 'quarantine/', ExpirationInDays: 14, Status: 'Enabled' }),
             Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
           ]),
         },
@@ -130,7 +131,7 @@ describe('webhook ingress', () => {
     });
   });
 
-  it('lets the ingress send to the queue, put claim checks and read the signing secret, nothing more', () => {
+  it('lets the ingress send to the queue, put claim checks and quarantined bodies and read the signing secret, nothing more', () => {
     const [, fn] = ingressFunction();
     const roleRef = fn.Properties.Role['Fn::GetAtt'][0];
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
@@ -154,6 +155,8 @@ describe('webhook ingress', () => {
     );
     const s3Statement = statements.find((s) => [s.Action].flat().includes('s3:PutObject'));
     expect(JSON.stringify(s3Statement.Resource)).toContain('/claim-check/*');
+    expect(JSON.stringify(s3Statement.Resource)).toContain('/quarantine/*');
+    expect(JSON.stringify(s3Statement.Resource).match(/\/\*"/g) ?? []).toHaveLength(2);
   });
 
   it('outputs the webhook URL to register with the service', () => {

@@ -65,7 +65,8 @@ describe('events queue with the real handlers', () => {
   it('carries signed webhooks from the ingress into the store', async () => {
     const ingress = createIngressHandler(
       ingressDependencies(
-        localIngressEnvironment(resources),
+        // A limit above the SQS message size, so the claim-checked path is taken (the default is 1 MiB).
+        { ...localIngressEnvironment(resources), MAX_BODY_BYTES: 3 * 1024 * 1024 },
         { sqs: sqsClient(), payloads: s3PayloadStore(resources.payloadBucket), signingSecret: staticSecret(secret) },
         silentTelemetry,
       ),

@@ -195,7 +195,15 @@ describe('ingress handler with a local SQS and S3', () => {
 
     it('answers each with the expected 4xx and a reason, and queues none', async () => {
       const handler = handlerWith();
-      const results = [];
+      const quarantinedBefore = (
+        await s3Client().send(new ListObjectsV2Command({ Bucket: 'payloads', Prefix: 'quarantine/' }))
+      ).KeyCount;
+      const results: Array<{
+        name: string;
+        status: number | undefined;
+        code: string | undefined;
+        message: string | undefined;
+      }> = [];
       for (const delivery of corpus) {
         const response = await handler(delivery.event);
         const answer = JSON.parse(response.body ?? '{}');
@@ -207,13 +215,23 @@ describe('ingress handler with a local SQS and S3', () => {
         });
       }
       const wrong = results.filter(
-        (r, i) => r.status !== corpus[i]!.status || typeof r.code !== 'string' || !(r.message?.length > 10),
+        (r, i) => r.status !== corpus[i]!.status || typeof r.code !== 'string' || !((r.message?.length ?? 0) > 10),
       );
       expect(wrong).toEqual([]);
       expect(await drain()).toHaveLength(0);
-      const stored = await s3Client().send(new ListObjectsV2Command({ Bucket: 'payloads' }));
+      const claimChecked = await s3Client().send(
+        new ListObjectsV2Command({ Bucket: 'payloads', Prefix: 'claim-check/' }),
+      );
       // Only the two claim-checked bodies from the tests above; nothing from the corpus.
-      expect(stored.KeyCount).toBe(2);
+      expect(claimChecked.KeyCount).toBe(2);
+      // Bodies refused for their signature are kept aside (never queued), one per distinct body and signature.
+      const mismatched = corpus.filter((_, i) => results[i]?.code === 'signature-mismatch');
+      const distinct = new Set(mismatched.map((d) => `${d.event.body}\n${d.event.headers?.['x-webhook-signature']}`));
+      const quarantined = await s3Client().send(
+        new ListObjectsV2Command({ Bucket: 'payloads', Prefix: 'quarantine/' }),
+      );
+      expect(mismatched.length).toBeGreaterThan(0);
+      expect((quarantined.KeyCount ?? 0) - (quarantinedBefore ?? 0)).toBe(distinct.size);
     });
   });
 });

@@ -11,6 +11,7 @@ import { type SignatureCheck, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
 import { parseWebhookEnvelope } from '../upstream/contract';
 import type { EventQueue } from './event-queue';
+import type { Quarantine, QuarantineReason } from './quarantine';
 
 export interface WebhookDelivery {
   /** The body exactly as received (after any transport base64 decoding). */
@@ -49,6 +50,8 @@ export interface IngressDependencies {
   signingKeys(): Promise<readonly Buffer[]>;
   queue: EventQueue;
   maxBodyBytes: number;
+  /** Keeps bodies refused for their signature, for a re-drive after a secret rotation. */
+  quarantine?: Pick<Quarantine, 'keep'>;
   telemetry: Telemetry;
   now(): Date;
 }
@@ -94,6 +97,7 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
     keys = await deps.signingKeys();
   } catch (error) {
     deps.telemetry.log.error('signing secret unavailable', { error: describeError(error) });
+    await keepRefused(delivery, 'signing-secret-unavailable', deps);
     return {
       kind: 'unavailable',
       status: 503,
@@ -110,7 +114,10 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
     if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);
     throw error;
   }
-  if (!check.ok) return reject(401, check.reason, SIGNATURE_PROBLEMS[check.reason]);
+  if (!check.ok) {
+    if (check.reason === 'signature-mismatch') await keepRefused(delivery, 'signature-mismatch', deps);
+    return reject(401, check.reason, SIGNATURE_PROBLEMS[check.reason]);
+  }
 
   const envelope = parseWebhookEnvelope(parsed);
   if (!envelope.ok) {
@@ -135,6 +142,22 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
       reason: 'queue-unavailable',
       message: 'The webhook could not be queued; retry later.',
     };
+  }
+}
+
+/** Best effort: the answer stays what it was whether or not the body could be kept. */
+async function keepRefused(delivery: WebhookDelivery, reason: QuarantineReason, deps: IngressDependencies) {
+  if (deps.quarantine === undefined || delivery.signature === undefined) return;
+  try {
+    const kept = await deps.quarantine.keep({ body: delivery.body, signature: delivery.signature }, reason, deps.now());
+    if (kept.kept) {
+      deps.telemetry.log.warn('refused webhook quarantined', { reason, key: kept.key });
+      deps.telemetry.metrics.record(METRICS.webhookQuarantined, 'Count', 1);
+    } else {
+      deps.telemetry.log.warn('refused webhook not quarantined', { reason, why: kept.why });
+    }
+  } catch (error) {
+    deps.telemetry.log.error('refused webhook could not be quarantined', { reason, error: describeError(error) });
   }
 }
 
