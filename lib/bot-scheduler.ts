@@ -31,6 +31,7 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/schedule/calendar-events';
+import { SERVICES } from '../lambdas/core/telemetry';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
 import { PipelineFunction } from './function';
 import { acknowledge, executionsWildcardId, wildcardResourceId } from './nag';
@@ -76,7 +77,7 @@ export class BotScheduler extends Construct {
     this.launchFunction = new PipelineFunction(this, 'LaunchBotFunction', {
       entry: 'lambdas/launch-bot/handler.ts',
       description: 'Launches a scheduled bot with POST bots and records the outcome',
-      serviceName: 'launch-bot',
+      serviceName: SERVICES.launchBot,
       timeout: Duration.seconds(60),
       logRetention: props.logRetention,
       failureHandling:
@@ -147,7 +148,7 @@ export class BotScheduler extends Construct {
     this.schedulesFunction = new PipelineFunction(this, 'SchedulesFunction', {
       entry: 'lambdas/schedules/handler.ts',
       description: 'Schedule API and calendar events: create, move, cancel and read scheduled bots',
-      serviceName: 'schedules',
+      serviceName: SERVICES.schedules,
       timeout: Duration.seconds(15),
       logRetention: props.logRetention,
       environment,

@@ -11,6 +11,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
+import { SERVICES } from '../lambdas/core/telemetry';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
@@ -49,7 +50,7 @@ export class EventProcessing extends Construct {
     this.function = new PipelineFunction(this, 'ProcessEventsFunction', {
       entry: 'lambdas/process-events/handler.ts',
       description: 'Applies queued meeting assistant webhooks to the meetings table, exactly once in effect',
-      serviceName: 'process-events',
+      serviceName: SERVICES.processEvents,
       timeout: EVENT_CONSUMER_TIMEOUT,
       memorySize: 512,
       logRetention: props.logRetention,

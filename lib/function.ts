@@ -15,6 +15,7 @@ import {
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { ServiceName } from '../lambdas/core/telemetry';
 import { acknowledge } from './nag';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -68,7 +69,7 @@ export interface PipelineFunctionProps {
   entry: string;
   description: string;
   /** Value of POWERTOOLS_SERVICE_NAME, the `service` key on every log line. */
-  serviceName: string;
+  serviceName: ServiceName;
   environment: Record<string, string>;
   timeout: Duration;
   memorySize?: number;

@@ -3,6 +3,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { SERVICES } from '../lambdas/core/telemetry';
 import { AccessLogsBucket } from './access-logs';
 import { BotScheduler } from './bot-scheduler';
 import type { PipelineConfig } from './config';
@@ -101,12 +102,12 @@ export class MeetingPipelineStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.ingress.api,
       functions: {
-        'webhook-ingress': this.ingress.function,
-        'process-events': this.eventProcessing.function,
-        'recording-archive': this.recordingArchive.function,
-        reconciler: this.reconciler.function,
-        'launch-bot': this.scheduler.launchFunction,
-        schedules: this.scheduler.schedulesFunction,
+        [SERVICES.ingress]: this.ingress.function,
+        [SERVICES.processEvents]: this.eventProcessing.function,
+        [SERVICES.archive]: this.recordingArchive.function,
+        [SERVICES.reconciler]: this.reconciler.function,
+        [SERVICES.launchBot]: this.scheduler.launchFunction,
+        [SERVICES.schedules]: this.scheduler.schedulesFunction,
       },
       eventsQueue: this.ingress.eventsQueue,
       archiveQueue: this.recordingArchive.queue,

@@ -25,12 +25,20 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { METRICS, METRICS_NAMESPACE } from '../lambdas/core/telemetry';
+import {
+  type DimensionArgs,
+  METRICS,
+  METRICS_NAMESPACE,
+  type MetricDefinition,
+  SERVICES,
+  type ServiceName,
+} from '../lambdas/core/telemetry';
+import { KNOWN_TRIGGERS } from '../lambdas/core/upstream/contract';
 
 export interface MonitoringProps {
   api: HttpApi;
   /** Functions by the `service` name their metrics carry (POWERTOOLS_SERVICE_NAME). */
-  functions: Record<string, IFunction>;
+  functions: Record<ServiceName, IFunction>;
   eventsQueue: IQueue;
   archiveQueue: IQueue;
   deadLetterQueues: Record<string, IQueue>;
@@ -43,6 +51,24 @@ export interface MonitoringProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * A metric the functions emit, as CloudWatch stores it: the `service` dimension plus
+ * exactly the definition's own dimensions (the emitting code takes the same definition).
+ */
+export function appMetric<Key extends string>(
+  metric: MetricDefinition<Key>,
+  service: ServiceName,
+  ...dimensions: DimensionArgs<Key>
+): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: metric.name,
+    dimensionsMap: { service, ...dimensions[0] },
+    statistic: 'Sum',
+    period: FIVE_MINUTES,
+  });
+}
 
 export class Monitoring extends Construct {
   readonly topic: Topic;
@@ -67,14 +93,7 @@ export class Monitoring extends Construct {
     if (props.alarmEmail !== undefined) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     const action = new SnsAction(this.topic);
 
-    const app = (name: string, service: string, dimensions: Record<string, string> = {}, statistic = 'Sum') =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName: name,
-        dimensionsMap: { service, ...dimensions },
-        statistic,
-        period: FIVE_MINUTES,
-      });
+    const app = appMetric;
     const alarm = (name: string, description: string, metric: IMetric, threshold = 1, evaluationPeriods = 1) => {
       const created = new Alarm(this, name, {
         alarmDescription: `${description} Runbook: README, "Alarms" → ${name}.`,
@@ -118,18 +137,18 @@ export class Monitoring extends Construct {
     alarm(
       'SignatureRejections',
       'Many webhooks failed the signature check: the signing secret is probably wrong or rotated on one side only.',
-      app(METRICS.webhookRejected, 'webhook-ingress', { reason: 'signature-mismatch' }),
+      app(METRICS.webhookRejected, SERVICES.ingress, { reason: 'signature-mismatch' }),
       props.signatureRejectionThreshold,
     );
     alarm(
       'ArchiveFailures',
       'Archiving a meeting failed (it is retried, then dead-lettered).',
-      app(METRICS.archiveFailed, 'recording-archive'),
+      app(METRICS.archiveFailed, SERVICES.archive),
     );
     alarm(
       'LaunchFailures',
       'A scheduled bot could not be launched; the schedule says why.',
-      app(METRICS.launchFailed, 'launch-bot'),
+      app(METRICS.launchFailed, SERVICES.launchBot),
     );
     alarm(
       'UpstreamUnauthorized',
@@ -137,9 +156,9 @@ export class Monitoring extends Construct {
       new MathExpression({
         expression: 'FILL(a,0) + FILL(r,0) + FILL(l,0)',
         usingMetrics: {
-          a: app(METRICS.upstreamUnauthorized, 'recording-archive'),
-          r: app(METRICS.upstreamUnauthorized, 'reconciler'),
-          l: app(METRICS.upstreamUnauthorized, 'launch-bot'),
+          a: app(METRICS.upstreamUnauthorized, SERVICES.archive),
+          r: app(METRICS.upstreamUnauthorized, SERVICES.reconciler),
+          l: app(METRICS.upstreamUnauthorized, SERVICES.launchBot),
         },
         period: FIVE_MINUTES,
       }),
@@ -196,10 +215,10 @@ export class Monitoring extends Construct {
         [props.api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99' })],
       ),
       graph('Ingress: accepted and rejected', [
-        app(METRICS.webhookAccepted, 'webhook-ingress'),
-        app(METRICS.webhookRejected, 'webhook-ingress', { reason: 'signature-mismatch' }),
-        app(METRICS.webhookClaimChecked, 'webhook-ingress'),
-        app(METRICS.webhookQueueFailed, 'webhook-ingress'),
+        app(METRICS.webhookAccepted, SERVICES.ingress),
+        app(METRICS.webhookRejected, SERVICES.ingress, { reason: 'signature-mismatch' }),
+        app(METRICS.webhookClaimChecked, SERVICES.ingress),
+        app(METRICS.webhookQueueFailed, SERVICES.ingress),
       ]),
       graph(
         'Events queue',
@@ -210,13 +229,11 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       graph(
         'Processing: applied by trigger',
-        ['bot.state_change', 'transcript.update', 'participant_events.join_leave', 'summary.update', 'unknown'].map(
-          (trigger) => app(METRICS.eventApplied, 'process-events', { trigger }),
-        ),
+        [...KNOWN_TRIGGERS, 'unknown'].map((trigger) => app(METRICS.eventApplied, SERVICES.processEvents, { trigger })),
       ),
       graph('Processing: duplicates, unknown triggers, healed', [
-        app(METRICS.unknownTrigger, 'process-events'),
-        app(METRICS.reconcilerHealed, 'reconciler'),
+        app(METRICS.unknownTrigger, SERVICES.processEvents),
+        app(METRICS.reconcilerHealed, SERVICES.reconciler),
       ]),
       graph(
         'Dead-letter queues',
@@ -228,19 +245,19 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       graph(
         'Archive',
-        [app(METRICS.meetingArchived, 'recording-archive'), app(METRICS.archiveFailed, 'recording-archive', {})],
-        [app(METRICS.archiveBytes, 'recording-archive')],
+        [app(METRICS.meetingArchived, SERVICES.archive), app(METRICS.archiveFailed, SERVICES.archive)],
+        [app(METRICS.archiveBytes, SERVICES.archive)],
       ),
       graph('Scheduler', [
-        app(METRICS.botLaunched, 'launch-bot'),
-        app(METRICS.launchFailed, 'launch-bot'),
+        app(METRICS.botLaunched, SERVICES.launchBot),
+        app(METRICS.launchFailed, SERVICES.launchBot),
         props.stateMachine.metricFailed({ period: FIVE_MINUTES }),
         props.stateMachine.metricTimedOut({ period: FIVE_MINUTES }),
       ]),
       graph('Upstream service', [
-        app(METRICS.upstreamUnauthorized, 'recording-archive'),
-        app(METRICS.upstreamRateLimited, 'recording-archive'),
-        app(METRICS.upstreamRateLimited, 'launch-bot'),
+        app(METRICS.upstreamUnauthorized, SERVICES.archive),
+        app(METRICS.upstreamRateLimited, SERVICES.archive),
+        app(METRICS.upstreamRateLimited, SERVICES.launchBot),
       ]),
     );
     this.dashboard.addWidgets(

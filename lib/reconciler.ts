@@ -16,6 +16,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
 import { GSI } from '../lambdas/core/store/table-layout';
+import { SERVICES } from '../lambdas/core/telemetry';
 import type { ReconcilerEnvironment } from '../lambdas/reconciler/environment';
 import { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
@@ -55,7 +56,7 @@ export class Reconciler extends Construct {
     this.function = new PipelineFunction(this, 'ReconcilerFunction', {
       entry: 'lambdas/reconciler/handler.ts',
       description: 'Heals meetings whose webhooks were lost by asking the meeting assistant service',
-      serviceName: 'reconciler',
+      serviceName: SERVICES.reconciler,
       timeout: Duration.minutes(5),
       memorySize: 512,
       logRetention: props.logRetention,

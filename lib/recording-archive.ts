@@ -14,6 +14,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ArchiveEnvironment } from '../lambdas/archive/environment';
 import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
+import { SERVICES } from '../lambdas/core/telemetry';
 import { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
@@ -71,7 +72,7 @@ export class RecordingArchive extends Construct {
     this.function = new PipelineFunction(this, 'ArchiveFunction', {
       entry: 'lambdas/archive/handler.ts',
       description: 'Copies an ended meeting’s recording, transcript and participants into S3',
-      serviceName: 'recording-archive',
+      serviceName: SERVICES.archive,
       timeout: ARCHIVE_TIMEOUT,
       // Streaming keeps memory near 8 MiB parts × 4 in flight; more memory buys network throughput.
       memorySize: 1024,

@@ -15,6 +15,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
 import { QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
+import { SERVICES } from '../lambdas/core/telemetry';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
@@ -96,7 +97,7 @@ export class WebhookIngress extends Construct {
     this.function = new PipelineFunction(this, 'IngressFunction', {
       entry: 'lambdas/ingress/handler.ts',
       description: 'Verifies signed meeting assistant webhooks and queues them',
-      serviceName: 'webhook-ingress',
+      serviceName: SERVICES.ingress,
       // The service gives up on a delivery after its deadline; answer well inside it.
       timeout: Duration.millis(WEBHOOK_RESPONSE_DEADLINE_MS - 2_000),
       memorySize: 1024,

@@ -98,7 +98,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
   const counts = new Map<string, number>();
   const metrics: MetricSink = {
-    record: (name, _unit, value) => void counts.set(name, (counts.get(name) ?? 0) + value),
+    emit: (metric, value, ..._dimensions) => void counts.set(metric.name, (counts.get(metric.name) ?? 0) + value),
   };
   const record = (level: string, message: string, attributes: Record<string, unknown>[]) =>
     options.onLog?.(level, message, Object.assign({}, ...attributes) as Record<string, unknown>);

@@ -47,9 +47,7 @@ export function createArchiveHandler(deps: ArchiveDependencies): ArchiveHandler 
         receive_count: record.attributes?.ApproximateReceiveCount,
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       });
-      deps.telemetry.metrics.record(METRICS.archiveFailed, 'Count', 1, {
-        reason: error instanceof Error ? error.name : 'Error',
-      });
+      deps.telemetry.metrics.emit(METRICS.archiveFailed, 1);
       throw error;
     }
   };

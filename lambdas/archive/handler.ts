@@ -1,6 +1,6 @@
 /** Lambda entry point for the archive queue. */
 import { documentClient } from '../shared/dynamo-client';
-import { metrics, telemetry } from '../shared/powertools';
+import { telemetry, withPowertools } from '../shared/powertools';
 import { s3Client } from '../shared/s3-client';
 import { RECORDING_S3_TIMEOUTS } from '../shared/s3-recordings';
 import { upstreamClient } from '../shared/upstream';
@@ -16,10 +16,4 @@ const handle = createArchiveHandler(
   ),
 );
 
-export const handler: typeof handle = async (event) => {
-  try {
-    return await handle(event);
-  } finally {
-    metrics.publishStoredMetrics();
-  }
-};
+export const handler = withPowertools(handle);

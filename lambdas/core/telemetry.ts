@@ -12,9 +12,35 @@ export interface LogSink {
 
 export type MetricUnit = 'Count' | 'Bytes' | 'Milliseconds';
 
+/**
+ * One metric, defined once: its name, unit and the dimension keys each data point
+ * carries besides `service` (which Powertools adds from POWERTOOLS_SERVICE_NAME).
+ * The code that emits it and the alarms and widgets that read it (lib/monitoring.ts)
+ * both take it from METRICS, so a dimension cannot differ between the two.
+ */
+export interface MetricDefinition<Key extends string = string> {
+  readonly name: string;
+  readonly unit: MetricUnit;
+  readonly dimensions: readonly Key[];
+}
+
+/** The dimension values a data point of a metric with these keys must carry: exactly these keys. */
+export type DimensionValues<Key extends string> = { readonly [K in Key]: string };
+
+/** A metric without dimensions takes none; one with dimensions takes exactly its keys. */
+export type DimensionArgs<Key extends string> = [Key] extends [never] ? [] : [dimensions: DimensionValues<Key>];
+
 export interface MetricSink {
-  /** Records one data point; dimensions, when given, apply to this point only. */
-  record(name: string, unit: MetricUnit, value: number, dimensions?: Record<string, string>): void;
+  /** Records one data point; its dimensions apply to this point only. */
+  emit<Key extends string>(metric: MetricDefinition<Key>, value: number, ...dimensions: DimensionArgs<Key>): void;
+}
+
+function metric<const Key extends string = never>(
+  name: string,
+  unit: MetricUnit,
+  dimensions: readonly Key[] = [],
+): MetricDefinition<Key> {
+  return { name, unit, dimensions };
 }
 
 export interface Telemetry {
@@ -26,32 +52,51 @@ const ignore = (): void => {};
 
 export const silentTelemetry: Telemetry = {
   log: { debug: ignore, info: ignore, warn: ignore, error: ignore },
-  metrics: { record: ignore },
+  metrics: { emit: ignore },
 };
 
-/** Metric names, one list so dashboards and alarms in lib/ use the same strings. */
+/**
+ * Every metric the functions emit. A metric an alarm watches carries no open-ended
+ * dimension (an alarm selects one exact dimension set): `ArchiveFailed` has no
+ * reason, which is in the log line beside it.
+ */
 export const METRICS = {
-  webhookAccepted: 'WebhookAccepted',
-  webhookRejected: 'WebhookRejected',
-  webhookClaimChecked: 'WebhookClaimChecked',
-  webhookQueueFailed: 'WebhookQueueFailed',
-  webhookQuarantined: 'WebhookQuarantined',
-  signingSecretUnavailable: 'SigningSecretUnavailable',
-  eventApplied: 'EventApplied',
-  eventDuplicate: 'EventDuplicate',
-  eventFailed: 'EventFailed',
-  unknownTrigger: 'UnknownTrigger',
-  archiveRequested: 'ArchiveRequested',
-  upstreamUnauthorized: 'UpstreamUnauthorized',
-  upstreamRateLimited: 'UpstreamRateLimited',
-  upstreamServerError: 'UpstreamServerError',
-  meetingArchived: 'MeetingArchived',
-  archiveBytes: 'ArchiveBytes',
-  archiveFailed: 'ArchiveFailed',
-  reconcilerHealed: 'ReconcilerHealed',
-  botLaunched: 'BotLaunched',
-  launchFailed: 'LaunchFailed',
-  calendarEventRefused: 'CalendarEventRefused',
+  webhookAccepted: metric('WebhookAccepted', 'Count'),
+  webhookRejected: metric('WebhookRejected', 'Count', ['reason']),
+  webhookClaimChecked: metric('WebhookClaimChecked', 'Count'),
+  webhookQueueFailed: metric('WebhookQueueFailed', 'Count'),
+  webhookQuarantined: metric('WebhookQuarantined', 'Count'),
+  signingSecretUnavailable: metric('SigningSecretUnavailable', 'Count'),
+  eventApplied: metric('EventApplied', 'Count', ['trigger']),
+  eventDuplicate: metric('EventDuplicate', 'Count', ['trigger']),
+  /** By error class name (PoisonEventError, LeaseHeldError, an AWS SDK error): a small set. */
+  eventFailed: metric('EventFailed', 'Count', ['reason']),
+  unknownTrigger: metric('UnknownTrigger', 'Count'),
+  archiveRequested: metric('ArchiveRequested', 'Count'),
+  upstreamUnauthorized: metric('UpstreamUnauthorized', 'Count'),
+  upstreamRateLimited: metric('UpstreamRateLimited', 'Count'),
+  upstreamServerError: metric('UpstreamServerError', 'Count', ['status']),
+  meetingArchived: metric('MeetingArchived', 'Count'),
+  archiveBytes: metric('ArchiveBytes', 'Bytes'),
+  archiveFailed: metric('ArchiveFailed', 'Count'),
+  reconcilerHealed: metric('ReconcilerHealed', 'Count'),
+  botLaunched: metric('BotLaunched', 'Count'),
+  launchFailed: metric('LaunchFailed', 'Count'),
+  calendarEventRefused: metric('CalendarEventRefused', 'Count'),
 } as const;
+
+/**
+ * The functions by the `service` name their logs and metrics carry
+ * (POWERTOOLS_SERVICE_NAME): the constructs set it, alarms select by it.
+ */
+export const SERVICES = {
+  ingress: 'webhook-ingress',
+  processEvents: 'process-events',
+  archive: 'recording-archive',
+  launchBot: 'launch-bot',
+  reconciler: 'reconciler',
+  schedules: 'schedules',
+} as const;
+export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 
 export const METRICS_NAMESPACE = 'MeetingPipeline';

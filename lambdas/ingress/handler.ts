@@ -1,6 +1,6 @@
 /** Lambda entry point for POST /webhooks. */
 import { sqsClient } from '../shared/aws-clients';
-import { logger, metrics, telemetry } from '../shared/powertools';
+import { logger, telemetry, withPowertools } from '../shared/powertools';
 import { s3PayloadStore } from '../shared/s3-payload-store';
 import { secretsManagerSource } from '../shared/secrets-manager';
 import { createIngressHandler, ingressDependencies } from './adapter';
@@ -19,14 +19,12 @@ const handle = createIngressHandler(
   ),
 );
 
-export const handler: typeof handle = async (event) => {
+export const handler = withPowertools(async (event: Parameters<typeof handle>[0]): ReturnType<typeof handle> => {
   try {
     return await handle(event);
   } catch (error) {
     // A bug, not bad input: answer 500 so the service retries, and leave a trace.
     logger.error('unexpected ingress failure', error as Error);
     return { statusCode: 500, headers: { 'content-type': 'application/json' }, body: '{"status":"error"}' };
-  } finally {
-    metrics.publishStoredMetrics();
   }
-};
+});

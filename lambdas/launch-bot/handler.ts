@@ -1,6 +1,6 @@
 /** Lambda entry point for the launcher state machine's tasks. */
 import { documentClient } from '../shared/dynamo-client';
-import { metrics, telemetry } from '../shared/powertools';
+import { telemetry, withPowertools } from '../shared/powertools';
 import { upstreamClient } from '../shared/upstream';
 import { createLaunchTaskHandler } from './adapter';
 import { launchBotEnvironmentSchema } from './environment';
@@ -12,10 +12,4 @@ const handle = createLaunchTaskHandler({
   telemetry,
 });
 
-export const handler: typeof handle = async (event) => {
-  try {
-    return await handle(event);
-  } finally {
-    metrics.publishStoredMetrics();
-  }
-};
+export const handler = withPowertools(handle);

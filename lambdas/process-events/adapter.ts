@@ -63,7 +63,7 @@ export function createProcessEventsHandler(deps: ProcessDependencies): ProcessEv
         reason,
         error: error instanceof Error ? error.message : String(error),
       });
-      deps.telemetry.metrics.record(METRICS.eventFailed, 'Count', 1, { reason });
+      deps.telemetry.metrics.emit(METRICS.eventFailed, 1, { reason });
       throw error;
     }
   };

@@ -2,7 +2,7 @@
 
 import { sqsClient } from '../shared/aws-clients';
 import { documentClient } from '../shared/dynamo-client';
-import { metrics, telemetry } from '../shared/powertools';
+import { telemetry, withPowertools } from '../shared/powertools';
 import { s3Client } from '../shared/s3-client';
 import { createProcessEventsHandler, processEventsDependencies } from './adapter';
 import { processEventsEnvironmentSchema } from './environment';
@@ -12,10 +12,4 @@ const handle = createProcessEventsHandler(
   processEventsDependencies(env, { db: documentClient(), sqs: sqsClient(), s3: s3Client() }, telemetry),
 );
 
-export const handler: typeof handle = async (event) => {
-  try {
-    return await handle(event);
-  } finally {
-    metrics.publishStoredMetrics();
-  }
-};
+export const handler = withPowertools(handle);

@@ -2,7 +2,7 @@
 import { processEventsDependencies } from '../process-events/adapter';
 import { sqsClient } from '../shared/aws-clients';
 import { documentClient } from '../shared/dynamo-client';
-import { metrics, telemetry } from '../shared/powertools';
+import { telemetry, withPowertools } from '../shared/powertools';
 import { s3Client } from '../shared/s3-client';
 import { upstreamClient } from '../shared/upstream';
 import { reconciler } from './adapter';
@@ -19,10 +19,4 @@ const run = reconciler(processing, upstreamClient(env, telemetry), telemetry, {
   maxMeetings: env.MAX_MEETINGS_PER_RUN,
 });
 
-export const handler = async () => {
-  try {
-    return await run();
-  } finally {
-    metrics.publishStoredMetrics();
-  }
-};
+export const handler = withPowertools(() => run());

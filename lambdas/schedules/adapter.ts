@@ -81,7 +81,7 @@ async function handleCalendarEvent(
       event_id: event.id,
       reason: message,
     });
-    deps.telemetry.metrics.record(METRICS.calendarEventRefused, 'Count', 1);
+    deps.telemetry.metrics.emit(METRICS.calendarEventRefused, 1);
   };
   if (!detail.success) return refuse('detail.schedule_id is missing');
   const id = detail.data.schedule_id;

@@ -1,7 +1,7 @@
 /** Lambda entry point for the schedule API and calendar events. */
 import { DEFAULT_TIMING } from '../core/schedule/schedule-request';
 import { documentClient } from '../shared/dynamo-client';
-import { metrics, telemetry } from '../shared/powertools';
+import { telemetry, withPowertools } from '../shared/powertools';
 import { sfnClient, stepFunctionsExecutions } from '../shared/sfn-executions';
 import { createSchedulesHandler } from './adapter';
 import { schedulesEnvironmentSchema } from './environment';
@@ -15,10 +15,4 @@ const handle = createSchedulesHandler({
   now: Date.now,
 });
 
-export const handler: typeof handle = async (event) => {
-  try {
-    return await handle(event);
-  } finally {
-    metrics.publishStoredMetrics();
-  }
-};
+export const handler = withPowertools(handle);

@@ -25,7 +25,8 @@ let emulator: SqsS3Emulator;
 let env: IngressEnvironment;
 const metricPoints: Array<{ name: string; dimensions?: Record<string, string> }> = [];
 const metrics: MetricSink = {
-  record: (name, _unit, _value, dimensions) => void metricPoints.push({ name, ...(dimensions && { dimensions }) }),
+  emit: (metric, _value, ...dimensions) =>
+    void metricPoints.push({ name: metric.name, ...(dimensions[0] && { dimensions: { ...dimensions[0] } }) }),
 };
 
 function handlerWith(

@@ -1,8 +1,8 @@
 /** An API key that cannot be a header value is refused by name, and no message ever carries a key. */
 import { describe, expect, it } from 'vitest';
 import { headerSecret, MalformedSecretError, staticSecret } from '../../lambdas/core/secrets';
-import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import type { LogSink, Telemetry } from '../../lambdas/core/telemetry';
+import { UpstreamClient } from '../../lambdas/core/upstream/client';
 
 const SECRET_NAME = 'meeting-pipeline/api-key';
 const HIDDEN = 'k3y-part-that-must-never-show';
@@ -42,7 +42,7 @@ describe('the REST client and a key', () => {
   const telemetry: Telemetry = {
     log,
     metrics: {
-      record: (name, _unit, _value, dimensions) => void metrics.push(`${name} ${JSON.stringify(dimensions)}`),
+      emit: (metric, _value, ...dimensions) => void metrics.push(`${metric.name} ${JSON.stringify(dimensions[0])}`),
     },
   };
 

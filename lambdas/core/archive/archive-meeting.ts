@@ -99,8 +99,8 @@ export async function archiveMeeting(botId: string, deps: ArchiveDependencies): 
     recording_bytes: recording?.bytes ?? 0,
     ...filled,
   });
-  telemetry.metrics.record(METRICS.meetingArchived, 'Count', 1);
-  if (recording !== null) telemetry.metrics.record(METRICS.archiveBytes, 'Bytes', recording.bytes);
+  telemetry.metrics.emit(METRICS.meetingArchived, 1);
+  if (recording !== null) telemetry.metrics.emit(METRICS.archiveBytes, recording.bytes);
   return { status: 'archived', record };
 }
 

@@ -80,7 +80,7 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
   const ctx = { table: deps.table, botId, idempotencyKey, receivedAt };
   const duplicate = (): ProcessOutcome => {
     telemetry.log.info('duplicate event skipped', log);
-    telemetry.metrics.record(METRICS.eventDuplicate, 'Count', 1, { trigger: metricTrigger(webhook) });
+    telemetry.metrics.emit(METRICS.eventDuplicate, 1, { trigger: webhook.trigger });
     return { status: 'duplicate', trigger, botId, idempotencyKey };
   };
 
@@ -110,9 +110,9 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
   }
 
   telemetry.log.info('event applied', { ...log, ...effects });
-  telemetry.metrics.record(METRICS.eventApplied, 'Count', 1, { trigger: metricTrigger(webhook) });
-  if (webhook.trigger === 'unknown') telemetry.metrics.record(METRICS.unknownTrigger, 'Count', 1);
-  if (effects.archiveRequested === true) telemetry.metrics.record(METRICS.archiveRequested, 'Count', 1);
+  telemetry.metrics.emit(METRICS.eventApplied, 1, { trigger: webhook.trigger });
+  if (webhook.trigger === 'unknown') telemetry.metrics.emit(METRICS.unknownTrigger, 1);
+  if (effects.archiveRequested === true) telemetry.metrics.emit(METRICS.archiveRequested, 1);
   return { status: 'applied', trigger, botId, idempotencyKey, effects };
 }
 
@@ -168,5 +168,3 @@ function asPoisonIfTooLarge(error: unknown, trigger: string): unknown {
   }
   return error;
 }
-
-const metricTrigger = (webhook: TypedWebhook): string => (webhook.trigger === 'unknown' ? 'unknown' : webhook.trigger);

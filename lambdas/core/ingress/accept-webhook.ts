@@ -152,7 +152,7 @@ async function keepRefused(delivery: WebhookDelivery, reason: QuarantineReason, 
     const kept = await deps.quarantine.keep({ body: delivery.body, signature: delivery.signature }, reason, deps.now());
     if (kept.kept) {
       deps.telemetry.log.warn('refused webhook quarantined', { reason, key: kept.key });
-      deps.telemetry.metrics.record(METRICS.webhookQuarantined, 'Count', 1);
+      deps.telemetry.metrics.emit(METRICS.webhookQuarantined, 1);
     } else {
       deps.telemetry.log.warn('refused webhook not quarantined', { reason, why: kept.why });
     }
@@ -176,8 +176,8 @@ function report(outcome: WebhookOutcome, bodyBytes: number, { log, metrics }: Te
         body_location: outcome.bodyLocation,
         body_bytes: bodyBytes,
       });
-      metrics.record(METRICS.webhookAccepted, 'Count', 1);
-      if (outcome.bodyLocation === 's3') metrics.record(METRICS.webhookClaimChecked, 'Count', 1);
+      metrics.emit(METRICS.webhookAccepted, 1);
+      if (outcome.bodyLocation === 's3') metrics.emit(METRICS.webhookClaimChecked, 1);
       return;
     case 'rejected':
       log.warn('webhook rejected', {
@@ -186,12 +186,11 @@ function report(outcome: WebhookOutcome, bodyBytes: number, { log, metrics }: Te
         detail: outcome.message,
         body_bytes: bodyBytes,
       });
-      metrics.record(METRICS.webhookRejected, 'Count', 1, { reason: outcome.reason });
+      metrics.emit(METRICS.webhookRejected, 1, { reason: outcome.reason });
       return;
     case 'unavailable':
-      metrics.record(
+      metrics.emit(
         outcome.reason === 'queue-unavailable' ? METRICS.webhookQueueFailed : METRICS.signingSecretUnavailable,
-        'Count',
         1,
       );
       return;

@@ -71,7 +71,7 @@ export async function reconcileMeetings(deps: ReconcileDependencies): Promise<Re
     report.archiveJobs.push(meeting.botId);
   }
 
-  if (report.healed.length > 0) deps.telemetry.metrics.record(METRICS.reconcilerHealed, 'Count', report.healed.length);
+  if (report.healed.length > 0) deps.telemetry.metrics.emit(METRICS.reconcilerHealed, report.healed.length);
   deps.telemetry.log.info('reconciler run', {
     checked: report.checked,
     healed: report.healed,

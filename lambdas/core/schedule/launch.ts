@@ -62,7 +62,7 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
     }),
   );
   deps.telemetry.log.info('bot launched', { schedule_id: input.scheduleId, version: input.version, bot_id: bot.id });
-  deps.telemetry.metrics.record(METRICS.botLaunched, 'Count', 1);
+  deps.telemetry.metrics.emit(METRICS.botLaunched, 1);
   return { status: 'launched', botId: bot.id };
 }
 
@@ -91,7 +91,7 @@ export async function recordLaunchFailure(
     ),
   );
   deps.telemetry.log.error('bot launch failed', { schedule_id: input.scheduleId, version: input.version, reason });
-  deps.telemetry.metrics.record(METRICS.launchFailed, 'Count', 1);
+  deps.telemetry.metrics.emit(METRICS.launchFailed, 1);
 }
 
 /** Lambda puts `{"errorMessage": ...}` in the Cause; keep just the message. */

@@ -235,7 +235,7 @@ export class UpstreamClient {
 
       const status = response.status;
       if (status === 429) {
-        telemetry.metrics.record(METRICS.upstreamRateLimited, 'Count', 1);
+        telemetry.metrics.emit(METRICS.upstreamRateLimited, 1);
         lastRetryAfter = retryAfterMs(response.headers.get('retry-after'), Date.now());
         await response.body?.cancel();
         if (attempt >= maxAttempts || (lastRetryAfter ?? 0) > this.options.maxRetryAfterMs) {
@@ -248,7 +248,7 @@ export class UpstreamClient {
         continue;
       }
       if (status >= 500) {
-        telemetry.metrics.record(METRICS.upstreamServerError, 'Count', 1, { status: String(status) });
+        telemetry.metrics.emit(METRICS.upstreamServerError, 1, { status: String(status) });
         await response.body?.cancel();
         if (attempt >= maxAttempts)
           throw new UpstreamError(`${method} ${url.pathname} answered ${status} on all ${attempt} attempts`, status);
@@ -258,7 +258,7 @@ export class UpstreamClient {
       const detail = await errorDetail(response);
       const message = `${method} ${url.pathname} answered ${status}${detail === '' ? '' : `: ${detail}`}`;
       if (status === 401) {
-        telemetry.metrics.record(METRICS.upstreamUnauthorized, 'Count', 1);
+        telemetry.metrics.emit(METRICS.upstreamUnauthorized, 1);
         telemetry.log.error(
           'the meeting assistant service refused the API key (revoked or wrong); replace it in Secrets Manager',
           { status },

@@ -1,0 +1,232 @@
+/**
+ * Every alarm on one of our own metrics must watch a metric the code really emits:
+ * same namespace, name and exact dimension set, `service` included. The alarms come
+ * from the synthesized template; the emitted metrics from running each alarmed code
+ * path with the real Powertools Metrics and reading the EMF lines it writes.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { archiveDependencies, createArchiveHandler } from '../../lambdas/archive/adapter';
+import { acceptWebhook } from '../../lambdas/core/ingress/accept-webhook';
+import { recordLaunchFailure } from '../../lambdas/core/schedule/launch';
+import { parseSigningSecrets } from '../../lambdas/core/signature/verify';
+import { METRICS_NAMESPACE, SERVICES, type ServiceName } from '../../lambdas/core/telemetry';
+import { UpstreamClient } from '../../lambdas/core/upstream/client';
+import { documentClient } from '../../lambdas/shared/dynamo-client';
+import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
+import { s3Client } from '../../lambdas/shared/s3-client';
+import type { LocalResources } from '../../local/resources';
+import { signWebhook } from '../../local/simulator/webhook-signer';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/pipeline-stack';
+import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
+import { synthTemplate } from './synth';
+
+interface MetricIdentity {
+  namespace: string;
+  name: string;
+  dimensions: Record<string, string>;
+}
+
+const identity = (m: MetricIdentity) =>
+  `${m.namespace} ${m.name} ${JSON.stringify(Object.fromEntries(Object.entries(m.dimensions).sort()))}`;
+
+type CfnDimension = { Name: string; Value: unknown };
+type CfnMetric = { Namespace?: string; MetricName?: string; Dimensions?: CfnDimension[] };
+
+/** Our-namespace metrics of every alarm, single-metric and metric-math alike. */
+function alarmedMetrics(): Array<MetricIdentity & { alarm: string }> {
+  const { template } = synthTemplate();
+  const found: Array<MetricIdentity & { alarm: string }> = [];
+  for (const [alarm, resource] of Object.entries(template.findResources('AWS::CloudWatch::Alarm'))) {
+    const props = resource.Properties as CfnMetric & { Metrics?: Array<{ MetricStat?: { Metric: CfnMetric } }> };
+    const metrics = [props, ...(props.Metrics ?? []).flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []))];
+    for (const metric of metrics) {
+      if (metric.Namespace !== METRICS_NAMESPACE || metric.MetricName === undefined) continue;
+      const dimensions = Object.fromEntries((metric.Dimensions ?? []).map((d) => [d.Name, String(d.Value)]));
+      found.push({ alarm, namespace: metric.Namespace, name: metric.MetricName, dimensions });
+    }
+  }
+  return found;
+}
+
+/** The service names the functions are deployed with. */
+function deployedServiceNames(): string[] {
+  const { template } = synthTemplate();
+  return Object.values(template.findResources('AWS::Lambda::Function')).map(
+    (fn) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME as string,
+  );
+}
+
+/** Metrics in the EMF documents Powertools wrote to standard output while `run` ran. */
+async function emittedBy(run: () => Promise<unknown>): Promise<MetricIdentity[]> {
+  const lines: string[] = [];
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(...String(chunk).split('\n'));
+    return true;
+  });
+  try {
+    await run();
+  } finally {
+    write.mockRestore();
+  }
+  const found: MetricIdentity[] = [];
+  for (const line of lines) {
+    if (!line.includes('"_aws"')) continue;
+    const document = JSON.parse(line) as Record<string, unknown> & {
+      _aws: {
+        CloudWatchMetrics: Array<{ Namespace: string; Dimensions: string[][]; Metrics: Array<{ Name: string }> }>;
+      };
+    };
+    for (const directive of document._aws.CloudWatchMetrics) {
+      for (const keys of directive.Dimensions) {
+        const dimensions = Object.fromEntries(keys.map((key) => [key, String(document[key])]));
+        for (const metric of directive.Metrics)
+          found.push({ namespace: directive.Namespace, name: metric.Name, dimensions });
+      }
+    }
+  }
+  return found;
+}
+
+const context = { awsRequestId: 'req-1', functionName: 'test', invokedFunctionArn: 'arn' } as Context;
+
+/** Runs `body` as one invocation of a function deployed as `service`: the handler's own wrapper publishes. */
+function invocation(service: ServiceName, body: (telemetry: PowertoolsTelemetry) => Promise<unknown>) {
+  const telemetry = createTelemetry(service);
+  return emittedBy(() => withPowertools(() => body(telemetry), telemetry)(undefined, context));
+}
+
+let pipeline: LocalPipeline;
+let resources: LocalResources;
+let upstreamServer: Server;
+let upstreamOrigin: string;
+
+beforeAll(async () => {
+  pipeline = await startLocalPipeline();
+  resources = await createResources();
+  // A service that refuses the key (401) or fails (500), by path prefix.
+  upstreamServer = createServer((request, response) => {
+    const status = request.url?.startsWith('/refuse/') ? 401 : 500;
+    response.writeHead(status, { 'content-type': 'application/json' }).end('{"detail":"no"}');
+  });
+  await new Promise<void>((resolve) => upstreamServer.listen(0, '127.0.0.1', resolve));
+  upstreamOrigin = `http://127.0.0.1:${(upstreamServer.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  upstreamServer?.close();
+  await pipeline?.stop();
+});
+
+const upstream = (path: 'refuse' | 'fail', telemetry: PowertoolsTelemetry) =>
+  new UpstreamClient({
+    baseUrl: `${upstreamOrigin}/${path}/api/v1/`,
+    apiKey: async () => 'key',
+    maxAttempts: 1,
+    telemetry,
+  });
+
+/** Each alarmed code path, run as the function that runs it in AWS. */
+const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
+  [
+    'the ingress refuses a webhook signed with another secret',
+    () =>
+      invocation(SERVICES.ingress, (telemetry) =>
+        acceptWebhook(signWebhook(transcriptEnvelope(), newSigningSecret()), {
+          signingKeys: async () => parseSigningSecrets(newSigningSecret()),
+          queue: { enqueue: async () => ({ messageId: 'never', bodyLocation: 'inline' }) },
+          maxBodyBytes: 1 << 20,
+          telemetry,
+          now: () => new Date(),
+        }),
+      ),
+  ],
+  [
+    'an archive job fails (the service answers 500)',
+    () =>
+      invocation(SERVICES.archive, async (telemetry) => {
+        const deps = archiveDependencies(
+          {
+            TABLE_NAME: resources.tableName,
+            RECORDINGS_BUCKET: resources.payloadBucket,
+            UPSTREAM_BASE_URL: `${upstreamOrigin}/fail/api/v1/`,
+            API_KEY_SECRET_ID: 'unused',
+            SECRET_CACHE_SECONDS: 0,
+            MAX_RECORDING_BYTES: 1 << 20,
+            ALLOW_LOOPBACK_DOWNLOADS: 'false',
+          },
+          { db: documentClient(), s3: s3Client(), upstream: upstream('fail', telemetry) },
+          telemetry,
+        );
+        const event = {
+          Records: [
+            {
+              messageId: 'm1',
+              body: JSON.stringify({ bot_id: 'bot_alarm_archive', reason: 'ended' }),
+              attributes: { ApproximateReceiveCount: '1', MessageGroupId: 'bot_alarm_archive' },
+            },
+          ],
+        } as unknown as SQSEvent;
+        // A batch whose every record failed is thrown back to Lambda whole, as in AWS.
+        const failure = await createArchiveHandler(deps)(event).catch((error: Error) => error);
+        expect(failure).toMatchObject({ name: 'FullBatchFailureError' });
+      }),
+  ],
+  [
+    'a launch fails for good',
+    () =>
+      invocation(SERVICES.launchBot, (telemetry) =>
+        recordLaunchFailure(
+          {
+            scheduleId: 'alarm-launch',
+            version: 1,
+            launchAt: new Date().toISOString(),
+            joinAt: new Date().toISOString(),
+            meetingUrl: 'https://meet.google.com/abc-defg-hij',
+            botName: 'Notetaker',
+            metadata: {},
+          },
+          { Error: 'BadRequestError', Cause: '{"errorMessage":"refused"}' },
+          {
+            table: { db: documentClient(), tableName: resources.tableName },
+            upstream: upstream('fail', telemetry),
+            telemetry,
+          },
+        ),
+      ),
+  ],
+  ...[SERVICES.archive, SERVICES.reconciler, SERVICES.launchBot].map(
+    (service): [string, () => Promise<MetricIdentity[]>] => [
+      `the service refuses the API key in ${service}`,
+      () =>
+        invocation(service, (telemetry) =>
+          upstream('refuse', telemetry)
+            .getBot('bot_1')
+            .catch(() => undefined),
+        ),
+    ],
+  ),
+];
+
+describe('alarms and the metrics the code emits', () => {
+  it('selects functions by the service names they are deployed with', () => {
+    expect(
+      deployedServiceNames()
+        .filter((name) => name !== undefined)
+        .sort(),
+    ).toEqual(Object.values(SERVICES).sort());
+  });
+
+  it('every alarm on an application metric watches one the code emits, dimensions included', async () => {
+    const alarmed = alarmedMetrics();
+    expect(alarmed.length).toBeGreaterThanOrEqual(6);
+    const emitted = new Set<string>();
+    for (const [, run] of scenarios) for (const metric of await run()) emitted.add(identity(metric));
+    const unmatched = alarmed.filter((metric) => !emitted.has(identity(metric)));
+    expect(
+      unmatched.map((m) => `${m.alarm}: ${identity(m)}`),
+      `emitted:\n${[...emitted].join('\n')}`,
+    ).toEqual([]);
+  });
+});
