@@ -97,7 +97,6 @@ export async function benchEvents(): Promise<string[]> {
         ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
         PAYLOAD_BUCKET: resources.payloadBucket,
         DEDUP_RETENTION_DAYS: 7,
-        LEASE_SECONDS: 60,
       },
       { db: counting.client, sqs: sqsClient(), s3: s3Client() },
       silentTelemetry,

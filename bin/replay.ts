@@ -29,7 +29,6 @@ if (bots.length === 0) {
 }
 const env = processEventsEnvironmentSchema.safeParse({
   DEDUP_RETENTION_DAYS: '7',
-  LEASE_SECONDS: '60',
   ...process.env,
 });
 if (!env.success) {

@@ -10,6 +10,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
@@ -19,8 +20,13 @@ import { acknowledge, wildcardResourceId } from './nag';
 /** The consumer's timeout; the events queue's visibility timeout is six times this. */
 export const EVENT_CONSUMER_TIMEOUT = Duration.seconds(30);
 
-/** A claim outlives any one processing attempt, and lapses before SQS redelivers. */
-const LEASE = Duration.seconds(60);
+// The ledger's lease must outlive one processing attempt and lapse before SQS redelivers.
+if (
+  QUEUE_SETTINGS.eventLeaseSeconds <= EVENT_CONSUMER_TIMEOUT.toSeconds() ||
+  QUEUE_SETTINGS.eventLeaseSeconds >= EVENT_CONSUMER_TIMEOUT.toSeconds() * 6
+) {
+  throw new Error('the event lease must lie between the consumer timeout and the events queue visibility timeout');
+}
 
 export interface EventProcessingProps {
   table: ITableV2;
@@ -45,7 +51,6 @@ export class EventProcessing extends Construct {
       ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,
       DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
-      LEASE_SECONDS: String(LEASE.toSeconds()),
     };
     this.function = new PipelineFunction(this, 'ProcessEventsFunction', {
       entry: 'lambdas/process-events/handler.ts',

@@ -46,7 +46,6 @@ export class Reconciler extends Construct {
       ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,
       DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
-      LEASE_SECONDS: '60',
       UPSTREAM_BASE_URL: props.upstreamBaseUrl,
       API_KEY_SECRET_ID: props.apiKeySecret.secretName,
       SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),

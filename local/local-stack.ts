@@ -171,7 +171,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
       PAYLOAD_BUCKET: resources.payloadBucket,
       DEDUP_RETENTION_DAYS: 7,
-      LEASE_SECONDS: 60,
     },
     { db, sqs: sqsClient(), s3: s3Client() },
     telemetry,

@@ -5,6 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EventLedger } from '../core/events/event-ledger';
 import { type ProcessDependencies, processQueuedEvent, type QueuedMessage } from '../core/events/process-event';
+import { QUEUE_SETTINGS } from '../core/events/queue-settings';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import { s3Payloads } from '../shared/s3-payloads';
 import { sqsArchiveQueue } from '../shared/sqs-archive-queue';
@@ -23,7 +24,7 @@ export function processEventsDependencies(
   return {
     table,
     ledger: new EventLedger(table, {
-      leaseMs: env.LEASE_SECONDS * 1000,
+      leaseMs: QUEUE_SETTINGS.eventLeaseSeconds * 1000,
       retentionSeconds: env.DEDUP_RETENTION_DAYS * 86_400,
       now,
     }),

@@ -6,6 +6,5 @@ export const processEventsEnvironmentSchema = z.object({
   ARCHIVE_QUEUE_URL: z.url(),
   PAYLOAD_BUCKET: z.string().check(z.minLength(1)),
   DEDUP_RETENTION_DAYS: z.coerce.number().check(z.int(), z.positive()),
-  LEASE_SECONDS: z.coerce.number().check(z.int(), z.positive()),
 });
 export type ProcessEventsEnvironment = z.infer<typeof processEventsEnvironmentSchema>;

@@ -4,4 +4,10 @@ export const QUEUE_SETTINGS = {
   maxReceiveCount: 5,
   /** The archive queue is FIFO so a repeated job for one bot is dropped by SQS's dedup window. */
   archiveQueueFifo: true,
+  /**
+   * How long a delivery's claim on an event keeps other deliveries of it away: it
+   * outlives any one processing attempt (the consumer's timeout) and lapses before
+   * SQS redelivers the message (the visibility timeout); lib/event-processing.ts checks both.
+   */
+  eventLeaseSeconds: 60,
 } as const;
