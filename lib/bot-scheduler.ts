@@ -34,6 +34,7 @@ import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/sc
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
 import { PipelineFunction } from './function';
+import { grantTableItems } from './grants';
 import { acknowledge, executionsWildcardId, wildcardResourceId } from './nag';
 import { encryptedQueue } from './secure-defaults';
 
@@ -155,12 +156,7 @@ export class BotScheduler extends Construct {
       failureHandling:
         'Invoked synchronously by the HTTP API, or by EventBridge, whose target keeps failed calendar events in its own DLQ.',
     });
-    this.schedulesFunction.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        resources: [props.table.tableArn],
-      }),
-    );
+    grantTableItems(this.schedulesFunction, props.table);
     this.stateMachine.grantStartExecution(this.schedulesFunction);
     // On this state machine's executions (arn:…:execution:<name>:*), built by CDK: the ARN is a token at synth time.
     this.stateMachine.grantExecution(this.schedulesFunction, 'states:StopExecution');

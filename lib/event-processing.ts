@@ -4,18 +4,17 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
-import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import { PipelineFunction } from './function';
-import { acknowledge, wildcardResourceId } from './nag';
+import { grantClaimChecks, grantTableItems } from './grants';
+import { acknowledge } from './nag';
 
 /** The consumer's timeout; the events queue's visibility timeout is six times this. */
 export const EVENT_CONSUMER_TIMEOUT = Duration.seconds(30);
@@ -77,25 +76,8 @@ export class EventProcessing extends Construct {
       }),
     );
 
-    // Exactly the item operations the core performs, on the table alone.
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        resources: [props.table.tableArn],
-      }),
-    );
+    grantTableItems(this.function, props.table);
     props.archiveQueue.grantSendMessages(this.function);
-    // Claim-checked bodies: read the ingress's, store large ones for replay.
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)],
-      }),
-    );
-    acknowledge(
-      this.function.role!,
-      wildcardResourceId(props.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`),
-      'Get and put on the claim-check prefix only: claim-checked bodies and large raw bodies kept for replay.',
-    );
+    grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
   }
 }

@@ -14,12 +14,12 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
 import { GSI } from '../lambdas/core/store/table-layout';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ReconcilerEnvironment } from '../lambdas/reconciler/environment';
 import { PipelineFunction } from './function';
-import { acknowledge, wildcardResourceId } from './nag';
+import { grantClaimChecks, grantTableItems } from './grants';
+import { acknowledge } from './nag';
 
 export interface ReconcilerProps {
   table: ITableV2;
@@ -75,29 +75,14 @@ export class Reconciler extends Construct {
       'A missed run carries nothing to keep: the next scheduled run does its work.',
     );
 
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        resources: [props.table.tableArn],
-      }),
-    );
+    grantTableItems(this.function, props.table);
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:Query'],
         resources: [`${props.table.tableArn}/index/${GSI.byState.name}`],
       }),
     );
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject', 's3:PutObject'],
-        resources: [props.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)],
-      }),
-    );
-    acknowledge(
-      this.function.role!,
-      wildcardResourceId(props.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`),
-      'Get and put on the claim-check prefix only (the processing core it shares with the consumer).',
-    );
+    grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
     props.archiveQueue.grantSendMessages(this.function);
     props.apiKeySecret.grantRead(this.function);
   }

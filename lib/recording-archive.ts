@@ -16,6 +16,7 @@ import type { ArchiveEnvironment } from '../lambdas/archive/environment';
 import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { PipelineFunction } from './function';
+import { grantTableItems } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
 
@@ -92,12 +93,7 @@ export class RecordingArchive extends Construct {
       'This is the dead-letter queue; its jobs are re-driven by hand once the cause is fixed (README runbook).',
     );
     this.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        resources: [props.table.tableArn],
-      }),
-    );
+    grantTableItems(this.function, props.table);
     // PutObject covers the multipart calls that create and complete an upload; aborting is its own action.
     this.function.addToRolePolicy(
       new PolicyStatement({

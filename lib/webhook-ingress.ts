@@ -20,6 +20,7 @@ import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/contract'
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
 import { PipelineFunction } from './function';
+import { grantClaimChecks } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
 
@@ -108,13 +109,12 @@ export class WebhookIngress extends Construct {
         'Invoked synchronously by API Gateway: a failure is a 5xx to the service, which retries the delivery.',
     });
     this.eventsQueue.grantSendMessages(this.function);
+    grantClaimChecks(this.function, this.payloadBucket, 'put');
+    // Bodies refused for their signature, kept for a re-drive after a secret rotation.
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:PutObject'],
-        resources: [
-          this.payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`),
-          this.payloadBucket.arnForObjects(`${QUARANTINE_PREFIX}*`),
-        ],
+        resources: [this.payloadBucket.arnForObjects(`${QUARANTINE_PREFIX}*`)],
       }),
     );
     props.signingSecret.grantRead(this.function);
@@ -132,11 +132,6 @@ export class WebhookIngress extends Construct {
       webhookRoute!,
       'AwsSolutions-APIG4',
       'The meeting assistant service cannot sign requests for IAM; every webhook is authenticated by its HMAC-SHA256 signature, checked before anything is queued.',
-    );
-    acknowledge(
-      this.function.role!,
-      wildcardResourceId(this.payloadBucket, `/${CLAIM_CHECK_PREFIX}*`),
-      'PutObject on the claim-check prefix only: each body gets its own content-addressed key.',
     );
     acknowledge(
       this.function.role!,

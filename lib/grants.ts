@@ -1,0 +1,42 @@
+/**
+ * The permissions several functions share, each written once: what the core does
+ * to a table item, and the claim-check objects in the payload bucket.
+ */
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
+import { acknowledge, wildcardResourceId } from './nag';
+
+/** Get, put and update of single items on the table itself: no scans, no deletes, no indexes. */
+export function grantTableItems(fn: IFunction, table: ITableV2): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      resources: [table.tableArn],
+    }),
+  );
+}
+
+/**
+ * Objects under the claim-check prefix of the payload bucket: the ingress puts
+ * claim-checked bodies; processing reads them back and puts large raw bodies it
+ * keeps for replay. The wildcard is the prefix's, acknowledged here once.
+ */
+export function grantClaimChecks(fn: IFunction, payloadBucket: IBucket, access: 'put' | 'get-and-put'): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: access === 'put' ? ['s3:PutObject'] : ['s3:GetObject', 's3:PutObject'],
+      resources: [payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)],
+    }),
+  );
+  if (fn.role === undefined) throw new Error(`${fn.node.path} has no role to grant claim checks to`);
+  acknowledge(
+    fn.role,
+    wildcardResourceId(payloadBucket, `/${CLAIM_CHECK_PREFIX}*`),
+    access === 'put'
+      ? 'PutObject on the claim-check prefix only: each body gets its own content-addressed key.'
+      : 'Get and put on the claim-check prefix only: claim-checked bodies and large raw bodies kept for replay.',
+  );
+}
