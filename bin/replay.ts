@@ -11,6 +11,7 @@
 import { parseArgs } from 'node:util';
 import { replayBotEvents } from '../lambdas/core/events/replay';
 import { silentTelemetry } from '../lambdas/core/telemetry';
+import { describeIssues } from '../lambdas/core/validation';
 import { processEventsDependencies } from '../lambdas/process-events/adapter';
 import { processEventsEnvironmentSchema } from '../lambdas/process-events/environment';
 import { sqsClient } from '../lambdas/shared/aws-clients';
@@ -33,7 +34,7 @@ const env = processEventsEnvironmentSchema.safeParse({
 });
 if (!env.success) {
   console.error(
-    `Set TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET (the stack outputs): ${env.error.issues.map((i) => i.path.join('.')).join(', ')} missing or invalid`,
+    `Set TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET (the stack outputs): ${describeIssues(env.error).join('; ')}`,
   );
   process.exit(2);
 }

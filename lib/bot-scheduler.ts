@@ -13,7 +13,6 @@ import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import {
   DefinitionBody,
@@ -37,6 +36,7 @@ import { PipelineFunction } from './function';
 import { grantTableItems } from './grants';
 import { acknowledge, executionsWildcardId, wildcardResourceId } from './nag';
 import { encryptedQueue } from './secure-defaults';
+import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstream-settings';
 
 /** Errors worth another try: the service or Lambda was briefly unavailable or busy. */
 export const TRANSIENT_LAUNCH_ERRORS = [
@@ -55,12 +55,9 @@ export const LAUNCHER_STATES = {
   recordFailure: 'RecordLaunchFailure',
 } as const;
 
-export interface BotSchedulerProps {
+export interface BotSchedulerProps extends UpstreamSettings {
   table: ITableV2;
   api: HttpApi;
-  apiKeySecret: ISecret;
-  upstreamBaseUrl: string;
-  secretCacheSeconds: number;
   launchLeadSeconds: number;
   logRetention: RetentionDays;
 }
@@ -85,15 +82,13 @@ export class BotScheduler extends Construct {
         'Invoked synchronously by the state machine, which retries and records a final failure on the schedule.',
       environment: {
         TABLE_NAME: props.table.tableName,
-        UPSTREAM_BASE_URL: props.upstreamBaseUrl,
-        API_KEY_SECRET_ID: props.apiKeySecret.secretName,
-        SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
+        ...upstreamEnvironment(props),
       },
     });
     this.launchFunction.addToRolePolicy(
       new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
     );
-    props.apiKeySecret.grantRead(this.launchFunction);
+    grantApiKey(this.launchFunction, props);
 
     const wait = new Wait(this, LAUNCHER_STATES.wait, { time: WaitTime.timestampPath('$.launchAt') });
     const launch = new LambdaInvoke(this, LAUNCHER_STATES.launch, {

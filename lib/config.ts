@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
 import { API_PATH_SUFFIX } from '../lambdas/core/upstream/contract';
+import { describeIssues } from '../lambdas/core/validation';
 
 /** Retention periods CloudWatch Logs accepts. */
 const LOG_RETENTION_DAYS = [
@@ -95,9 +96,7 @@ export class ConfigError extends Error {
 export function parseConfig(raw: Record<string, unknown>): PipelineConfig {
   const result = pipelineConfigSchema.safeParse(raw);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues.map((issue) => `${issue.path.join('.') || '(config)'}: ${issue.message}`),
-    );
+    throw new ConfigError(describeIssues(result.error, '(config)'));
   }
   return result.data;
 }

@@ -11,7 +11,6 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GSI } from '../lambdas/core/store/table-layout';
@@ -20,14 +19,12 @@ import type { ReconcilerEnvironment } from '../lambdas/reconciler/environment';
 import { PipelineFunction } from './function';
 import { grantClaimChecks, grantTableItems } from './grants';
 import { acknowledge } from './nag';
+import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstream-settings';
 
-export interface ReconcilerProps {
+export interface ReconcilerProps extends UpstreamSettings {
   table: ITableV2;
   archiveQueue: IQueue;
   payloadBucket: IBucket;
-  apiKeySecret: ISecret;
-  upstreamBaseUrl: string;
-  secretCacheSeconds: number;
   dedupRetentionDays: number;
   everyMinutes: number;
   staleAfterMinutes: number;
@@ -46,9 +43,7 @@ export class Reconciler extends Construct {
       ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,
       DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
-      UPSTREAM_BASE_URL: props.upstreamBaseUrl,
-      API_KEY_SECRET_ID: props.apiKeySecret.secretName,
-      SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
+      ...upstreamEnvironment(props),
       STALE_AFTER_MINUTES: String(props.staleAfterMinutes),
       MAX_MEETINGS_PER_RUN: String(props.maxMeetingsPerRun),
     };
@@ -84,6 +79,6 @@ export class Reconciler extends Construct {
     );
     grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
     props.archiveQueue.grantSendMessages(this.function);
-    props.apiKeySecret.grantRead(this.function);
+    grantApiKey(this.function, props);
   }
 }

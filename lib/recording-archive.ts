@@ -9,7 +9,6 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ArchiveEnvironment } from '../lambdas/archive/environment';
@@ -19,17 +18,15 @@ import { PipelineFunction } from './function';
 import { grantTableItems } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
+import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstream-settings';
 
 /** Long enough to copy a large recording; the queue's visibility is six times this. */
 export const ARCHIVE_TIMEOUT = Duration.minutes(15);
 
-export interface RecordingArchiveProps {
+export interface RecordingArchiveProps extends UpstreamSettings {
   /** Where the recordings bucket's server access logs go. */
   accessLogs: IBucket;
   table: ITableV2;
-  apiKeySecret: ISecret;
-  upstreamBaseUrl: string;
-  secretCacheSeconds: number;
   maxRecordingBytes: number;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
@@ -64,9 +61,7 @@ export class RecordingArchive extends Construct {
     const environment: { [K in keyof ArchiveEnvironment]: string } = {
       TABLE_NAME: props.table.tableName,
       RECORDINGS_BUCKET: this.bucket.bucketName,
-      UPSTREAM_BASE_URL: props.upstreamBaseUrl,
-      API_KEY_SECRET_ID: props.apiKeySecret.secretName,
-      SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
+      ...upstreamEnvironment(props),
       MAX_RECORDING_BYTES: String(props.maxRecordingBytes),
       ALLOW_LOOPBACK_DOWNLOADS: 'false',
     };
@@ -106,6 +101,6 @@ export class RecordingArchive extends Construct {
       wildcardResourceId(this.bucket, '/meetings/*'),
       'Put and abort uploads under meetings/ only: one folder per meeting.',
     );
-    props.apiKeySecret.grantRead(this.function);
+    grantApiKey(this.function, props);
   }
 }

@@ -13,6 +13,7 @@ import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
 import { QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
 import { SERVICES } from '../lambdas/core/telemetry';
@@ -39,8 +40,6 @@ export interface WebhookIngressProps {
   logRetention: RetentionDays;
   /** Timeout of the function that will consume the events queue; sets the visibility timeout. */
   consumerTimeout: Duration;
-  /** Receives before a message is moved to the DLQ. */
-  maxReceiveCount?: number;
   throttle: { rateLimit: number; burstLimit: number };
   removalPolicy: RemovalPolicy;
 }
@@ -84,7 +83,7 @@ export class WebhookIngress extends Construct {
       maxMessageSizeBytes: SQS_MAX_MESSAGE_BYTES,
       // AWS's guidance for Lambda consumers: six times the function timeout.
       visibilityTimeout: Duration.seconds(props.consumerTimeout.toSeconds() * 6),
-      deadLetterQueue: { queue: this.eventsDeadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+      deadLetterQueue: { queue: this.eventsDeadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount },
     });
 
     const environment: { [K in keyof IngressEnvironment]: string } = {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { secretCacheSeconds } from '../shared/upstream-environment';
 
 /** Environment the ingress function is deployed with (set by lib/webhook-ingress.ts). */
 export const ingressEnvironmentSchema = z.object({
@@ -7,6 +8,6 @@ export const ingressEnvironmentSchema = z.object({
   SIGNING_SECRET_ID: z.string().check(z.minLength(1)),
   MAX_BODY_BYTES: z.coerce.number().check(z.int(), z.positive()),
   INLINE_MESSAGE_LIMIT_BYTES: z.coerce.number().check(z.int(), z.positive()),
-  SECRET_CACHE_SECONDS: z.coerce.number().check(z.int(), z.nonnegative()),
+  SECRET_CACHE_SECONDS: secretCacheSeconds,
 });
 export type IngressEnvironment = z.infer<typeof ingressEnvironmentSchema>;

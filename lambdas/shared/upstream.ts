@@ -2,12 +2,10 @@ import { headerSecret } from '../core/secrets';
 import type { Telemetry } from '../core/telemetry';
 import { UpstreamClient } from '../core/upstream/client';
 import { secretsManagerSource } from './secrets-manager';
+import type { UpstreamEnvironment } from './upstream-environment';
 
 /** The service's REST client with the API key from Secrets Manager (cached for `secretCacheSeconds`). */
-export function upstreamClient(
-  env: { UPSTREAM_BASE_URL: string; API_KEY_SECRET_ID: string; SECRET_CACHE_SECONDS: number },
-  telemetry: Telemetry,
-): UpstreamClient {
+export function upstreamClient(env: UpstreamEnvironment, telemetry: Telemetry): UpstreamClient {
   const apiKey = headerSecret(
     secretsManagerSource(env.API_KEY_SECRET_ID, env.SECRET_CACHE_SECONDS),
     env.API_KEY_SECRET_ID,

@@ -9,6 +9,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { Telemetry } from '../telemetry';
+import { describeIssues } from '../validation';
 import type { Executions, LaunchInput } from './executions';
 import { launchTime, SCHEDULE_ID, type ScheduleTiming, scheduleRequestSchema } from './schedule-request';
 
@@ -72,11 +73,7 @@ export async function upsertSchedule(
     );
   const parsed = scheduleRequestSchema.safeParse(body);
   if (!parsed.success) {
-    return fail(
-      400,
-      'invalid-schedule',
-      parsed.error.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`).join('; '),
-    );
+    return fail(400, 'invalid-schedule', describeIssues(parsed.error, '(body)').join('; '));
   }
   const request = parsed.data;
   const joinAt = new Date(request.join_at).toISOString();

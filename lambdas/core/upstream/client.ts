@@ -7,6 +7,7 @@
 import * as z from 'zod/mini';
 import { headerValueProblem, MalformedSecretError } from '../secrets';
 import { METRICS, silentTelemetry, type Telemetry } from '../telemetry';
+import { describeIssues } from '../validation';
 import {
   API_PATH_SUFFIX,
   API_PATHS,
@@ -189,9 +190,7 @@ export class UpstreamClient {
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      const problems = parsed.error.issues
-        .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
-        .join('; ');
+      const problems = describeIssues(parsed.error).join('; ');
       throw new UpstreamError(
         `${method} ${url.pathname} answered in a shape the contract does not expect: ${problems}`,
         response.status,

@@ -11,6 +11,7 @@
  * trigger is a valid envelope, because rejecting an authentic event would lose it.
  */
 import * as z from 'zod/mini';
+import { describeIssues } from '../validation';
 
 /** How webhook messages are signed. */
 export const WEBHOOK_SIGNATURE = {
@@ -180,13 +181,6 @@ export function parseTriggerData(envelope: WebhookEnvelope): ContractResult<Type
     return { ok: false, problems: describeIssues(result.error).map((p) => `data.${p}`) };
   }
   return { ok: true, value: { trigger, envelope, data: result.data } as TypedWebhook };
-}
-
-function describeIssues(error: z.core.$ZodError): string[] {
-  return error.issues.map((issue) => {
-    const path = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    return `${path}: ${issue.message}`;
-  });
 }
 
 // ---------------------------------------------------------------------------
