@@ -11,8 +11,8 @@
  * SIGNING_SECRET holds the secret itself and AWS_ENDPOINT_URL_* point at the emulators.
  */
 import { parseArgs } from 'node:util';
-import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
 import { redriveQuarantine } from '../lambdas/core/ingress/redrive-quarantine';
+import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { staticSecret } from '../lambdas/core/secrets';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { ingressDependencies } from '../lambdas/ingress/adapter';

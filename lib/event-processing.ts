@@ -9,7 +9,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
+import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import { PipelineFunction } from './function';

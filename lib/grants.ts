@@ -6,7 +6,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { CLAIM_CHECK_PREFIX } from '../lambdas/core/events/queued-event';
+import { CLAIM_CHECK_PREFIX } from '../lambdas/core/queue/queued-event';
 import { acknowledge, wildcardResourceId } from './nag';
 
 /** Get, put and update of single items on the table itself: no scans, no deletes, no indexes. */

@@ -12,7 +12,7 @@ import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ArchiveEnvironment } from '../lambdas/archive/environment';
-import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
+import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { PipelineFunction } from './function';
 import { grantTableItems } from './grants';

@@ -11,8 +11,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUE_SETTINGS } from '../lambdas/core/events/queue-settings';
-import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/events/queued-event';
+import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
+import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';

@@ -2,9 +2,9 @@ import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambd
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { archiveJobSchema } from '../core/archive/archive-job';
 import { type ArchiveDependencies, archiveMeeting } from '../core/archive/archive-meeting';
 import { openDownload } from '../core/archive/download-guard';
-import { archiveJobSchema } from '../core/events/archive-job';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
 import { s3Recordings } from '../shared/s3-recordings';

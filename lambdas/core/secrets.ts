@@ -1,5 +1,3 @@
-import { parseSigningSecrets } from './signature/verify';
-
 /**
  * Reads one secret's current value. In AWS it is Secrets Manager behind a cache
  * with a short refresh interval; in local mode and tests, local configuration.
@@ -44,18 +42,4 @@ export function headerValueProblem(value: string): string | undefined {
   if (/\p{Cc}/u.test(value)) return 'contains a control character';
   if (value.trim() !== value) return 'has leading or trailing whitespace';
   return undefined;
-}
-
-/** Signing keys from a secret source, re-parsed only when the secret value changes. */
-export function signingKeysFrom(source: SecretSource): () => Promise<readonly Buffer[]> {
-  let lastValue: string | undefined;
-  let lastKeys: readonly Buffer[] = [];
-  return async () => {
-    const value = await source.read();
-    if (value !== lastValue) {
-      lastKeys = parseSigningSecrets(value);
-      lastValue = value;
-    }
-    return lastKeys;
-  };
 }

@@ -5,7 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EventLedger } from '../core/events/event-ledger';
 import { type ProcessDependencies, processQueuedEvent, type QueuedMessage } from '../core/events/process-event';
-import { QUEUE_SETTINGS } from '../core/events/queue-settings';
+import { QUEUE_SETTINGS } from '../core/queue/queue-settings';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import { s3Payloads } from '../shared/s3-payloads';
 import { sqsArchiveQueue } from '../shared/sqs-archive-queue';

@@ -1,4 +1,4 @@
-import type { PayloadStore } from '../core/ingress/payload-store';
+import type { PayloadStore } from '../core/queue/payload-store';
 import { type ClientTimeouts, DEFAULT_CLIENT_TIMEOUTS } from './aws-clients';
 import { onDemandModuleUrl } from './on-demand';
 

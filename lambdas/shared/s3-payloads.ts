@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { PoisonEventError } from '../core/events/process-event';
-import type { ClaimCheckPointer } from '../core/events/queued-event';
-import type { PayloadReader, PayloadStore } from '../core/ingress/payload-store';
+import type { PayloadReader, PayloadStore } from '../core/queue/payload-store';
+import type { ClaimCheckPointer } from '../core/queue/queued-event';
 import { putPayloadObject } from './s3-put-object';
 
 /** Claim-checked bodies in the payload bucket, read back and checked against their digest. */

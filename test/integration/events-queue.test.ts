@@ -5,7 +5,7 @@
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUE_SETTINGS } from '../../lambdas/core/events/queue-settings';
+import { QUEUE_SETTINGS } from '../../lambdas/core/queue/queue-settings';
 import { staticSecret } from '../../lambdas/core/secrets';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';

@@ -13,7 +13,7 @@ import {
   processQueuedEvent,
   type QueuedMessage,
 } from '../../lambdas/core/events/process-event';
-import { claimCheckKey } from '../../lambdas/core/events/queued-event';
+import { claimCheckKey } from '../../lambdas/core/queue/queued-event';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';

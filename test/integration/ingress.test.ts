@@ -7,7 +7,7 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimCheckPointerSchema, SQS_MAX_MESSAGE_BYTES } from '../../lambdas/core/events/queued-event';
+import { claimCheckPointerSchema, SQS_MAX_MESSAGE_BYTES } from '../../lambdas/core/queue/queued-event';
 import { type SecretSource, staticSecret } from '../../lambdas/core/secrets';
 import { type MetricSink, silentTelemetry } from '../../lambdas/core/telemetry';
 import { createIngressHandler, type IngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';

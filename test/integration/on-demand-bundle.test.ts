@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PayloadStore } from '../../lambdas/core/ingress/payload-store';
+import type { PayloadStore } from '../../lambdas/core/queue/payload-store';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { S3_PUT_OBJECT_MODULE } from '../../lambdas/shared/s3-payload-store';
 import { onDemandBundleCommand, PROJECT_ROOT } from '../../lib/function';

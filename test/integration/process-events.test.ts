@@ -7,7 +7,7 @@ import {
   type ProcessDependencies,
   processQueuedEvent,
 } from '../../lambdas/core/events/process-event';
-import { claimCheckKey } from '../../lambdas/core/events/queued-event';
+import { claimCheckKey } from '../../lambdas/core/queue/queued-event';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';

@@ -1,4 +1,4 @@
-import type { ArchiveQueue } from '../events/archive-job';
+import type { ArchiveQueue } from '../archive/archive-job';
 import type { TypedWebhook } from '../upstream/contract';
 import type { ApplyContext } from './context';
 import { applyParticipantEvent } from './participants';

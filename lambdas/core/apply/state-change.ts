@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ArchiveQueue } from '../events/archive-job';
+import type { ArchiveQueue } from '../archive/archive-job';
 import { writeIfCondition } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
 import type { StateChangeData } from '../upstream/contract';

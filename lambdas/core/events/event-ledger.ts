@@ -15,9 +15,9 @@
  *    applied key again, so the ledger need not be read first: two writes.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ClaimCheckPointer } from '../queue/queued-event';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { GSI, keys, TTL_ATTRIBUTE } from '../store/table-layout';
-import type { ClaimCheckPointer } from './queued-event';
 
 export type LedgerState = 'new' | 'in_progress' | 'completed' | 'recorded';
 

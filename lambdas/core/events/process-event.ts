@@ -5,13 +5,18 @@
  */
 import { createHash } from 'node:crypto';
 import { type AppliedEffects, applyWebhook } from '../apply/apply-webhook';
-import type { PayloadReader, PayloadStore } from '../ingress/payload-store';
+import type { ArchiveQueue } from '../archive/archive-job';
+import type { PayloadReader, PayloadStore } from '../queue/payload-store';
+import {
+  type ClaimCheckPointer,
+  claimCheckKey,
+  claimCheckPointerSchema,
+  EVENT_ATTRIBUTES,
+} from '../queue/queued-event';
 import type { TableAccess } from '../store/dynamo';
 import { METRICS, type Telemetry } from '../telemetry';
 import { parseTriggerData, parseWebhookEnvelope, type TypedWebhook } from '../upstream/contract';
-import type { ArchiveQueue } from './archive-job';
 import type { EventLedger, LedgerEntry } from './event-ledger';
-import { type ClaimCheckPointer, claimCheckKey, claimCheckPointerSchema, EVENT_ATTRIBUTES } from './queued-event';
 
 /** A message as the queue delivered it, whatever the transport (Lambda event, local poller). */
 export interface QueuedMessage {

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { type MessageAttributeValue, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { PayloadStore } from '../queue/payload-store';
 import {
   type BodyLocation,
   type ClaimCheckPointer,
   claimCheckKey,
   EVENT_ATTRIBUTES,
   SQS_INVALID_CHARACTER,
-} from '../events/queued-event';
-import type { PayloadStore } from './payload-store';
+} from '../queue/queued-event';
 
 export interface QueuedEventMeta {
   idempotencyKey: string;

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { PayloadStore } from './payload-store';
+import type { PayloadStore } from '../queue/payload-store';
 
 /** Prefix of quarantined bodies in the payload bucket; a lifecycle rule expires them. */
 export const QUARANTINE_PREFIX = 'quarantine/';

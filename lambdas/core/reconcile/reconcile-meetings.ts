@@ -8,7 +8,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ARCHIVABLE_STATES, isFinalState } from '../apply/state-order';
-import type { ArchiveQueue } from '../events/archive-job';
+import type { ArchiveQueue } from '../archive/archive-job';
 import { type ProcessDependencies, processQueuedEvent } from '../events/process-event';
 import type { TableAccess } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SecretSource } from '../secrets';
 import { WEBHOOK_SIGNATURE } from '../upstream/contract';
 import { canonicalJson } from './canonical-json';
 
@@ -97,4 +98,18 @@ export function verifyWebhookBody(
 ): SignatureCheck {
   if (renderBuffer.length < body.length) renderBuffer = Buffer.allocUnsafeSlow(body.length);
   return verifySignature(canonicalJson(body, renderBuffer), signatureHeader, keys);
+}
+
+/** Signing keys from a secret source, re-parsed only when the secret value changes. */
+export function signingKeysFrom(source: SecretSource): () => Promise<readonly Buffer[]> {
+  let lastValue: string | undefined;
+  let lastKeys: readonly Buffer[] = [];
+  return async () => {
+    const value = await source.read();
+    if (value !== lastValue) {
+      lastKeys = parseSigningSecrets(value);
+      lastValue = value;
+    }
+    return lastKeys;
+  };
 }

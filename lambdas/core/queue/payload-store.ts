@@ -1,4 +1,4 @@
-import type { ClaimCheckPointer } from '../events/queued-event';
+import type { ClaimCheckPointer } from './queued-event';
 
 /** Where bodies too big for a queue message (or a table item) are kept: S3 in AWS and local mode. */
 export interface PayloadStore {
