@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
+import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { BUNDLING, onDemandBundleCommand, onDemandFileName } from '../lib/function';
 import { bundleLikeDeployed } from '../local/bundle-like-deployed';
 import { fmt, median, verdict } from './stats';
@@ -47,8 +47,8 @@ export async function benchBundle(): Promise<string[]> {
   mkdirSync(OUT, { recursive: true });
   const ingress = await bundle('lambdas/ingress/handler.ts', 'ingress');
   const ingressDir = join(OUT, 'ingress');
-  execFileSync('bash', ['-c', onDemandBundleCommand(PROJECT_ROOT, ingressDir, S3_PUT_OBJECT_MODULE)]);
-  const onDemand = join(ingressDir, onDemandFileName(S3_PUT_OBJECT_MODULE));
+  execFileSync('bash', ['-c', onDemandBundleCommand(PROJECT_ROOT, ingressDir, S3_PAYLOAD_PUT_MODULE)]);
+  const onDemand = join(ingressDir, onDemandFileName(S3_PAYLOAD_PUT_MODULE));
   const baseline = await bundle('bench/fixtures/sqs-only-handler.ts', 'sqs-only');
   const size = (file: string) => statSync(file).size;
   const runs = 15;

@@ -18,7 +18,7 @@ import { silentTelemetry } from '../lambdas/core/telemetry';
 import { ingressDependencies } from '../lambdas/ingress/adapter';
 import { sqsClient } from '../lambdas/shared/aws-clients';
 import { s3Client } from '../lambdas/shared/s3-client';
-import { s3PayloadStore } from '../lambdas/shared/s3-payload-store';
+import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { s3Quarantine } from '../lambdas/shared/s3-quarantine';
 import { secretsManagerSource } from '../lambdas/shared/secrets-manager';
 import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';

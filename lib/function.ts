@@ -39,7 +39,7 @@ export const BUNDLING: BundlingOptions = {
     "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
 };
 
-/** File name an on-demand module gets beside index.mjs: `lambdas/shared/s3-put-object.ts` → `s3-put-object.mjs`. */
+/** File name an on-demand module gets beside index.mjs: `lambdas/shared/s3-payload-put.ts` → `s3-payload-put.mjs`. */
 export function onDemandFileName(modulePath: string): string {
   return `${basename(modulePath).replace(/\.ts$/, '')}.mjs`;
 }

@@ -19,7 +19,7 @@ import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue
 import { SERVICES } from '../lambdas/core/telemetry';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
-import { S3_PUT_OBJECT_MODULE } from '../lambdas/shared/s3-payload-store';
+import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { PipelineFunction } from './function';
 import { grantClaimChecks } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
@@ -103,7 +103,7 @@ export class WebhookIngress extends Construct {
       memorySize: 1024,
       logRetention: props.logRetention,
       environment,
-      onDemandModules: [S3_PUT_OBJECT_MODULE],
+      onDemandModules: [S3_PAYLOAD_PUT_MODULE],
       failureHandling:
         'Invoked synchronously by API Gateway: a failure is a 5xx to the service, which retries the delivery.',
     });

@@ -26,7 +26,7 @@ import { reconciler } from '../lambdas/reconciler/adapter';
 import { sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
 import { s3Client } from '../lambdas/shared/s3-client';
-import { s3PayloadStore } from '../lambdas/shared/s3-payload-store';
+import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { cdkJsonContext, parseConfig } from '../lib/config';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startDynamoEmulator } from './emulators/dynalite';

@@ -4,7 +4,7 @@
  * recording's checksum.
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../lambdas/core/store/table-layout';
+import { keys, SK_PREFIX } from '../lambdas/core/store/table-layout';
 import { recordingSha256 } from './simulator/api-server';
 import type { PlayedMeeting } from './simulator/meeting-player';
 
@@ -49,8 +49,8 @@ export async function checkMeetings(
           }),
         )
       ).Items ?? [];
-    const utterances = await items('UTT#');
-    const participants = await items('PART#');
+    const utterances = await items(SK_PREFIX.utterance);
+    const participants = await items(SK_PREFIX.participant);
     const archive = Item?.archive as
       | { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } }
       | undefined;

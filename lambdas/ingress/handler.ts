@@ -1,7 +1,7 @@
 /** Lambda entry point for POST /webhooks. */
 import { sqsClient } from '../shared/aws-clients';
 import { logger, telemetry, withPowertools } from '../shared/powertools';
-import { s3PayloadStore } from '../shared/s3-payload-store';
+import { s3PayloadStore } from '../shared/s3-payloads-on-demand';
 import { secretsManagerSource } from '../shared/secrets-manager';
 import { createIngressHandler, ingressDependencies } from './adapter';
 import { ingressEnvironmentSchema } from './environment';

@@ -1,9 +1,10 @@
+/** Claim-checked bodies in the payload bucket, for event processing: read back and checked, or stored. */
 import { createHash } from 'node:crypto';
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { PoisonEventError } from '../core/events/process-event';
 import type { PayloadReader, PayloadStore } from '../core/queue/payload-store';
 import type { ClaimCheckPointer } from '../core/queue/queued-event';
-import { putPayloadObject } from './s3-put-object';
+import { putPayloadObject } from './s3-payload-put';
 
 /** Claim-checked bodies in the payload bucket, read back and checked against their digest. */
 export function s3Payloads(client: S3Client, bucket: string): PayloadReader & PayloadStore {

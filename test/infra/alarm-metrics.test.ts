@@ -19,7 +19,7 @@ import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../..
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
 import { signWebhook } from '../../local/simulator/webhook-signer';
-import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/pipeline-stack';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
 import { synthTemplate } from './synth';
 

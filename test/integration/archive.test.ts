@@ -9,7 +9,7 @@ import {
   DownloadRefusedError,
   openDownload,
 } from '../../lambdas/core/archive/download-guard';
-import { keys } from '../../lambdas/core/store/table-layout';
+import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
@@ -17,8 +17,8 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { watchMultipart } from '../fixtures/multipart-ledger';
-import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/pipeline-stack';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 
 const MiB = 1024 * 1024;
@@ -126,7 +126,7 @@ describe('archiving a meeting', () => {
       JSON.parse((await objectBytes(record.participants.key)).toString()).map((p: { id: string }) => p.id),
     ).toEqual(['par_1', 'par_2']);
     expect(record.filled).toEqual({ utterances: 2, participants: 1 });
-    const utterances = await botItems(resources.tableName, bot.id, 'UTT#');
+    const utterances = await botItems(resources.tableName, bot.id, SK_PREFIX.utterance);
     expect(utterances.map((u) => u.text)).toEqual(['line 0', 'from webhook', 'line 2']);
     expect((await botItems(resources.tableName, bot.id, 'PART#')).map((p) => p.name)).toEqual(['Ada L.', 'Lin']);
     expect((await meetingItem(resources.tableName, bot.id))?.archive).toMatchObject({

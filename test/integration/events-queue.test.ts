@@ -3,15 +3,17 @@
  * process-events handler consumes them in batches with partial failures, and a
  * message that can never be applied ends in the DLQ after maxReceiveCount receives.
  */
+
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_SETTINGS } from '../../lambdas/core/queue/queue-settings';
 import { staticSecret } from '../../lambdas/core/secrets';
+import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payload-store';
+import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { QueuePoller } from '../../local/queue-poller';
 import { type LocalResources, localIngressEnvironment } from '../../local/resources';
 import { stateChange, transcriptUpdate, webhook } from '../../local/simulator/payloads';
@@ -22,7 +24,7 @@ import {
   processDependencies,
   recordingTelemetry,
   startLocalPipeline,
-} from '../fixtures/pipeline-stack';
+} from '../fixtures/local-pipeline';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 import { newSigningSecret, signedEvent } from '../fixtures/webhooks';
 
@@ -119,7 +121,7 @@ describe('events queue with the real handlers', () => {
     await pollUntilEmpty(poller, resources.eventsQueueUrl);
 
     expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'ended', archiveRequested: true });
-    const utterances = await botItems(resources.tableName, bot, 'UTT#');
+    const utterances = await botItems(resources.tableName, bot, SK_PREFIX.utterance);
     expect(utterances.map((u) => [u.speakerName, u.text])).toEqual([
       ['Ada', 'Hello'],
       ['Lin', 'Long answer'],

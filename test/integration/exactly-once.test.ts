@@ -19,7 +19,7 @@ import {
   processDependencies,
   queuedMessage,
   startLocalPipeline,
-} from '../fixtures/pipeline-stack';
+} from '../fixtures/local-pipeline';
 import { archiveJobsByBot } from '../fixtures/queues';
 import { randomMeeting } from '../fixtures/random-meeting';
 import { botItems } from '../fixtures/store-reader';

@@ -34,7 +34,7 @@ import {
   processDependencies,
   queuedMessage,
   startLocalPipeline,
-} from '../fixtures/pipeline-stack';
+} from '../fixtures/local-pipeline';
 import { archiveJobsByBot } from '../fixtures/queues';
 import { botItems } from '../fixtures/store-reader';
 

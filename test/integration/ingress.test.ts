@@ -14,7 +14,7 @@ import { createIngressHandler, type IngressHandler, ingressDependencies } from '
 import type { IngressEnvironment } from '../../lambdas/ingress/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payload-store';
+import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { type SqsS3Emulator, startSqsS3Emulator } from '../../local/emulators/fauxqs';
 import { badDeliveries } from '../fixtures/bad-webhooks';
 import { newSigningSecret, signedEvent, transcriptEnvelope } from '../fixtures/webhooks';

@@ -11,7 +11,7 @@ import { CreateBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayloadStore } from '../../lambdas/core/queue/payload-store';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import { S3_PUT_OBJECT_MODULE } from '../../lambdas/shared/s3-payload-store';
+import { S3_PAYLOAD_PUT_MODULE } from '../../lambdas/shared/s3-payloads-on-demand';
 import { onDemandBundleCommand, PROJECT_ROOT } from '../../lib/function';
 import { bundleLikeDeployed } from '../../local/bundle-like-deployed';
 import { type SqsS3Emulator, startSqsS3Emulator } from '../../local/emulators/fauxqs';
@@ -23,8 +23,8 @@ beforeAll(async () => {
   emulator = await startSqsS3Emulator();
   Object.assign(process.env, emulator.env);
   await s3Client().send(new CreateBucketCommand({ Bucket: 'bundled' }));
-  await bundleLikeDeployed(join(PROJECT_ROOT, 'lambdas/shared/s3-payload-store.ts'), join(outdir, 'index.mjs'));
-  execFileSync('bash', ['-c', onDemandBundleCommand(PROJECT_ROOT, outdir, S3_PUT_OBJECT_MODULE)], {
+  await bundleLikeDeployed(join(PROJECT_ROOT, 'lambdas/shared/s3-payloads-on-demand.ts'), join(outdir, 'index.mjs'));
+  execFileSync('bash', ['-c', onDemandBundleCommand(PROJECT_ROOT, outdir, S3_PAYLOAD_PUT_MODULE)], {
     cwd: PROJECT_ROOT,
   });
 });
@@ -38,7 +38,7 @@ describe('on-demand S3 module', () => {
   it('keeps the S3 client out of the main bundle', () => {
     const main = readFileSync(join(outdir, 'index.mjs'), 'utf8');
     expect(main).not.toContain('PutObjectCommand');
-    expect(readFileSync(join(outdir, 's3-put-object.mjs'), 'utf8')).toContain('PutObject');
+    expect(readFileSync(join(outdir, 's3-payload-put.mjs'), 'utf8')).toContain('PutObject');
   });
 
   it('is loaded from beside the bundle and stores the bytes', async () => {

@@ -8,6 +8,7 @@ import {
   processQueuedEvent,
 } from '../../lambdas/core/events/process-event';
 import { claimCheckKey } from '../../lambdas/core/queue/queued-event';
+import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
@@ -26,7 +27,7 @@ import {
   type RecordedMetric,
   recordingTelemetry,
   startLocalPipeline,
-} from '../fixtures/pipeline-stack';
+} from '../fixtures/local-pipeline';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 
 let pipeline: LocalPipeline;
@@ -39,7 +40,7 @@ let bot: string;
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const at = (seconds: number) => new Date(T0 + seconds * 1000);
 const micros = (seconds: number) => (T0 + seconds * 1000) * 1000;
-const process = (payload: Parameters<typeof queuedMessage>[0], receivedAtSeconds = 0) =>
+const processOne = (payload: Parameters<typeof queuedMessage>[0], receivedAtSeconds = 0) =>
   processQueuedEvent(queuedMessage(payload, at(receivedAtSeconds)), deps);
 
 beforeAll(async () => {
@@ -74,8 +75,8 @@ async function archiveMessages(): Promise<string[]> {
 
 describe('bot.state_change', () => {
   it('moves the meeting through its states and keeps the history', async () => {
-    await process(change('ready', 'joining', 1, 'join_requested'));
-    await process(change('joining', 'joined_recording', 2, 'bot_joined_meeting'));
+    await processOne(change('ready', 'joining', 1, 'join_requested'));
+    await processOne(change('joining', 'joined_recording', 2, 'bot_joined_meeting'));
     const meeting = await meetingItem(resources.tableName, bot);
     expect(meeting).toMatchObject({
       state: 'joined_recording',
@@ -89,10 +90,10 @@ describe('bot.state_change', () => {
   });
 
   it('never lets a late event move the state backwards', async () => {
-    await process(change('joining', 'joined_recording', 2));
-    await process(change('joined_recording', 'leaving', 5));
-    await process(change('joining', 'joined_recording', 2)); // the same moment, re-sent later
-    await process(change('waiting_room', 'joining', 1)); // an older event arriving last
+    await processOne(change('joining', 'joined_recording', 2));
+    await processOne(change('joined_recording', 'leaving', 5));
+    await processOne(change('joining', 'joined_recording', 2)); // the same moment, re-sent later
+    await processOne(change('waiting_room', 'joining', 1)); // an older event arriving last
     expect(await meetingItem(resources.tableName, bot)).toMatchObject({
       state: 'leaving',
       lastEventAt: '2026-11-20T10:00:05+00:00',
@@ -100,41 +101,41 @@ describe('bot.state_change', () => {
   });
 
   it('keeps a final state against later non-final events, and the earliest final state against later ones', async () => {
-    await process(change('post_processing', 'ended', 10, 'post_processing_completed'));
-    await process(change('joined_recording', 'joined_recording_paused', 12)); // after the end: ignored for state
-    await process(change('ended', 'fatal_error', 13));
+    await processOne(change('post_processing', 'ended', 10, 'post_processing_completed'));
+    await processOne(change('joined_recording', 'joined_recording_paused', 12)); // after the end: ignored for state
+    await processOne(change('ended', 'fatal_error', 13));
     const meeting = await meetingItem(resources.tableName, bot);
     expect(meeting).toMatchObject({ state: 'ended', lastEventAt: '2026-11-20T10:00:13+00:00' });
     expect(await botItems(resources.tableName, bot, 'STATE#')).toHaveLength(3);
   });
 
   it('lets data_deleted follow ended', async () => {
-    await process(change('post_processing', 'ended', 10));
-    await process(change('ended', 'data_deleted', 20, 'data_deletion'));
-    await process(change('joining', 'joined_recording', 30));
+    await processOne(change('post_processing', 'ended', 10));
+    await processOne(change('ended', 'data_deleted', 20, 'data_deletion'));
+    await processOne(change('joining', 'joined_recording', 30));
     expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'data_deleted' });
   });
 
   it('orders events with equal created_at by lifecycle rank', async () => {
-    await process(change('joined_recording', 'leaving', 7));
-    await process(change('joining', 'joined_recording', 7));
+    await processOne(change('joined_recording', 'leaving', 7));
+    await processOne(change('joining', 'joined_recording', 7));
     expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'leaving' });
   });
 
   it('keeps an unknown state, ranked below known ones at the same time', async () => {
-    await process(change('joined_recording', 'joined_in_space', 3));
+    await processOne(change('joined_recording', 'joined_in_space', 3));
     expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'joined_in_space' });
-    await process(change('joined_recording', 'joined_recording', 3));
+    await processOne(change('joined_recording', 'joined_recording', 3));
     expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'joined_recording' });
   });
 
   it('queues exactly one archive job per meeting, whatever final events and duplicates arrive', async () => {
     const ended = change('post_processing', 'ended', 10, 'post_processing_completed');
     const fatal = change('joined_recording', 'fatal_error', 11);
-    await process(ended);
-    await process(ended, 1);
-    await process(fatal);
-    await process(ended, 2);
+    await processOne(ended);
+    await processOne(ended, 1);
+    await processOne(fatal);
+    await processOne(ended, 2);
     // Other tests' meetings ended too; look at this one's jobs.
     const jobs = (await archiveMessages()).map((body) => JSON.parse(body)).filter((job) => job.bot_id === bot);
     expect(jobs).toEqual([{ bot_id: bot, reason: 'ended' }]);
@@ -152,10 +153,10 @@ describe('transcript.update', () => {
     );
 
   it('stores one utterance per (timestamp, speaker) and lets the newest text win', async () => {
-    await process(utterance('We ship on Thursdy'), 1);
-    await process(utterance('We ship on Thursday.'), 9);
-    await process(utterance('We ship on Thursdy'), 1); // the first send again, under a new key: older, ignored
-    const [item, ...rest] = await botItems(resources.tableName, bot, 'UTT#');
+    await processOne(utterance('We ship on Thursdy'), 1);
+    await processOne(utterance('We ship on Thursday.'), 9);
+    await processOne(utterance('We ship on Thursdy'), 1); // the first send again, under a new key: older, ignored
+    const [item, ...rest] = await botItems(resources.tableName, bot, SK_PREFIX.utterance);
     expect(rest).toHaveLength(0);
     expect(item).toMatchObject({
       text: 'We ship on Thursday.',
@@ -168,8 +169,8 @@ describe('transcript.update', () => {
   });
 
   it('stores an utterance without transcription as empty', async () => {
-    await process(utterance(null));
-    expect(await botItems(resources.tableName, bot, 'UTT#')).toEqual([
+    await processOne(utterance(null));
+    expect(await botItems(resources.tableName, bot, SK_PREFIX.utterance)).toEqual([
       expect.objectContaining({ text: '', transcribed: false }),
     ]);
   });
@@ -181,7 +182,7 @@ describe('transcript.update', () => {
       [600_000, 'a'],
       [5_000, 'b'],
     ] as const) {
-      await process(
+      await processOne(
         transcriptUpdate(bot, {
           speakerName: speaker,
           speakerUuid: speaker,
@@ -192,7 +193,7 @@ describe('transcript.update', () => {
         }),
       );
     }
-    const items = await botItems(resources.tableName, bot, 'UTT#');
+    const items = await botItems(resources.tableName, bot, SK_PREFIX.utterance);
     expect(items.map((i) => [i.timestampMs, i.speakerUuid])).toEqual([
       [5_000, 'a'],
       [5_000, 'b'],
@@ -203,18 +204,20 @@ describe('transcript.update', () => {
 
   it('changes nothing on a duplicate delivery', async () => {
     const payload = utterance('Once.');
-    expect((await process(payload)).status).toBe('applied');
-    expect((await process(payload, 3)).status).toBe('duplicate');
+    expect((await processOne(payload)).status).toBe('applied');
+    expect((await processOne(payload, 3)).status).toBe('duplicate');
     expect(metrics.map((m) => m.name)).toEqual(['EventApplied', 'EventDuplicate']);
   });
 
   it('never lets a late resend of an applied utterance overwrite its correction', async () => {
     const original = utterance('Thursdy', `${bot}-orig`);
-    await process(original, 1);
-    await process(utterance('Thursday', `${bot}-fix`), 9);
+    await processOne(original, 1);
+    await processOne(utterance('Thursday', `${bot}-fix`), 9);
     // The service's manual resend reuses the key; it arrives last, so it looks newest.
-    expect((await process(original, 60)).status).toBe('duplicate');
-    expect(await botItems(resources.tableName, bot, 'UTT#')).toEqual([expect.objectContaining({ text: 'Thursday' })]);
+    expect((await processOne(original, 60)).status).toBe('duplicate');
+    expect(await botItems(resources.tableName, bot, SK_PREFIX.utterance)).toEqual([
+      expect.objectContaining({ text: 'Thursday' }),
+    ]);
   });
 });
 
@@ -223,11 +226,11 @@ describe('participant_events.join_leave', () => {
     participantJoinLeave(bot, { id, name, uuid: 'p-1', isHost: false, eventType, timestampMs: seconds * 1000 });
 
   it('keeps every event and a participant record with first join and last leave', async () => {
-    await process(event('pe_2', 'leave', 50));
-    await process(event('pe_3', 'join', 60, 'Grace H.'));
-    await process(event('pe_1', 'join', 10));
-    await process(event('pe_4', 'leave', 95, 'Grace H.'));
-    await process(event('pe_5', 'speech_start', 70, 'Grace H.'));
+    await processOne(event('pe_2', 'leave', 50));
+    await processOne(event('pe_3', 'join', 60, 'Grace H.'));
+    await processOne(event('pe_1', 'join', 10));
+    await processOne(event('pe_4', 'leave', 95, 'Grace H.'));
+    await processOne(event('pe_5', 'speech_start', 70, 'Grace H.'));
     expect(await botItems(resources.tableName, bot, 'PEV#')).toHaveLength(5);
     expect(await botItems(resources.tableName, bot, 'PART#')).toEqual([
       expect.objectContaining({
@@ -243,8 +246,8 @@ describe('participant_events.join_leave', () => {
 
 describe('summary.update', () => {
   it('keeps the newest summary text and the whole data', async () => {
-    await process(summaryUpdate(bot, 'Second draft.'), 20);
-    await process(summaryUpdate(bot, 'First draft.'), 10);
+    await processOne(summaryUpdate(bot, 'Second draft.'), 20);
+    await processOne(summaryUpdate(bot, 'First draft.'), 10);
     const meeting = await meetingItem(resources.tableName, bot);
     expect(meeting).toMatchObject({ summary: 'Second draft.' });
     expect(JSON.parse(String(meeting?.summaryData))).toEqual({ summary: 'Second draft.', model: 'simulated' });
@@ -253,7 +256,7 @@ describe('summary.update', () => {
 
 describe('unknown triggers and bad messages', () => {
   it('keeps an unknown trigger with its raw data, counts it and acknowledges it', async () => {
-    const outcome = await process(webhook(bot, 'calendar.synced', { calendar: { id: 'c1' }, count: 3 }));
+    const outcome = await processOne(webhook(bot, 'calendar.synced', { calendar: { id: 'c1' }, count: 3 }));
     expect(outcome.status).toBe('applied');
     expect(await botItems(resources.tableName, bot, 'RAW#')).toEqual([
       expect.objectContaining({ trigger: 'calendar.synced', data: '{"calendar":{"id":"c1"},"count":3}' }),
@@ -263,8 +266,8 @@ describe('unknown triggers and bad messages', () => {
 
   it('refuses known-trigger data that breaks the contract as poison, naming the field', async () => {
     const broken = webhook(bot, 'transcript.update', { speaker_uuid: 'x', timestamp_ms: 'soon', transcription: null });
-    await expect(process(broken)).rejects.toThrow(PoisonEventError);
-    await expect(process(broken)).rejects.toThrow(/data\.timestamp_ms/);
+    await expect(processOne(broken)).rejects.toThrow(PoisonEventError);
+    await expect(processOne(broken)).rejects.toThrow(/data\.timestamp_ms/);
   });
 
   it('reads a claim-checked body back from S3 and checks its digest', async () => {
@@ -301,6 +304,6 @@ describe('events too large for the table', () => {
       durationMs: 1,
       text: 'x'.repeat(500_000),
     });
-    await expect(process(huge)).rejects.toThrow(/more than fits in one DynamoDB item/);
+    await expect(processOne(huge)).rejects.toThrow(/more than fits in one DynamoDB item/);
   });
 });

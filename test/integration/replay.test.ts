@@ -2,6 +2,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { replayBotEvents } from '../../lambdas/core/events/replay';
+import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import {
@@ -10,7 +11,7 @@ import {
   processDependencies,
   queuedMessage,
   startLocalPipeline,
-} from '../fixtures/pipeline-stack';
+} from '../fixtures/local-pipeline';
 import { randomMeeting } from '../fixtures/random-meeting';
 import { botItems } from '../fixtures/store-reader';
 
@@ -57,7 +58,7 @@ describe('replaying a bot from the ledger', () => {
       await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), deps);
     const before = await meetingData(botId);
     const lost = [
-      ...(await botItems(resources.tableName, botId, 'UTT#')),
+      ...(await botItems(resources.tableName, botId, SK_PREFIX.utterance)),
       ...(await botItems(resources.tableName, botId, 'PART#')),
     ];
     expect(lost.length).toBeGreaterThan(2);

@@ -15,7 +15,7 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
-import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/pipeline-stack';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
 import { synthTemplate } from '../infra/synth';
 

@@ -8,7 +8,7 @@ import { createSchedulesHandler } from '../../lambdas/schedules/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
-import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/pipeline-stack';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { synthTemplate } from '../infra/synth';
 
 let pipeline: LocalPipeline;

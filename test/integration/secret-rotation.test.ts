@@ -4,16 +4,18 @@
  * of the service's 3 attempts lands on one entry); once the store holds the new
  * secret, a re-drive queues each of them, and each is applied exactly once.
  */
+
 import { randomUUID } from 'node:crypto';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redriveQuarantine } from '../../lambdas/core/ingress/redrive-quarantine';
 import type { SecretSource } from '../../lambdas/core/secrets';
+import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payload-store';
+import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { s3Quarantine } from '../../lambdas/shared/s3-quarantine';
 import { QueuePoller } from '../../local/queue-poller';
 import { type LocalResources, localIngressEnvironment } from '../../local/resources';
@@ -25,7 +27,7 @@ import {
   processDependencies,
   recordingTelemetry,
   startLocalPipeline,
-} from '../fixtures/pipeline-stack';
+} from '../fixtures/local-pipeline';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 import { newSigningSecret, signedEvent } from '../fixtures/webhooks';
 
@@ -116,7 +118,7 @@ describe('signing secret rotation', () => {
     expect(statuses.filter((s) => s === 401)).toHaveLength(afterRotation.length * 3);
 
     await drain(consumer, resources.eventsQueueUrl);
-    expect(await botItems(resources.tableName, bot, 'UTT#')).toHaveLength(5);
+    expect(await botItems(resources.tableName, bot, SK_PREFIX.utterance)).toHaveLength(5);
     const quarantine = s3Quarantine(s3Client(), resources.payloadBucket);
     expect(await quarantine.list()).toHaveLength(afterRotation.length + 1);
     expect(metrics.filter((m) => m.name === 'WebhookQuarantined')).toHaveLength(afterRotation.length * 3 + 1);
@@ -135,7 +137,7 @@ describe('signing secret rotation', () => {
     expect((await redriveQuarantine(quarantine, ingressDeps)).redriven).toHaveLength(0);
     await drain(consumer, resources.eventsQueueUrl);
 
-    const utterances = await botItems(resources.tableName, bot, 'UTT#');
+    const utterances = await botItems(resources.tableName, bot, SK_PREFIX.utterance);
     expect(utterances).toHaveLength(30);
     expect(new Set(utterances.map((u) => u.text)).size).toBe(30);
     expect((await meetingItem(resources.tableName, bot))?.state).toBe('leaving');

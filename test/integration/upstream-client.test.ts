@@ -11,7 +11,7 @@ import {
   UpstreamError,
 } from '../../lambdas/core/upstream/client';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
-import { recordingTelemetry } from '../fixtures/pipeline-stack';
+import { recordingTelemetry } from '../fixtures/local-pipeline';
 
 const service = new SimulatedServiceApi();
 const KEY = 'test-key-full';

@@ -47,33 +47,43 @@ export const EVENT_SK = 'EVENT';
 const MS_DIGITS = 15;
 const MICROS_DIGITS = 17;
 
-export const keys = {
-  bot: (botId: string) => `BOT#${botId}`,
-  meeting: (botId: string) => ({ pk: keys.bot(botId), sk: MEETING_SK }),
-  stateChange: (botId: string, createdAtMicros: number, idempotencyKey: string) => ({
-    pk: keys.bot(botId),
-    sk: `STATE#${padMicros(createdAtMicros)}#${idempotencyKey}`,
-  }),
-  utterance: (botId: string, timestampMs: number, speakerUuid: string) => ({
-    pk: keys.bot(botId),
-    sk: `UTT#${String(timestampMs).padStart(MS_DIGITS, '0')}#${speakerUuid}`,
-  }),
-  participant: (botId: string, participantUuid: string) => ({ pk: keys.bot(botId), sk: `PART#${participantUuid}` }),
-  participantEvent: (botId: string, eventId: string) => ({ pk: keys.bot(botId), sk: `PEV#${eventId}` }),
-  unknownEvent: (botId: string, idempotencyKey: string) => ({ pk: keys.bot(botId), sk: `RAW#${idempotencyKey}` }),
-  event: (idempotencyKey: string) => ({ pk: `EVENT#${idempotencyKey}`, sk: EVENT_SK }),
-  schedule: (scheduleId: string) => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
-  eventsOfBot: (botId: string) => `EVENTS#${botId}`,
-  meetingsOfDay: (day: string) => `DAY#${day}`,
-  meetingsInState: (state: string) => `STATE#${state}`,
-} as const;
-
+/** Sort-key prefixes of a meeting's items; a Query with begins_with reads one kind. */
 export const SK_PREFIX = {
   stateChange: 'STATE#',
   utterance: 'UTT#',
   participant: 'PART#',
   participantEvent: 'PEV#',
   unknownEvent: 'RAW#',
+} as const;
+
+export const keys = {
+  bot: (botId: string) => `BOT#${botId}`,
+  meeting: (botId: string) => ({ pk: keys.bot(botId), sk: MEETING_SK }),
+  stateChange: (botId: string, createdAtMicros: number, idempotencyKey: string) => ({
+    pk: keys.bot(botId),
+    sk: `${SK_PREFIX.stateChange}${padMicros(createdAtMicros)}#${idempotencyKey}`,
+  }),
+  utterance: (botId: string, timestampMs: number, speakerUuid: string) => ({
+    pk: keys.bot(botId),
+    sk: `${SK_PREFIX.utterance}${padMs(timestampMs)}#${speakerUuid}`,
+  }),
+  participant: (botId: string, participantUuid: string) => ({
+    pk: keys.bot(botId),
+    sk: `${SK_PREFIX.participant}${participantUuid}`,
+  }),
+  participantEvent: (botId: string, eventId: string) => ({
+    pk: keys.bot(botId),
+    sk: `${SK_PREFIX.participantEvent}${eventId}`,
+  }),
+  unknownEvent: (botId: string, idempotencyKey: string) => ({
+    pk: keys.bot(botId),
+    sk: `${SK_PREFIX.unknownEvent}${idempotencyKey}`,
+  }),
+  event: (idempotencyKey: string) => ({ pk: `EVENT#${idempotencyKey}`, sk: EVENT_SK }),
+  schedule: (scheduleId: string) => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
+  eventsOfBot: (botId: string) => `EVENTS#${botId}`,
+  meetingsOfDay: (day: string) => `DAY#${day}`,
+  meetingsInState: (state: string) => `STATE#${state}`,
 } as const;
 
 /** Zero-padded so string order is numeric order; used in version strings. */

@@ -3,9 +3,9 @@
  *
  * The vendor's public doc names the envelope, the header and the auth scheme but
  * leaves data shapes, states and the signature algorithm out; they match the
- * open-source Attendee meeting-bot API, so we assume Attendee's shapes (see
- * shared/design/architecture.md). If the vendor's real shape differs, this is
- * the file that changes.
+ * open-source Attendee meeting-bot API, so we assume Attendee's shapes, as read in
+ * attendee-labs/attendee (bots/serializers.py, bots/webhook_utils.py, bots/models.py).
+ * If the vendor's real shape differs, this is the file that changes.
  *
  * Validation is lenient on purpose: unknown fields pass through and an unknown
  * trigger is a valid envelope, because rejecting an authentic event would lose it.

@@ -1,3 +1,7 @@
+/**
+ * Writing one payload object to S3 with its checksum: used by s3-payloads.ts with
+ * the caller's client, and bundled on its own as the ingress's on-demand module.
+ */
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { type ClientTimeouts, s3ClientConfig } from './aws-clients';
 
@@ -24,7 +28,7 @@ export async function putPayloadObject(client: S3Client, object: PayloadObject):
 
 let client: S3Client | undefined;
 
-/** Entry point of the on-demand module (see s3-payload-store.ts): creates its client on first use. */
+/** Entry point of the on-demand module (see s3-payloads-on-demand.ts): creates its client on first use. */
 export async function putObject(request: PayloadObject & { timeouts: ClientTimeouts }): Promise<void> {
   client ??= new S3Client(s3ClientConfig(request.timeouts));
   await putPayloadObject(client, request);

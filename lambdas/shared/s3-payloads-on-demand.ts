@@ -3,9 +3,9 @@ import { type ClientTimeouts, DEFAULT_CLIENT_TIMEOUTS } from './aws-clients';
 import { onDemandModuleUrl } from './on-demand';
 
 /** Bundled as its own file (onDemandModules in lib/webhook-ingress.ts). */
-export const S3_PUT_OBJECT_MODULE = 'lambdas/shared/s3-put-object.ts';
+export const S3_PAYLOAD_PUT_MODULE = 'lambdas/shared/s3-payload-put.ts';
 
-type PutObject = typeof import('./s3-put-object')['putObject'];
+type PutObject = typeof import('./s3-payload-put')['putObject'];
 
 /**
  * A payload store in S3. The ingress needs S3 only for rare oversized bodies, so
@@ -17,7 +17,7 @@ export function s3PayloadStore(bucket: string, timeouts: ClientTimeouts = DEFAUL
   return {
     bucket,
     async put(key, bytes, sha256) {
-      putObject ??= import(onDemandModuleUrl('s3-put-object', import.meta.url)).then(
+      putObject ??= import(onDemandModuleUrl('s3-payload-put', import.meta.url)).then(
         (module: { putObject: PutObject }) => module.putObject,
       );
       await (await putObject)({ bucket, key, bytes, sha256, contentType: 'application/json', timeouts });
