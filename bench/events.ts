@@ -37,7 +37,10 @@ function countingWrites(client: DynamoDBDocumentClient): {
     if (WRITE_COMMANDS.has(command.constructor.name)) writes++;
     return send(command);
   };
-  return { client: counted, writes: () => writes, reset: () => void (writes = 0) };
+  const reset = () => {
+    writes = 0;
+  };
+  return { client: counted, writes: () => writes, reset };
 }
 
 function message(payload: { [key: string]: PyValue }, index: number): QueuedMessage {

@@ -52,7 +52,9 @@ const started = process.hrtime.bigint();
 await Promise.all(
   Array.from({ length: CONCURRENCY }, async () => {
     while (next < deliveries.length) {
-      const { body, signature } = deliveries[next++]!;
+      const delivery = deliveries[next++];
+      if (delivery === undefined) break;
+      const { body, signature } = delivery;
       const t = process.hrtime.bigint();
       const response = await fetch(stack.webhookUrl, {
         method: 'POST',
@@ -104,12 +106,12 @@ await stack.stop();
 
 latencies.sort((a, b) => a - b);
 const pct = (p: number) =>
-  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!.toFixed(1);
+  (latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? Number.NaN).toFixed(1);
 console.log(
   `load: ${EVENTS} distinct webhooks + ${REPEATS} repeats, ${CONCURRENCY} at a time, through the local ingress and consumer`,
 );
 console.log(
-  `  ingress latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${latencies.at(-1)!.toFixed(1)} ms; ${(deliveries.length / sendSeconds).toFixed(0)} requests/s; ${rejected} rejected`,
+  `  ingress latency p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${(latencies.at(-1) ?? Number.NaN).toFixed(1)} ms; ${(deliveries.length / sendSeconds).toFixed(0)} requests/s; ${rejected} rejected`,
 );
 console.log(
   `  all processed after ${totalSeconds.toFixed(1)} s; stored ${stored} utterances: ${lost} lost, ${doubled} doubled`,

@@ -29,6 +29,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { required } from '../lambdas/core/required';
 import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/schedule/calendar-events';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
@@ -156,7 +157,7 @@ export class BotScheduler extends Construct {
     // On this state machine's executions (arn:…:execution:<name>:*), built by CDK: the ARN is a token at synth time.
     this.stateMachine.grantExecution(this.schedulesFunction, 'states:StopExecution');
     acknowledge(
-      this.schedulesFunction.role!,
+      required(this.schedulesFunction.role, 'the schedules function role'),
       executionsWildcardId(this.stateMachine),
       "StopExecution on this state machine's executions only (one per schedule version).",
     );

@@ -13,6 +13,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ArchiveEnvironment } from '../lambdas/archive/environment';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
+import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { PipelineFunction } from './function';
 import { grantTableItems } from './grants';
@@ -97,7 +98,7 @@ export class RecordingArchive extends Construct {
       }),
     );
     acknowledge(
-      this.function.role!,
+      required(this.function.role, 'the archive function role'),
       wildcardResourceId(this.bucket, '/meetings/*'),
       'Put and abort uploads under meetings/ only: one folder per meeting.',
     );

@@ -16,6 +16,7 @@ import { Construct } from 'constructs';
 import { QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
+import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
@@ -128,12 +129,12 @@ export class WebhookIngress extends Construct {
       integration: new HttpLambdaIntegration('IngressIntegration', this.function),
     });
     acknowledge(
-      webhookRoute!,
+      required(webhookRoute, 'the webhook route'),
       'AwsSolutions-APIG4',
       'The meeting assistant service cannot sign requests for IAM; every webhook is authenticated by its HMAC-SHA256 signature, checked before anything is queued.',
     );
     acknowledge(
-      this.function.role!,
+      required(this.function.role, 'the ingress function role'),
       wildcardResourceId(this.payloadBucket, `/${QUARANTINE_PREFIX}*`),
       'PutObject on the quarantine prefix only: each refused body gets its own content-addressed key.',
     );

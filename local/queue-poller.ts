@@ -6,8 +6,9 @@
  */
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { required } from '../lambdas/core/required';
 
-export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
 export interface QueuePollerOptions {
   sqs: SQSClient;
@@ -41,14 +42,14 @@ export class QueuePoller {
       const response = await this.options.handler({ Records: Messages.map((m) => toRecord(m, queueUrl)) });
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch {
-      failed = new Set(Messages.map((m) => m.MessageId!));
+      failed = new Set(Messages.map((m) => messageId(m)));
     }
-    const done = Messages.filter((m) => !failed.has(m.MessageId!));
+    const done = Messages.filter((m) => !failed.has(messageId(m)));
     if (done.length > 0) {
       await sqs.send(
         new DeleteMessageBatchCommand({
           QueueUrl: queueUrl,
-          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: receiptHandle(m) })),
         }),
       );
     }
@@ -87,8 +88,8 @@ function toRecord(message: Message, queueUrl: string): SQSRecord {
     };
   }
   return {
-    messageId: message.MessageId!,
-    receiptHandle: message.ReceiptHandle!,
+    messageId: messageId(message),
+    receiptHandle: receiptHandle(message),
     body: message.Body ?? '',
     attributes: {
       ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
@@ -103,3 +104,6 @@ function toRecord(message: Message, queueUrl: string): SQSRecord {
     awsRegion: 'local',
   };
 }
+
+const messageId = (message: Message): string => required(message.MessageId, 'ReceiveMessage MessageId');
+const receiptHandle = (message: Message): string => required(message.ReceiptHandle, 'ReceiveMessage ReceiptHandle');

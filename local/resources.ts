@@ -13,6 +13,7 @@ import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
+import { required } from '../lambdas/core/required';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
@@ -70,7 +71,10 @@ async function queueWithDeadLetterQueue(
       },
     }),
   );
-  return { url: queue.QueueUrl!, deadLetterUrl: dlq.QueueUrl! };
+  return {
+    url: required(queue.QueueUrl, 'CreateQueue QueueUrl'),
+    deadLetterUrl: required(dlq.QueueUrl, 'CreateQueue QueueUrl'),
+  };
 }
 
 export async function createLocalResources(

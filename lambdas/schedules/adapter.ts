@@ -37,9 +37,10 @@ function respond(result: ScheduleResult): APIGatewayProxyStructuredResultV2 {
 
 /** PUT/GET/DELETE /schedules/{id} (IAM-authorized) and calendar events from EventBridge: one core. */
 export function createSchedulesHandler(deps: ScheduleDependencies) {
-  return async (event: SchedulesEvent): Promise<APIGatewayProxyStructuredResultV2 | void> => {
+  return async (event: SchedulesEvent): Promise<APIGatewayProxyStructuredResultV2 | undefined> => {
     if ('routeKey' in event) return handleRequest(event, deps);
     await handleCalendarEvent(event, deps);
+    return undefined;
   };
 }
 

@@ -4,6 +4,7 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { PoisonEventError } from '../core/events/process-event';
 import type { PayloadReader, PayloadStore } from '../core/queue/payload-store';
 import type { ClaimCheckPointer } from '../core/queue/queued-event';
+import { required } from '../core/required';
 import { putPayloadObject } from './s3-payload-put';
 
 /** Claim-checked bodies in the payload bucket, read back and checked against their digest. */
@@ -17,7 +18,7 @@ export function s3Payloads(client: S3Client, bucket: string): PayloadReader & Pa
       let bytes: Buffer;
       try {
         const object = await client.send(new GetObjectCommand({ Bucket: from, Key: key }));
-        bytes = Buffer.from(await object.Body!.transformToByteArray());
+        bytes = Buffer.from(await required(object.Body, `s3://${from}/${key} body`).transformToByteArray());
       } catch (error) {
         if (error instanceof Error && error.name === 'NoSuchKey') {
           throw new PoisonEventError(`claim-checked body s3://${from}/${key} is gone (expired or deleted)`);

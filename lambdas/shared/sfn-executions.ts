@@ -1,4 +1,5 @@
 import { SFNClient, StartExecutionCommand, StopExecutionCommand } from '@aws-sdk/client-sfn';
+import { required } from '../core/required';
 import type { Executions, LaunchInput } from '../core/schedule/executions';
 
 /** Launcher executions on the deployed state machine. */
@@ -9,7 +10,7 @@ export function stepFunctionsExecutions(client: SFNClient, stateMachineArn: stri
         const started = await client.send(
           new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }),
         );
-        return { executionArn: started.executionArn! };
+        return { executionArn: required(started.executionArn, 'StartExecution executionArn') };
       } catch (error) {
         // The name is per schedule version: it already runs (or ran) for this very request.
         if (error instanceof Error && error.name === 'ExecutionAlreadyExists') {

@@ -145,7 +145,7 @@ describe("canonicalJson against the simulator's independent writer", () => {
       case 1:
         return pick([0, -1, 7, 2 ** 53 - 1, 1_767_225_600_123]);
       case 2:
-        return new PyFloat(pick([2, 0.5, 1e-7, 1.5e300, -0, 123.456, 1e16, 3.14159]));
+        return new PyFloat(pick([2, 0.5, 1e-7, 1.5e300, -0, 123.456, 1e16, 3.25]));
       case 3:
         return pick([null, true, false, new PyInt(2n ** 70n)]);
       case 4:
@@ -177,7 +177,7 @@ describe('verifySignature', () => {
     ['', 'missing-signature'],
     ['not base64!', 'malformed-signature'],
     ['c2hvcnQ=', 'malformed-signature'],
-    ['A'.repeat(43) + '=', 'signature-mismatch'],
+    [`${'A'.repeat(43)}=`, 'signature-mismatch'],
   ] as const)('%j → %s', (header, reason) => {
     expect(verifySignature(Buffer.from('{}'), header, keys)).toEqual({ ok: false, reason });
   });
@@ -207,6 +207,6 @@ describe('canonicalJson nesting limit', () => {
     const nest = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
     expect(render(nest(1000))).toBe(nest(1000));
     expect(() => render(nest(1001))).toThrow(NestingTooDeepError);
-    expect(() => render('{"a":'.repeat(200_000) + '1' + '}'.repeat(200_000))).toThrow(NestingTooDeepError);
+    expect(() => render(`${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`)).toThrow(NestingTooDeepError);
   });
 });

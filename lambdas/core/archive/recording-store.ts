@@ -24,4 +24,4 @@ const EXTENSIONS: Record<string, string> = {
 };
 
 export const extensionFor = (contentType: string): string =>
-  EXTENSIONS[contentType.split(';')[0]!.trim().toLowerCase()] ?? '';
+  EXTENSIONS[(contentType.split(';')[0] ?? '').trim().toLowerCase()] ?? '';

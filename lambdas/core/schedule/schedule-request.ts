@@ -13,7 +13,7 @@ export const scheduleRequestSchema = z.object({
 export type ScheduleRequest = z.infer<typeof scheduleRequestSchema>;
 
 /** A schedule id becomes part of keys and names: calendar ids, without control characters or slashes. */
-export const SCHEDULE_ID = /^[^\s/\\\u0000-\u001f]{1,200}$/;
+export const SCHEDULE_ID = /^[^\s/\\\p{Cc}]{1,200}$/u;
 
 export interface ScheduleTiming {
   /** Launch this long before the join time, so the bot is in the meeting on time. */

@@ -47,7 +47,16 @@ for (const letter of [0x62, 0x66, 0x6e, 0x72, 0x74, QUOTE, BACKSLASH]) SHORT_ESC
 /** Plain runs are first scanned this far in JavaScript; beyond it a native search and copy is cheaper. */
 const SHORT_RUN = 32;
 /** Control characters that have a short escape, by code. */
-const SHORT_ESCAPE_FOR: Record<number, number> = { 0x08: 0x62, 0x0c: 0x66, 0x0a: 0x6e, 0x0d: 0x72, 0x09: 0x74 };
+const SHORT_ESCAPE_FOR = new Uint8Array(0x20);
+for (const [control, letter] of [
+  [0x08, 0x62],
+  [0x0c, 0x66],
+  [0x0a, 0x6e],
+  [0x0d, 0x72],
+  [0x09, 0x74],
+] as const) {
+  SHORT_ESCAPE_FOR[control] = letter;
+}
 const HEX_DIGITS = '0123456789abcdef';
 
 /** Value of a hex digit byte, or a large negative number so that any bad digit makes the unit negative. */
@@ -305,8 +314,8 @@ function copyString(body: Buffer, out: Buffer, cursor: Cursor): boolean {
       }
     }
     if (unit < 0x20 || unit === QUOTE || unit === BACKSLASH) {
-      const short = unit === QUOTE || unit === BACKSLASH ? unit : SHORT_ESCAPE_FOR[unit];
-      if (short === undefined) {
+      const short = unit === QUOTE || unit === BACKSLASH ? unit : (SHORT_ESCAPE_FOR[unit] as number);
+      if (short === 0) {
         o = writeUnicodeEscape(out, o, unit);
       } else {
         out[o++] = BACKSLASH;

@@ -4,7 +4,7 @@
  * network errors, timeouts, 429 (honouring Retry-After) and 5xx, typed errors a
  * caller can act on, and responses validated leniently against the contract.
  */
-import * as z from 'zod/mini';
+import type * as z from 'zod/mini';
 import { headerValueProblem, MalformedSecretError } from '../secrets';
 import { METRICS, silentTelemetry, type Telemetry } from '../telemetry';
 import { describeIssues } from '../validation';
