@@ -4,7 +4,7 @@
  * message that can never be applied ends in the DLQ after maxReceiveCount receives.
  */
 
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_SETTINGS } from '../../lambdas/core/queue/queue-settings';
 import { staticSecret } from '../../lambdas/core/secrets';
@@ -25,6 +25,7 @@ import {
   recordingTelemetry,
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
+import { pollUntilEmpty, queueDepth } from '../fixtures/queues';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 import { newSigningSecret, signedEvent } from '../fixtures/webhooks';
 
@@ -44,24 +45,6 @@ beforeAll(async () => {
   resources = await createResources({ visibilityTimeoutSeconds: 1 });
 });
 afterAll(async () => pipeline?.stop());
-
-async function queueDepth(queueUrl: string): Promise<number> {
-  const { Attributes = {} } = await sqsClient().send(
-    new GetQueueAttributesCommand({
-      QueueUrl: queueUrl,
-      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-    }),
-  );
-  return Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible);
-}
-
-async function pollUntilEmpty(poller: QueuePoller, queueUrl: string, limitMs = 20_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while ((await queueDepth(queueUrl)) > 0) {
-    if (Date.now() > deadline) throw new Error('queue did not drain');
-    if ((await poller.pollOnce(0)) === 0) await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('events queue with the real handlers', () => {
   it('carries signed webhooks from the ingress into the store', async () => {

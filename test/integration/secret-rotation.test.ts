@@ -6,7 +6,6 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redriveQuarantine } from '../../lambdas/core/ingress/redrive-quarantine';
 import type { SecretSource } from '../../lambdas/core/secrets';
@@ -28,6 +27,7 @@ import {
   recordingTelemetry,
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
+import { pollUntilEmpty } from '../fixtures/queues';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 import { newSigningSecret, signedEvent } from '../fixtures/webhooks';
 
@@ -38,21 +38,6 @@ beforeAll(async () => {
   resources = await createResources({ visibilityTimeoutSeconds: 1 });
 });
 afterAll(async () => pipeline?.stop());
-
-async function drain(poller: QueuePoller, queueUrl: string): Promise<void> {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-    const { Attributes = {} } = await sqsClient().send(
-      new GetQueueAttributesCommand({
-        QueueUrl: queueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-      }),
-    );
-    if (Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible) === 0)
-      return;
-    if ((await poller.pollOnce(0)) === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the events queue did not drain');
-}
 
 describe('signing secret rotation', () => {
   it('quarantines webhooks signed with a secret not yet stored, and applies each once after the update', async () => {
@@ -117,7 +102,7 @@ describe('signing secret rotation', () => {
     expect((await ingress(signedEvent(forged, newSigningSecret()))).statusCode).toBe(401);
     expect(statuses.filter((s) => s === 401)).toHaveLength(afterRotation.length * 3);
 
-    await drain(consumer, resources.eventsQueueUrl);
+    await pollUntilEmpty(consumer, resources.eventsQueueUrl);
     expect(await botItems(resources.tableName, bot, SK_PREFIX.utterance)).toHaveLength(5);
     const quarantine = s3Quarantine(s3Client(), resources.payloadBucket);
     expect(await quarantine.list()).toHaveLength(afterRotation.length + 1);
@@ -135,7 +120,7 @@ describe('signing secret rotation', () => {
     expect(report.failed).toEqual([]);
     // A second re-drive (or one run twice at once) queues nothing more.
     expect((await redriveQuarantine(quarantine, ingressDeps)).redriven).toHaveLength(0);
-    await drain(consumer, resources.eventsQueueUrl);
+    await pollUntilEmpty(consumer, resources.eventsQueueUrl);
 
     const utterances = await botItems(resources.tableName, bot, SK_PREFIX.utterance);
     expect(utterances).toHaveLength(30);
