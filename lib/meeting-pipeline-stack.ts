@@ -61,6 +61,7 @@ export class MeetingPipelineStack extends Stack {
       upstreamBaseUrl: config.upstreamBaseUrl,
       secretCacheSeconds: config.secretCacheSeconds,
       maxRecordingBytes: config.maxRecordingBytes,
+      recordingWaitMinutes: config.recordingWaitMinutes,
       logRetention: config.logRetentionDays,
       removalPolicy,
     });

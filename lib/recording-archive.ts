@@ -29,6 +29,8 @@ export interface RecordingArchiveProps extends UpstreamSettings {
   accessLogs: IBucket;
   table: ITableV2;
   maxRecordingBytes: number;
+  /** After `fatal_error`, how long a recording not uploaded yet is waited for. */
+  recordingWaitMinutes: number;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
 }
@@ -56,7 +58,7 @@ export class RecordingArchive extends Construct {
     this.queue = encryptedQueue(this, 'ArchiveQueue', {
       fifo: QUEUE_SETTINGS.archiveQueueFifo,
       visibilityTimeout: Duration.seconds(ARCHIVE_TIMEOUT.toSeconds() * 6),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.archiveMaxReceiveCount },
     });
 
     const environment: { [K in keyof ArchiveEnvironment]: string } = {
@@ -64,6 +66,8 @@ export class RecordingArchive extends Construct {
       RECORDINGS_BUCKET: this.bucket.bucketName,
       ...upstreamEnvironment(props),
       MAX_RECORDING_BYTES: String(props.maxRecordingBytes),
+      ARCHIVE_QUEUE_URL: this.queue.queueUrl,
+      RECORDING_WAIT_MINUTES: String(props.recordingWaitMinutes),
       ALLOW_LOOPBACK_DOWNLOADS: 'false',
     };
     this.function = new PipelineFunction(this, 'ArchiveFunction', {
@@ -75,8 +79,7 @@ export class RecordingArchive extends Construct {
       memorySize: 1024,
       logRetention: props.logRetention,
       environment,
-      failureHandling:
-        'Driven by the archive queue: a failed job is retried and moves to the archive DLQ after 5 receives.',
+      failureHandling: `Driven by the archive queue: a failed job is retried with growing delays and moves to the archive DLQ after ${QUEUE_SETTINGS.archiveMaxReceiveCount} receives.`,
     });
     acknowledge(
       this.function,

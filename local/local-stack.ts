@@ -12,7 +12,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
-import { archiveDependencies, createArchiveHandler } from '../lambdas/archive/adapter';
+import { archiveDependencies, archiveHandlerOptions, createArchiveHandler } from '../lambdas/archive/adapter';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
 import { type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
@@ -177,6 +177,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   const recordingsBucket = `${resources.tableName}-recordings`;
   await s3Client().send(new CreateBucketCommand({ Bucket: recordingsBucket }));
+  const archiveEnvironment = {
+    TABLE_NAME: resources.tableName,
+    RECORDINGS_BUCKET: recordingsBucket,
+    UPSTREAM_BASE_URL: apiBaseUrl,
+    API_KEY_SECRET_ID: 'local',
+    SECRET_CACHE_SECONDS: 60,
+    MAX_RECORDING_BYTES: 1024 ** 3,
+    ALLOW_LOOPBACK_DOWNLOADS: 'true' as const,
+    ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
+    RECORDING_WAIT_MINUTES: 1,
+  };
   const pollers = [
     new QueuePoller({
       sqs: sqsClient(),
@@ -190,19 +201,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       batchSize: 1,
       waitTimeSeconds: 1,
       handler: createArchiveHandler(
-        archiveDependencies(
-          {
-            TABLE_NAME: resources.tableName,
-            RECORDINGS_BUCKET: recordingsBucket,
-            UPSTREAM_BASE_URL: apiBaseUrl,
-            API_KEY_SECRET_ID: 'local',
-            SECRET_CACHE_SECONDS: 60,
-            MAX_RECORDING_BYTES: 1024 ** 3,
-            ALLOW_LOOPBACK_DOWNLOADS: 'true',
-          },
-          { db, s3: s3Client(), upstream },
-          telemetry,
-        ),
+        archiveDependencies(archiveEnvironment, { db, s3: s3Client(), upstream }, telemetry),
+        // Local meetings are short: a crashed meeting's recording is waited for a minute, retried every few seconds.
+        {
+          ...archiveHandlerOptions(archiveEnvironment, sqsClient()),
+          retry: { recordingWaitMs: 60_000, pendingDelaySeconds: 2, failureDelaySeconds: 5, maxDelaySeconds: 20 },
+        },
       ),
     }),
   ];

@@ -1,9 +1,10 @@
 import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { archiveJobSchema } from '../core/archive/archive-job';
-import { type ArchiveDependencies, archiveMeeting } from '../core/archive/archive-meeting';
+import { type ArchiveDependencies, archiveMeeting, RecordingPendingError } from '../core/archive/archive-meeting';
 import { openDownload } from '../core/archive/download-guard';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
@@ -34,20 +35,85 @@ export function archiveDependencies(
   };
 }
 
-/** Archive jobs from the FIFO queue; a failed job (and those after it in the batch) is retried, then dead-lettered. */
-export function createArchiveHandler(deps: ArchiveDependencies): ArchiveHandler {
+/** When a failed or waiting job is tried again: sooner than the queue's 90-minute visibility. */
+export interface ArchiveRetryPolicy {
+  /** After `fatal_error`, how long a missing recording is waited for (the service uploads it after the crash). */
+  recordingWaitMs: number;
+  /** First wait for a recording not uploaded yet; doubles with each receive. */
+  pendingDelaySeconds: number;
+  /** First wait after a failure; doubles with each receive. */
+  failureDelaySeconds: number;
+  maxDelaySeconds: number;
+}
+
+export const DEFAULT_ARCHIVE_RETRY: ArchiveRetryPolicy = {
+  recordingWaitMs: 30 * 60_000,
+  pendingDelaySeconds: 120,
+  failureDelaySeconds: 300,
+  maxDelaySeconds: 3600,
+};
+
+export interface ArchiveHandlerOptions {
+  retry: ArchiveRetryPolicy;
+  /** Makes the job visible again after `seconds` (SQS ChangeMessageVisibility on its receipt handle). */
+  retryLater(record: SQSRecord, seconds: number): Promise<void>;
+}
+
+/** The retry policy from the function's environment, and retries through the queue's own visibility. */
+export function archiveHandlerOptions(env: ArchiveEnvironment, sqs: SQSClient): ArchiveHandlerOptions {
+  return {
+    retry: { ...DEFAULT_ARCHIVE_RETRY, recordingWaitMs: env.RECORDING_WAIT_MINUTES * 60_000 },
+    retryLater: async (record, seconds) => {
+      await sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: env.ARCHIVE_QUEUE_URL,
+          ReceiptHandle: record.receiptHandle,
+          VisibilityTimeout: Math.min(seconds, SQS_MAX_VISIBILITY_SECONDS),
+        }),
+      );
+    },
+  };
+}
+
+/** SQS's ceiling for a message's visibility timeout (12 hours). */
+const SQS_MAX_VISIBILITY_SECONDS = 43_200;
+
+/**
+ * Archive jobs from the FIFO queue; a failed job is retried with a growing delay,
+ * then dead-lettered. After `fatal_error` a job whose recording the service has not
+ * uploaded yet waits for it (growing delays, up to the policy's wait) before it
+ * records that there is none.
+ */
+export function createArchiveHandler(deps: ArchiveDependencies, options?: ArchiveHandlerOptions): ArchiveHandler {
   const processor = new SqsFifoPartialProcessorAsync();
+  const retry = options?.retry ?? DEFAULT_ARCHIVE_RETRY;
   const processRecord = async (record: SQSRecord) => {
     const job = archiveJobSchema.parse(JSON.parse(record.body));
+    const receives = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+    const sentAt = Number(record.attributes?.SentTimestamp ?? deps.now().getTime());
+    const awaitRecordingUntilMs = job.reason === 'fatal_error' ? sentAt + retry.recordingWaitMs : undefined;
+    const backoff = (first: number) => Math.min(retry.maxDelaySeconds, first * 2 ** (receives - 1));
     try {
-      return await archiveMeeting(job.bot_id, deps);
+      return await archiveMeeting(job.bot_id, deps, { awaitRecordingUntilMs });
     } catch (error) {
+      if (error instanceof RecordingPendingError) {
+        const remaining = Math.ceil((error.waitUntilMs - deps.now().getTime()) / 1000);
+        const delay = Math.max(1, Math.min(backoff(retry.pendingDelaySeconds), remaining));
+        deps.telemetry.log.info('recording not uploaded yet; the archive job waits', {
+          bot_id: job.bot_id,
+          receive_count: receives,
+          retry_in_seconds: delay,
+        });
+        await options?.retryLater(record, delay).catch(() => undefined);
+        throw error;
+      }
       deps.telemetry.log.error('archive failed; it will be retried', {
         bot_id: job.bot_id,
-        receive_count: record.attributes?.ApproximateReceiveCount,
+        receive_count: receives,
         error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       });
       deps.telemetry.metrics.emit(METRICS.archiveFailed, 1);
+      await options?.retryLater(record, backoff(retry.failureDelaySeconds)).catch(() => undefined);
       throw error;
     }
   };

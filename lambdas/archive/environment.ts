@@ -7,6 +7,10 @@ export const archiveEnvironmentSchema = z.object({
   RECORDINGS_BUCKET: z.string().check(z.minLength(1)),
   ...upstreamEnvironmentShape,
   MAX_RECORDING_BYTES: z.coerce.number().check(z.int(), z.positive()),
+  /** The archive queue itself: a job to try again later is made visible again sooner. */
+  ARCHIVE_QUEUE_URL: z.url(),
+  /** After `fatal_error`, how long a recording the service has not uploaded yet is waited for. */
+  RECORDING_WAIT_MINUTES: z.coerce.number().check(z.int(), z.nonnegative()),
   /** Local mode only: plain http downloads from loopback (the simulated service). */
   ALLOW_LOOPBACK_DOWNLOADS: z._default(z.enum(['true', 'false']), 'false'),
 });

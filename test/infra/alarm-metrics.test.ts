@@ -155,6 +155,8 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
             SECRET_CACHE_SECONDS: 0,
             MAX_RECORDING_BYTES: 1 << 20,
             ALLOW_LOOPBACK_DOWNLOADS: 'false',
+            ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
+            RECORDING_WAIT_MINUTES: 30,
           },
           { db: documentClient(), s3: s3Client(), upstream: upstream('fail', telemetry) },
           telemetry,

@@ -18,6 +18,7 @@ describe('configuration', () => {
       dedupRetentionDays: 7,
       eventConcurrency: 10,
       maxRecordingBytes: 10 * 1024 ** 3,
+      recordingWaitMinutes: 30,
       reconcileEveryMinutes: 5,
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,

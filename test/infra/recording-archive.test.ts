@@ -47,7 +47,8 @@ describe('recording archive', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       FifoQueue: true,
       VisibilityTimeout: 5400,
-      RedrivePolicy: Match.objectLike({ maxReceiveCount: 5 }),
+      // Room for a crashed meeting's job to wait for its recording (up to 4 receives) and still retry failures.
+      RedrivePolicy: Match.objectLike({ maxReceiveCount: 8 }),
     });
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 1,
@@ -60,6 +61,15 @@ describe('recording archive', () => {
       ALLOW_LOOPBACK_DOWNLOADS: 'false',
       API_KEY_SECRET_ID: 'meeting-pipeline/api-key',
       UPSTREAM_BASE_URL: 'https://meetings.example.org/api/v1/',
+      RECORDING_WAIT_MINUTES: '30',
+    });
+  });
+
+  it('may make its own queue jobs visible again sooner (retries and waits for late recordings)', () => {
+    const statements = functionStatements(template, 'recording-archive');
+    expect(actionsOf(statements)).toContain('sqs:ChangeMessageVisibility');
+    expect(archiveFunction().Properties.Environment.Variables.ARCHIVE_QUEUE_URL).toEqual({
+      Ref: expect.stringMatching(/^RecordingArchiveArchiveQueue/),
     });
   });
 

@@ -46,11 +46,36 @@ export interface ArchiveRecord {
   filled: { utterances: number; participants: number };
 }
 
+/**
+ * The service has no recording for the meeting yet. After a crash it sends
+ * `fatal_error` first and uploads what was recorded afterwards, so until the
+ * waiting time is over this means "later", not "none".
+ */
+export class RecordingPendingError extends Error {
+  override name = 'RecordingPendingError';
+  constructor(
+    message: string,
+    /** Until when (epoch ms) the job keeps waiting for the file. */
+    readonly waitUntilMs: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface ArchiveOptions {
+  /** Until this time (epoch ms) a missing recording is waited for instead of being recorded as none. */
+  awaitRecordingUntilMs?: number;
+}
+
 export type ArchiveOutcome =
   | { status: 'archived'; record: ArchiveRecord }
   | { status: 'already-archived'; record: ArchiveRecord };
 
-export async function archiveMeeting(botId: string, deps: ArchiveDependencies): Promise<ArchiveOutcome> {
+export async function archiveMeeting(
+  botId: string,
+  deps: ArchiveDependencies,
+  options: ArchiveOptions = {},
+): Promise<ArchiveOutcome> {
   const { table, upstream, recordings, telemetry } = deps;
   const { Item } = await table.db.send(
     new GetCommand({
@@ -63,7 +88,7 @@ export async function archiveMeeting(botId: string, deps: ArchiveDependencies): 
   );
   if (Item?.archive !== undefined) return { status: 'already-archived', record: Item.archive as ArchiveRecord };
 
-  const recording = await archiveRecording(botId, deps);
+  const recording = await archiveRecording(botId, deps, options);
   const transcript = await upstream.getTranscript(botId);
   const participants = await upstream.listParticipants(botId);
   const transcriptKey = archiveKeys.transcript(botId);
@@ -105,10 +130,23 @@ export async function archiveMeeting(botId: string, deps: ArchiveDependencies): 
 }
 
 /** Fetches a fresh link right before each download; an expired or broken download gets another link. */
-async function archiveRecording(botId: string, deps: ArchiveDependencies): Promise<ArchivedRecording | null> {
+async function archiveRecording(
+  botId: string,
+  deps: ArchiveDependencies,
+  options: ArchiveOptions,
+): Promise<ArchivedRecording | null> {
   for (let attempt = 1; ; attempt++) {
     const link = await deps.upstream.getRecording(botId);
-    if (link === null) return null;
+    if (link === null) {
+      const until = options.awaitRecordingUntilMs;
+      if (until !== undefined && deps.now().getTime() < until) {
+        throw new RecordingPendingError(
+          `the service has no recording for ${botId} yet; waiting for it until ${new Date(until).toISOString()}`,
+          until,
+        );
+      }
+      return null;
+    }
     try {
       return await copyRecording(botId, link.url, deps);
     } catch (error) {

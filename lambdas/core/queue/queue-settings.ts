@@ -2,6 +2,11 @@
 export const QUEUE_SETTINGS = {
   /** Receives before a message moves to its dead-letter queue. */
   maxReceiveCount: 5,
+  /**
+   * Receives of an archive job before its DLQ: a job waiting for a crashed meeting's
+   * recording uses up to 4 (2, 4, 8, 16 minutes), leaving 4 for real failures.
+   */
+  archiveMaxReceiveCount: 8,
   /** The archive queue is FIFO so a repeated job for one bot is dropped by SQS's dedup window. */
   archiveQueueFifo: true,
   /**
