@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { QUEUE_SETTINGS } from '../../lambdas/core/queue/queue-settings';
 import { actionsOf, functionStatements, wildcardDataActions } from './iam';
 import { synthTemplate } from './synth';
 
@@ -58,7 +59,7 @@ describe('event processing', () => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       FifoQueue: true,
       SqsManagedSseEnabled: true,
-      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: QUEUE_SETTINGS.archiveMaxReceiveCount },
     });
     expect(Object.values(template.findResources('AWS::SQS::Queue', { Properties: { FifoQueue: true } }))).toHaveLength(
       2,
