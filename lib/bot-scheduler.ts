@@ -141,6 +141,7 @@ export class BotScheduler extends Construct {
       TABLE_NAME: props.table.tableName,
       STATE_MACHINE_ARN: this.stateMachine.stateMachineArn,
       LAUNCH_LEAD_SECONDS: String(props.launchLeadSeconds),
+      ...upstreamEnvironment(props),
     };
     this.schedulesFunction = new PipelineFunction(this, 'SchedulesFunction', {
       entry: 'lambdas/schedules/handler.ts',
@@ -153,6 +154,8 @@ export class BotScheduler extends Construct {
         'Invoked synchronously by the HTTP API, or by EventBridge, whose target keeps failed calendar events in its own DLQ.',
     });
     grantTableItems(this.schedulesFunction, props.table);
+    // Moving or cancelling a launched bot patches or deletes it at the service.
+    grantApiKey(this.schedulesFunction, props);
     this.stateMachine.grantStartExecution(this.schedulesFunction);
     // On this state machine's executions (arn:…:execution:<name>:*), built by CDK: the ARN is a token at synth time.
     this.stateMachine.grantExecution(this.schedulesFunction, 'states:StopExecution');

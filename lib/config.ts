@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
-import { API_PATH_SUFFIX } from '../lambdas/core/upstream/contract';
+import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/contract';
 import { describeIssues } from '../lambdas/core/validation';
 
 /** Retention periods CloudWatch Logs accepts. */
@@ -68,8 +68,17 @@ export const pipelineConfigSchema = z.object({
   reconcileStaleAfterMinutes: contextNumber.min(1).default(15),
   /** Meetings checked (and archive jobs queued) at most per reconciler run. */
   reconcileMaxMeetings: contextNumber.min(1).max(1000).default(50),
-  /** A scheduled bot is launched this long before its join time. */
-  launchLeadSeconds: contextNumber.min(0).max(3600).default(60),
+  /**
+   * A scheduled bot is launched (POST bots with join_at) this long before its join
+   * time, plus up to 5 minutes of per-schedule jitter. The service starts the bot
+   * itself up to 10 minutes ahead, so it must have it by then.
+   */
+  launchLeadSeconds: contextNumber
+    .min(SERVICE_STARTS_BOT_AHEAD_MS / 1000, {
+      message: `must be at least ${SERVICE_STARTS_BOT_AHEAD_MS / 1000}: the service starts a scheduled bot up to 10 minutes before its join time`,
+    })
+    .max(3600)
+    .default(900),
   /** How long S3 server access logs of the data buckets are kept. */
   accessLogRetentionDays: contextNumber.min(1).default(90),
   /** Optional: an e-mail address subscribed to the alarm topic. */

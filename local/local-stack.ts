@@ -89,6 +89,14 @@ function synthesizedLauncher() {
   return launcherDefinition(app.synth().getStackByName('Local').template as never);
 }
 
+/** A Google Meet link of the usual xxx-xxxx-xxx form, the same for the same schedule. */
+export function demoMeetingUrl(scheduleId: string): string {
+  const letters = Array.from(createHash('sha256').update(scheduleId).digest().subarray(0, 10), (byte) =>
+    String.fromCharCode(97 + (byte % 26)),
+  ).join('');
+  return `https://meet.google.com/${letters.slice(0, 3)}-${letters.slice(3, 7)}-${letters.slice(7)}`;
+}
+
 export function newSigningSecret(): string {
   return randomBytes(32).toString('base64');
 }
@@ -136,6 +144,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
 
   const service = new SimulatedServiceApi();
+  // The service stages a scheduled bot 5–10 minutes ahead; local meetings are seconds away.
+  service.stageAhead = { mostMs: 1_000, leastMs: 500 };
+  service.schedulerPollMs = 100;
   const apiBaseUrl = await service.start();
   service.apiKeys.set(LOCAL_API_KEY, 'all');
   service.rateLimitPerSecond = options.rateLimitPerSecond;
@@ -212,19 +223,36 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   ];
   for (const poller of pollers) poller.start();
 
-  const launchTask = createLaunchTaskHandler({ table: processing.table, upstream, telemetry });
+  // Join times here are seconds away, so a launch carries join_at down to half a second ahead.
+  const launchTask = createLaunchTaskHandler({
+    table: processing.table,
+    upstream,
+    telemetry,
+    now: Date.now,
+    joinAtMarginMs: 500,
+  });
   const executions = new LocalExecutions(synthesizedLauncher(), {
     task: launchTask as (event: unknown) => Promise<unknown>,
     retryIntervalMs: 200,
   });
-  const timing: ScheduleTiming = { ...DEFAULT_TIMING, leadMs: 1_000 };
-  const scheduling: ScheduleDependencies = { table: processing.table, executions, timing, telemetry, now: Date.now };
+  const timing: ScheduleTiming = { ...DEFAULT_TIMING, leadMs: 2_000, jitterMs: 500 };
+  const scheduling: ScheduleDependencies = {
+    table: processing.table,
+    executions,
+    upstream,
+    timing,
+    telemetry,
+    now: Date.now,
+  };
 
   const played = new Map<string, PlayedMeeting & { scheduleId: string }>();
-  service.onBotCreated = (bot) => {
+  // The service starts a bot (at once, or staged ahead of its join_at); it joins at join_at.
+  service.onBotStarted = (bot) => {
     const scheduleId = String(bot.metadata?.schedule_id ?? '');
     const startIn = bot.join_at === null ? 0 : Math.max(0, Date.parse(bot.join_at) - Date.now());
-    options.print(`${stamp()}  ${bot.id}  created by POST bots; joins in ${(startIn / 1000).toFixed(1)} s`);
+    options.print(
+      `${stamp()}  ${bot.id}  started by the service (${bot.state}); joins in ${(startIn / 1000).toFixed(1)} s`,
+    );
     setTimeout(() => {
       const meeting = playMeeting(bot, sender, {
         stepMs: options.stepMs,
@@ -266,9 +294,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       upsertSchedule(
         scheduleId,
         {
-          meeting_url:
-            meetingUrl ??
-            `https://meet.example.com/${createHash('sha256').update(scheduleId).digest('hex').slice(0, 12)}`,
+          meeting_url: meetingUrl ?? demoMeetingUrl(scheduleId),
           join_at: joinAt.toISOString(),
           bot_name: 'Local Notetaker',
         },

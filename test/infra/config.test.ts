@@ -22,7 +22,7 @@ describe('configuration', () => {
       reconcileEveryMinutes: 5,
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,
-      launchLeadSeconds: 60,
+      launchLeadSeconds: 900,
       accessLogRetentionDays: 90,
       maxEventAgeSeconds: 300,
       signatureRejectionThreshold: 20,
@@ -58,6 +58,10 @@ describe('configuration', () => {
     ],
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', maxWebhookBodyBytes: 10_000_000 }, /maxWebhookBodyBytes/],
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', retainData: 'yes' }, /retainData/],
+    [
+      { upstreamBaseUrl: 'https://m.example.org/api/v1/', launchLeadSeconds: 60 },
+      /launchLeadSeconds: must be at least 600: the service starts a scheduled bot up to 10 minutes/,
+    ],
   ])('refuses %j with a clear message', (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(ConfigError);
     expect(() => parseConfig(raw)).toThrow(message);

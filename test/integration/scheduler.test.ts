@@ -1,7 +1,7 @@
 import aslValidator from 'asl-validator';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING } from '../../lambdas/core/schedule/schedule-request';
+import { DEFAULT_TIMING, launchJitterMs } from '../../lambdas/core/schedule/schedule-request';
 import {
   cancelSchedule,
   getSchedule,
@@ -9,7 +9,7 @@ import {
   upsertSchedule,
 } from '../../lambdas/core/schedule/schedules';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
-import { UpstreamClient } from '../../lambdas/core/upstream/client';
+import { UpstreamClient, type UpstreamClientOptions } from '../../lambdas/core/upstream/client';
 import { createLaunchTaskHandler } from '../../lambdas/launch-bot/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
@@ -37,31 +37,45 @@ afterAll(async () => {
   await service.stop();
   await pipeline?.stop();
 });
-beforeEach(() => {
-  service.faults = [];
-  service.requests.length = 0;
-  now = Date.parse('2026-11-22T09:00:00Z');
-  executions = new LocalExecutions(definition, {
-    // One attempt per call, so the state machine's own Retry is what retries.
+// One attempt per call, so the state machine's own Retry is what retries.
+const upstream = (options: Partial<UpstreamClientOptions> = {}) =>
+  new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', maxAttempts: 1, ...options });
+const launcher = (options: Partial<UpstreamClientOptions> = {}) =>
+  new LocalExecutions(definition, {
     task: createLaunchTaskHandler({
       table: { db: documentClient(), tableName: resources.tableName },
-      upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', maxAttempts: 1 }),
+      upstream: upstream(options),
       telemetry: silentTelemetry,
+      now: () => now,
     }) as (event: unknown) => Promise<unknown>,
     waitMs: () => 0,
     retryIntervalMs: 0,
   });
+
+beforeEach(() => {
+  service.faults = [];
+  service.requests.length = 0;
+  now = Date.parse('2026-11-22T09:00:00Z');
+  // The service's clock is the test's: it refuses join times before it, and stages bots by it.
+  service.now = () => now;
+  executions = launcher();
 });
 
 const deps = (): ScheduleDependencies => ({
   table: { db: documentClient(), tableName: resources.tableName },
   executions,
+  upstream: upstream(),
   timing: DEFAULT_TIMING,
   telemetry: silentTelemetry,
   now: () => now,
 });
+/** When a schedule launches for a join time: the lead and its own jitter before it (whole seconds, Z). */
+const launchAtFor = (scheduleId: string, joinAt: string) =>
+  new Date(Date.parse(joinAt) - DEFAULT_TIMING.leadMs - launchJitterMs(scheduleId, DEFAULT_TIMING.jitterMs))
+    .toISOString()
+    .replace('.000Z', 'Z');
 const request = (overrides: Record<string, unknown> = {}) => ({
-  meeting_url: 'https://meet.example.com/abc-defg-hij',
+  meeting_url: 'https://meet.google.com/abc-defg-hij',
   join_at: '2026-11-22T10:00:00Z',
   bot_name: 'Notetaker',
   metadata: { team: 'platform' },
@@ -77,22 +91,24 @@ describe('launcher state machine (the synthesized definition, run locally)', () 
     expect(validation.isValid).toBe(true);
   });
 
-  it('waits, launches the bot, and records it on the schedule and the meeting', async () => {
+  it('waits, launches the bot ahead of its join time, and records it on the schedule and the meeting', async () => {
     const result = await upsertSchedule('cal-happy', request(), deps());
     expect(result).toMatchObject({
       status: 201,
-      schedule: { version: 1, status: 'scheduled', launchAt: '2026-11-22T09:59:00Z' },
+      schedule: { version: 1, status: 'scheduled', launchAt: launchAtFor('cal-happy', '2026-11-22T10:00:00Z') },
     });
     const execution = [...executions.executions.values()][0]!;
     expect(await execution.done).toMatchObject({ status: 'SUCCEEDED' });
     const [bot, ...others] = botsFor('cal-happy');
     expect(others).toHaveLength(0);
+    // The service holds it as scheduled and starts it itself 5–10 minutes before join_at.
     expect(bot).toMatchObject({
-      meeting_url: 'https://meet.example.com/abc-defg-hij',
-      join_at: '2026-11-22T10:00:00.000Z',
+      state: 'scheduled',
+      meeting_url: 'https://meet.google.com/abc-defg-hij',
+      join_at: '2026-11-22T10:00:00Z',
       deduplication_key: 'cal-happy:v1',
     });
-    expect(bot?.metadata).toEqual({ team: 'platform', schedule_id: 'cal-happy', schedule_version: 1 });
+    expect(bot?.metadata).toEqual({ team: 'platform', schedule_id: 'cal-happy', schedule_version: '1' });
     expect(await getSchedule('cal-happy', deps())).toMatchObject({ status: 'launched', botId: bot?.id });
     expect(await meetingItem(resources.tableName, bot!.id)).toMatchObject({
       scheduleId: 'cal-happy',
@@ -107,30 +123,72 @@ describe('launcher state machine (the synthesized definition, run locally)', () 
     expect(botsFor('cal-retry')).toHaveLength(1);
   });
 
-  it('creates one bot when POST bots answered 500 after creating it', async () => {
+  it('adopts the bot when POST bots answered 500 after creating it', async () => {
     service.faults.push({ method: 'POST', path: /\/bots$/, times: 1, status: 500, afterHandling: true });
     await upsertSchedule('cal-lost-answer', request(), deps());
     expect(await [...executions.executions.values()][0]!.done).toMatchObject({ status: 'SUCCEEDED' });
     expect(botsFor('cal-lost-answer')).toHaveLength(1);
-    expect((await getSchedule('cal-lost-answer', deps()))?.botId).toBe(botsFor('cal-lost-answer')[0]?.id);
+    expect(await getSchedule('cal-lost-answer', deps())).toMatchObject({
+      status: 'launched',
+      botId: botsFor('cal-lost-answer')[0]?.id,
+    });
+    expect(service.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('adopts the bot when POST bots timed out after creating it', async () => {
+    executions = launcher({ timeoutMs: 150 });
+    service.faults.push({ method: 'POST', path: /\/bots$/, times: 1, delayMs: 400, afterHandling: true });
+    await upsertSchedule('cal-timeout', request(), deps());
+    expect(await [...executions.executions.values()][0]!.done).toMatchObject({ status: 'SUCCEEDED' });
+    expect(service.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    expect(botsFor('cal-timeout')).toHaveLength(1);
+    expect((await getSchedule('cal-timeout', deps()))?.botId).toBe(botsFor('cal-timeout')[0]?.id);
+  });
+
+  it('adopts the live bot holding its deduplication key (the service answers 400, not the old bot)', async () => {
+    const earlier = service.addBot({
+      state: 'scheduled',
+      join_at: '2026-11-22T10:00:00Z',
+      deduplication_key: 'cal-dedup:v1',
+      metadata: { schedule_id: 'cal-dedup', schedule_version: '1' },
+    });
+    await upsertSchedule('cal-dedup', request(), deps());
+    expect(await [...executions.executions.values()][0]!.done).toMatchObject({ status: 'SUCCEEDED' });
+    expect(botsFor('cal-dedup')).toEqual([earlier]);
+    expect(await getSchedule('cal-dedup', deps())).toMatchObject({ status: 'launched', botId: earlier.id });
+    expect(service.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /api/v1/bots', 'GET /api/v1/bots']);
+  });
+
+  it('launches a join time already past (within the grace) at once, without join_at', async () => {
+    await upsertSchedule('cal-late', request({ join_at: '2026-11-22T08:58:00Z' }), deps());
+    expect(await [...executions.executions.values()][0]!.done).toMatchObject({ status: 'SUCCEEDED' });
+    const [bot] = botsFor('cal-late');
+    expect(bot).toMatchObject({ join_at: null });
+    expect(bot?.state).not.toBe('scheduled');
+  });
+
+  it('sends metadata numbers and booleans as text', async () => {
+    await upsertSchedule('cal-text', request({ metadata: { seats: 12, recorded: true, team: 'ops' } }), deps());
+    expect(await [...executions.executions.values()][0]!.done).toMatchObject({ status: 'SUCCEEDED' });
+    expect(botsFor('cal-text')[0]?.metadata).toEqual({
+      seats: '12',
+      recorded: 'true',
+      team: 'ops',
+      schedule_id: 'cal-text',
+      schedule_version: '1',
+    });
   });
 
   it('records a final failure on the schedule, with the reason', async () => {
-    service.faults.push({
-      method: 'POST',
-      path: /\/bots$/,
-      times: 1,
-      status: 400,
-      body: { error: 'meeting_url is not a supported meeting platform' },
-    });
-    await upsertSchedule('cal-refused', request(), deps());
+    // Not a Zoom, Meet or Teams link: the service refuses it.
+    await upsertSchedule('cal-refused', request({ meeting_url: 'https://example.com/standup' }), deps());
     expect(await [...executions.executions.values()][0]!.done).toMatchObject({
       status: 'FAILED',
       error: expect.stringMatching(/POST bots failed for good/),
     });
     expect(await getSchedule('cal-refused', deps())).toMatchObject({
       status: 'failed',
-      failureReason: expect.stringMatching(/^BadRequestError: .*not a supported meeting platform/),
+      failureReason: expect.stringMatching(/^BadRequestError: .*Invalid meeting URL/),
     });
   });
 
@@ -169,7 +227,11 @@ describe('schedule core', () => {
     const moved = await upsertSchedule('cal-move', request({ join_at: '2026-11-22T11:30:00+01:00' }), deps());
     expect(moved).toMatchObject({
       status: 200,
-      schedule: { version: 2, joinAt: '2026-11-22T10:30:00.000Z', launchAt: '2026-11-22T10:29:00Z' },
+      schedule: {
+        version: 2,
+        joinAt: '2026-11-22T10:30:00.000Z',
+        launchAt: launchAtFor('cal-move', '2026-11-22T10:30:00Z'),
+      },
     });
     const [v1, v2] = [...executions.executions.values()];
     expect(v1?.stopped).toBe(true);
@@ -188,26 +250,85 @@ describe('schedule core', () => {
     expect(await cancelSchedule('cal-nope', deps())).toMatchObject({ status: 404 });
   });
 
-  it('leaves a launched bot alone on cancel, and says so', async () => {
-    await upsertSchedule('cal-launched', request(), deps());
-    const db = documentClient();
+  /** A schedule its launcher already launched, with its bot at the service in `state`. */
+  const launched = async (scheduleId: string, state: string) => {
+    await upsertSchedule(scheduleId, request(), deps());
+    const bot = service.addBot({
+      state,
+      join_at: '2026-11-22T10:00:00Z',
+      deduplication_key: `${scheduleId}:v1`,
+      metadata: { team: 'platform', schedule_id: scheduleId, schedule_version: '1' },
+    });
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    await db.send(
+    await documentClient().send(
       new UpdateCommand({
         TableName: resources.tableName,
-        Key: { pk: 'SCHEDULE#cal-launched', sk: 'SCHEDULE' },
+        Key: { pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' },
         UpdateExpression: 'SET #s = :l, botId = :b',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':l': 'launched', ':b': 'bot_x' },
+        ExpressionAttributeValues: { ':l': 'launched', ':b': bot.id },
       }),
     );
-    expect(await cancelSchedule('cal-launched', deps())).toMatchObject({
+    return bot;
+  };
+
+  it('cancelling a launched bot the service has not started deletes it there', async () => {
+    const bot = await launched('cal-launched-cancel', 'scheduled');
+    expect(await cancelSchedule('cal-launched-cancel', deps())).toMatchObject({
       status: 200,
-      schedule: { status: 'launched' },
-      message: expect.stringMatching(/bot_x was already launched; it is left alone/),
+      schedule: { status: 'cancelled' },
+      message: expect.stringMatching(/deleted at the service/),
     });
-    expect(await upsertSchedule('cal-launched', request({ join_at: '2026-11-22T12:00:00Z' }), deps())).toMatchObject({
+    expect(service.bots.has(bot.id)).toBe(false);
+  });
+
+  it('moving a launched bot the service has not started patches it there', async () => {
+    const bot = await launched('cal-launched-move', 'scheduled');
+    const moved = await upsertSchedule(
+      'cal-launched-move',
+      request({ join_at: '2026-11-22T12:00:00Z', metadata: { team: 'sales' } }),
+      deps(),
+    );
+    expect(moved).toMatchObject({ status: 200, schedule: { status: 'launched', joinAt: '2026-11-22T12:00:00.000Z' } });
+    expect(service.bots.get(bot.id)).toMatchObject({
+      state: 'scheduled',
+      join_at: '2026-11-22T12:00:00Z',
+      metadata: { team: 'sales', schedule_id: 'cal-launched-move', schedule_version: '1' },
+    });
+    expect(service.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    // The same request again is no change.
+    expect(
+      await upsertSchedule(
+        'cal-launched-move',
+        request({ join_at: '2026-11-22T12:00:00Z', metadata: { team: 'sales' } }),
+        deps(),
+      ),
+    ).toMatchObject({ status: 200 });
+    expect(service.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+  });
+
+  it('reports a launched bot the service already started (409 with the reason), on cancel and on move', async () => {
+    const bot = await launched('cal-launched-started', 'joined_recording');
+    const reason = new RegExp(`Bot ${bot.id} is already joined_recording`);
+    expect(await cancelSchedule('cal-launched-started', deps())).toMatchObject({
       status: 409,
+      error: { code: 'bot-started', message: expect.stringMatching(reason) },
+    });
+    expect(
+      await upsertSchedule('cal-launched-started', request({ join_at: '2026-11-22T12:00:00Z' }), deps()),
+    ).toMatchObject({ status: 409, error: { code: 'bot-started', message: expect.stringMatching(reason) } });
+    expect(service.bots.get(bot.id)?.join_at).toBe('2026-11-22T10:00:00Z');
+    expect(await getSchedule('cal-launched-started', deps())).toMatchObject({ status: 'launched' });
+  });
+
+  it('a bot the service staged meanwhile is reported, not kept silently', async () => {
+    const bot = await launched('cal-launched-staged', 'scheduled');
+    now = Date.parse('2026-11-22T09:55:00Z');
+    service.startDueBots(); // between 10 and 5 minutes before 10:00 the service stages it
+    expect(service.bots.get(bot.id)?.state).toBe('staged');
+    expect(await cancelSchedule('cal-launched-staged', deps())).toMatchObject({
+      status: 409,
+      error: { message: expect.stringMatching(/already staged/) },
     });
   });
 
@@ -228,7 +349,7 @@ describe('schedule core', () => {
 
   it('refuses bad requests with the field named', async () => {
     expect(
-      await upsertSchedule('cal-bad', request({ meeting_url: 'http://meet.example.com/x' }), deps()),
+      await upsertSchedule('cal-bad', request({ meeting_url: 'http://meet.google.com/abc-defg-hij' }), deps()),
     ).toMatchObject({ status: 400, error: { message: expect.stringMatching(/^meeting_url: must be an https URL/) } });
     expect(await upsertSchedule('cal-bad', request({ join_at: 'tomorrow' }), deps())).toMatchObject({
       status: 400,
@@ -239,6 +360,52 @@ describe('schedule core', () => {
       error: { code: 'invalid-schedule-id' },
     });
     expect(executions.executions.size).toBe(0);
+  });
+
+  it.each([
+    ['an object', { room: { floor: 3 } }, /^metadata\.room: must be a string, number or boolean/],
+    ['an array', { tags: ['a'] }, /^metadata\.tags: must be a string, number or boolean/],
+    ['null', { owner: null }, /^metadata\.owner: must be a string, number or boolean/],
+    // 1000 characters as the service counts them, with the launcher's schedule_id and schedule_version added.
+    ['too long with the launcher keys', { notes: 'x'.repeat(940) }, /^metadata: 10\d\d characters .* at most 1000/],
+    ['too long once escaped as the service does', { notes: 'é'.repeat(160) }, /^metadata: \d+ characters/],
+  ])('refuses metadata holding %s, saying why', async (_label, metadata, reason) => {
+    expect(await upsertSchedule('cal-meta', request({ metadata }), deps())).toMatchObject({
+      status: 400,
+      error: { code: 'invalid-schedule', message: expect.stringMatching(reason) },
+    });
+    expect(executions.executions.size).toBe(0);
+  });
+
+  it('takes metadata just inside the service limit', async () => {
+    // {"notes": "…", "schedule_id": "cal-meta-fits", "schedule_version": "1"} is exactly 1000 characters.
+    const fixed = '{"notes": "", "schedule_id": "cal-meta-fits", "schedule_version": "1"}'.length;
+    const metadata = { notes: 'x'.repeat(1000 - fixed) };
+    expect(await upsertSchedule('cal-meta-fits', request({ metadata }), deps())).toMatchObject({ status: 201 });
+    expect(
+      await upsertSchedule('cal-meta-over', request({ metadata: { notes: `${metadata.notes}xx` } }), deps()),
+    ).toMatchObject({
+      status: 400,
+    });
+  });
+
+  it('spreads launches by a jitter fixed per schedule: 15 to 20 minutes ahead', async () => {
+    const launchAts = new Map<string, number>();
+    for (let i = 0; i < 12; i++) {
+      const id = `cal-hourly-${i}`;
+      const result = await upsertSchedule(id, request(), deps());
+      if (!('schedule' in result)) throw new Error(result.error.message);
+      launchAts.set(id, Date.parse(result.schedule.launchAt));
+    }
+    const join = Date.parse('2026-11-22T10:00:00Z');
+    for (const at of launchAts.values()) {
+      expect(join - at).toBeGreaterThanOrEqual(15 * 60_000);
+      expect(join - at).toBeLessThanOrEqual(20 * 60_000);
+    }
+    expect(new Set(launchAts.values()).size).toBeGreaterThan(8);
+    // The same schedule keeps its jitter when moved.
+    const moved = await upsertSchedule('cal-hourly-0', request({ join_at: '2026-11-22T11:00:00Z' }), deps());
+    expect('schedule' in moved && Date.parse(moved.schedule.launchAt)).toBe(launchAts.get('cal-hourly-0')! + 3_600_000);
   });
 
   it('starts one execution per version even when a request is retried', async () => {

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, EventBridgeEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TIMING } from '../../lambdas/core/schedule/schedule-request';
+import { DEFAULT_TIMING, launchJitterMs } from '../../lambdas/core/schedule/schedule-request';
 import { getSchedule } from '../../lambdas/core/schedule/schedules';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { createSchedulesHandler } from '../../lambdas/schedules/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
@@ -26,6 +27,8 @@ beforeAll(async () => {
   handler = createSchedulesHandler({
     table: { db: documentClient(), tableName: resources.tableName },
     executions,
+    // Never called here: these schedules are not launched.
+    upstream: new UpstreamClient({ baseUrl: 'http://127.0.0.1:9/api/v1/', apiKey: async () => 'unused' }),
     timing: DEFAULT_TIMING,
     telemetry: silentTelemetry,
     now: () => Date.parse('2026-11-22T09:00:00Z'),
@@ -72,7 +75,7 @@ function calendarEvent(detailType: string, detail: unknown): EventBridgeEvent<st
   };
 }
 
-const body = { meeting_url: 'https://meet.example.com/x', join_at: '2026-11-22T10:00:00Z' };
+const body = { meeting_url: 'https://meet.google.com/abc-defg-hij', join_at: '2026-11-22T10:00:00Z' };
 
 describe('schedules handler', () => {
   it('serves PUT, GET and DELETE /schedules/{id} with JSON answers', async () => {
@@ -82,7 +85,10 @@ describe('schedules handler', () => {
       schedule_id: 'cal-api',
       version: 1,
       status: 'scheduled',
-      launch_at: '2026-11-22T09:59:00Z',
+      // 15 minutes ahead, and this schedule's own jitter of up to 5 more.
+      launch_at: new Date(Date.parse('2026-11-22T09:45:00Z') - launchJitterMs('cal-api', DEFAULT_TIMING.jitterMs))
+        .toISOString()
+        .replace('.000Z', 'Z'),
       bot_id: null,
     });
     expect(JSON.parse(String((await handler(request('GET', 'cal-api')))?.body))).toMatchObject({ status: 'scheduled' });

@@ -10,6 +10,7 @@ import {
   type UpstreamClientOptions,
   UpstreamError,
 } from '../../lambdas/core/upstream/client';
+import { DEDUPLICATION_CONFLICT } from '../../lambdas/core/upstream/contract';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { recordingTelemetry } from '../fixtures/local-pipeline';
 
@@ -153,21 +154,54 @@ describe('upstream REST client against the simulated service', () => {
     await expect(client().getBot('bot_missing')).rejects.toBeInstanceOf(NotFoundError);
     expect(await client().getRecording(bot.id)).toBeNull();
     await expect(
-      client().createBot({ meeting_url: 'https://m.example.com/x', bot_name: 'N', ...({ colour: 'red' } as object) }),
+      client().createBot({
+        meeting_url: 'https://meet.google.com/abc-defg-hij',
+        bot_name: 'N',
+        ...({ colour: 'red' } as object),
+      }),
     ).rejects.toThrow(BadRequestError);
   });
 
-  it('creates a bot once per deduplication key', async () => {
+  it('creates a bot once per deduplication key; the second POST is a 400 and the key finds the first', async () => {
     const request = {
-      meeting_url: 'https://meet.example.com/aaa',
+      meeting_url: 'https://us02web.zoom.us/j/85012345678?pwd=AbC123',
       bot_name: 'Notetaker',
       deduplication_key: 'cal-1:v1',
       metadata: { schedule_id: 'cal-1' },
     };
     const first = await client().createBot(request);
-    const again = await client().createBot(request);
-    expect(again.id).toBe(first.id);
     expect(first.metadata).toEqual({ schedule_id: 'cal-1' });
+    const again = await client()
+      .createBot(request)
+      .catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(BadRequestError);
+    expect((again as Error).message).toContain(DEDUPLICATION_CONFLICT);
+    expect((await client().findBotByDeduplicationKey('cal-1:v1'))?.id).toBe(first.id);
+    expect(await client().findBotByDeduplicationKey('cal-none:v1')).toBeUndefined();
+    // A finished bot no longer holds its key.
+    service.bots.get(first.id)!.state = 'ended';
+    expect(await client().findBotByDeduplicationKey('cal-1:v1')).toBeUndefined();
+  });
+
+  it('moves and deletes a scheduled bot, and maps the refusal for a started one to BadRequestError', async () => {
+    const joinAt = new Date(Date.now() + 3_600_000).toISOString();
+    const bot = await client().createBot({
+      meeting_url:
+        'https://teams.microsoft.com/l/meetup-join/19:meeting_NzE4@thread.v2/0?context={"Tid":"t-1","Oid":"o-2"}',
+      bot_name: 'Notetaker',
+      join_at: joinAt,
+    });
+    expect(bot.state).toBe('scheduled');
+    // Whole seconds: the service writes them back without a fraction.
+    const later = new Date(Math.floor(Date.now() / 1000) * 1000 + 7_200_000).toISOString().replace('.000Z', 'Z');
+    expect(await client().updateBot(bot.id, { join_at: later })).toMatchObject({ id: bot.id, join_at: later });
+    await client().deleteBot(bot.id);
+    expect(service.bots.has(bot.id)).toBe(false);
+    const running = service.addBot({ state: 'joined_recording' });
+    await expect(client().deleteBot(running.id)).rejects.toThrow(BadRequestError);
+    await expect(client().updateBot(running.id, { join_at: later })).rejects.toThrow(
+      /Bot is in state joined_recording/,
+    );
   });
 
   it('returns the transcript and a fresh recording link', async () => {

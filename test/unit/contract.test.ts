@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseTriggerData, parseWebhookEnvelope, type WebhookEnvelope } from '../../lambdas/core/upstream/contract';
+import {
+  metadataJsonLength,
+  parseTriggerData,
+  parseWebhookEnvelope,
+  type WebhookEnvelope,
+} from '../../lambdas/core/upstream/contract';
 import { ingressEnvironmentSchema } from '../../lambdas/ingress/environment';
+import { dumps, WIRE } from '../../local/simulator/python-json';
 
 const envelope = (trigger: string, data: Record<string, unknown>): WebhookEnvelope => ({
   idempotency_key: 'k-1',
@@ -129,5 +135,29 @@ describe('ingress environment', () => {
   it('refuses fractional and missing values', () => {
     expect(ingressEnvironmentSchema.safeParse({ ...good, MAX_BODY_BYTES: '1.5' }).success).toBe(false);
     expect(ingressEnvironmentSchema.safeParse({ ...good, PAYLOAD_BUCKET: undefined }).success).toBe(false);
+  });
+});
+
+describe('metadataJsonLength (what the service limits to 1000)', () => {
+  it.each([
+    ['empty', {}, 2],
+    ['one key', { a: 'x' }, 10], // {"a": "x"} (checked with python3 json.dumps, as the rows below)
+    ['two keys', { a: 'x', b: 'y' }, 20], // {"a": "x", "b": "y"}
+    ['escaped quote and newline', { a: '"\n' }, 13],
+    ['é is \\u00e9', { a: 'é' }, 15],
+    ['an emoji is a surrogate pair of escapes', { a: '😀' }, 21],
+    ['DEL is escaped', { a: '\u007f' }, 15],
+  ])('counts %s as Python json.dumps does', (_label, metadata, length) => {
+    expect(metadataJsonLength(metadata)).toBe(length);
+  });
+
+  it("agrees with the simulator's own json.dumps on mixed text", () => {
+    const alphabet = ['a', ' ', '"', '\\', '\t', '\u0001', '~', '\u007f', 'é', '会', '😀', ':', ','];
+    for (let seed = 1; seed < 200; seed++) {
+      const text = (n: number) =>
+        Array.from({ length: n }, (_, i) => alphabet[(seed * 7 + i * 13) % alphabet.length]).join('');
+      const metadata = { [text(seed % 5)]: text(seed % 17), [`k${seed}`]: text(seed % 11) };
+      expect(metadataJsonLength(metadata)).toBe(dumps(metadata, WIRE).length);
+    }
   });
 });

@@ -1,23 +1,36 @@
 /**
  * The launcher's task: at launch time, create the bot with a deduplication key
- * per schedule version (a retried POST that had succeeded cannot create a second
- * bot), and record its id on the schedule and on the meeting, so the bot's
- * webhooks join up with it. A stale execution (the schedule moved or was
- * cancelled) does nothing.
+ * per schedule version, and record its id on the schedule and on the meeting,
+ * so the bot's webhooks join up with it. A stale execution (the schedule moved
+ * or was cancelled) does nothing.
+ *
+ * The bot is created ahead of time with `join_at` and the service starts it
+ * itself; a join time already (nearly) past is launched without one, as the
+ * service refuses a `join_at` in the past. A reused deduplication key is a 400
+ * from the service, not the old bot, so after an answer we may have lost (a
+ * timeout, a 5xx) or that 400, the bot is looked up by its key and adopted.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
-import type { UpstreamClient } from '../upstream/client';
+import { BadRequestError, RateLimitedError, type UpstreamClient, UpstreamError } from '../upstream/client';
+import { type Bot, type CreateBotRequest, DEDUPLICATION_CONFLICT } from '../upstream/contract';
 import type { LaunchInput } from './executions';
+import { launchMetadata } from './schedule-request';
 import { getSchedule } from './schedules';
 
 export interface LaunchDependencies {
   table: TableAccess;
-  upstream: Pick<UpstreamClient, 'createBot'>;
+  upstream: Pick<UpstreamClient, 'createBot' | 'findBotByDeduplicationKey'>;
   telemetry: Telemetry;
+  now?: () => number;
+  /** A join time less than this far ahead is launched without `join_at` (it could be past when the POST lands). */
+  joinAtMarginMs?: number;
 }
+
+/** Covers the client's own retries of one POST (timeouts and backoff). */
+export const DEFAULT_JOIN_AT_MARGIN_MS = 90_000;
 
 export type LaunchResult = { status: 'launched'; botId: string } | { status: 'skipped'; reason: string };
 
@@ -29,13 +42,16 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
       reason: `schedule ${input.scheduleId} v${input.version} is no longer due (${schedule?.status ?? 'gone'}, v${schedule?.version ?? '-'})`,
     };
   }
-  const bot = await deps.upstream.createBot({
+  const now = deps.now?.() ?? Date.now();
+  const request: CreateBotRequest = {
     meeting_url: input.meetingUrl,
     bot_name: input.botName,
-    metadata: { ...input.metadata, schedule_id: input.scheduleId, schedule_version: input.version },
-    join_at: input.joinAt,
+    metadata: launchMetadata(input.metadata, input.scheduleId, input.version),
     deduplication_key: `${input.scheduleId}:v${input.version}`,
-  });
+  };
+  if (Date.parse(input.joinAt) - now > (deps.joinAtMarginMs ?? DEFAULT_JOIN_AT_MARGIN_MS))
+    request.join_at = input.joinAt;
+  const bot = await createOrAdopt(request, deps);
   await writeIfCondition(() =>
     deps.table.db.send(
       new UpdateCommand({
@@ -64,6 +80,28 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
   deps.telemetry.log.info('bot launched', { schedule_id: input.scheduleId, version: input.version, bot_id: bot.id });
   deps.telemetry.metrics.emit(METRICS.botLaunched, 1);
   return { status: 'launched', botId: bot.id };
+}
+
+async function createOrAdopt(request: CreateBotRequest, deps: LaunchDependencies): Promise<Bot> {
+  const key = request.deduplication_key!;
+  try {
+    return await deps.upstream.createBot(request);
+  } catch (error) {
+    const conflict = error instanceof BadRequestError && error.message.includes(DEDUPLICATION_CONFLICT);
+    const unknownOutcome =
+      error instanceof UpstreamError &&
+      !(error instanceof RateLimitedError) &&
+      (error.status === undefined || error.status >= 500);
+    if (!conflict && !unknownOutcome) throw error;
+    const existing = await deps.upstream.findBotByDeduplicationKey(key);
+    if (existing !== undefined) {
+      deps.telemetry.log.info('bot adopted', { deduplication_key: key, bot_id: existing.id, after: error.message });
+      return existing;
+    }
+    // The key's holder finished meanwhile: a new POST can succeed, so the launcher retries.
+    if (conflict) throw new UpstreamError(`${error.message}; yet no live bot holds ${key}`, 400);
+    throw error;
+  }
 }
 
 /** The launcher's catch: the launch failed for good; say why on the schedule. */

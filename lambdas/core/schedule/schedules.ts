@@ -2,16 +2,30 @@
  * Scheduled bots: one record per calendar event (schedule id), each version with
  * its own launcher execution. The same request again changes nothing; a new time
  * or link stops the old execution and starts a new version; cancelling stops it.
- * The schedule API and calendar events both call these.
+ * Once launched, the bot waits at the service in state `scheduled` until the
+ * service starts it: moving then patches the bot and cancelling deletes it; a
+ * bot the service already started cannot be moved or deleted, and the answer
+ * (409) says so. The schedule API and calendar events both call these.
  */
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { Telemetry } from '../telemetry';
+import { BadRequestError, NotFoundError, type UpstreamClient } from '../upstream/client';
+import type { UpdateBotRequest } from '../upstream/contract';
 import { describeIssues } from '../validation';
 import type { Executions, LaunchInput } from './executions';
-import { launchTime, SCHEDULE_ID, type ScheduleTiming, scheduleRequestSchema } from './schedule-request';
+import {
+  launchJitterMs,
+  launchMetadata,
+  launchMetadataProblem,
+  launchTime,
+  SCHEDULE_ID,
+  type ScheduleRequest,
+  type ScheduleTiming,
+  scheduleRequestSchema,
+} from './schedule-request';
 
 export type ScheduleStatus = 'scheduled' | 'launched' | 'failed' | 'cancelled';
 
@@ -34,6 +48,8 @@ export interface Schedule {
 export interface ScheduleDependencies {
   table: TableAccess;
   executions: Executions;
+  /** Moving or cancelling a launched bot goes to the service. */
+  upstream: Pick<UpstreamClient, 'getBot' | 'updateBot' | 'deleteBot'>;
   timing: ScheduleTiming;
   telemetry: Telemetry;
   now(): number;
@@ -77,7 +93,12 @@ export async function upsertSchedule(
   }
   const request = parsed.data;
   const joinAt = new Date(request.join_at).toISOString();
-  const timing = launchTime(Date.parse(joinAt), deps.now(), deps.timing);
+  const timing = launchTime(
+    Date.parse(joinAt),
+    deps.now(),
+    deps.timing,
+    launchJitterMs(scheduleId, deps.timing.jitterMs),
+  );
   if (!timing.ok) return fail(400, 'invalid-join-time', timing.message);
   const requestHash = createHash('sha256')
     .update(JSON.stringify([request.meeting_url, joinAt, request.bot_name, request.metadata]))
@@ -86,11 +107,7 @@ export async function upsertSchedule(
   const existing = await getSchedule(scheduleId, deps);
   if (existing?.status === 'launched') {
     if (existing.requestHash === requestHash) return { status: 200, schedule: existing };
-    return fail(
-      409,
-      'already-launched',
-      `This schedule already launched bot ${existing.botId}; cancel that bot with the service and use a new schedule id.`,
-    );
+    return moveLaunchedBot(existing, { ...request, join_at: joinAt }, requestHash, deps);
   }
   if (existing?.status === 'scheduled' && existing.requestHash === requestHash) {
     // The same request again: nothing changes, but make sure its execution runs (a start may have failed).
@@ -100,6 +117,8 @@ export async function upsertSchedule(
     await deps.executions.stop(existing.executionArn);
 
   const version = (existing?.version ?? 0) + 1;
+  const tooLong = launchMetadataProblem(launchMetadata(request.metadata, scheduleId, version));
+  if (tooLong !== undefined) return fail(400, 'invalid-schedule', tooLong);
   const schedule: Schedule = {
     scheduleId,
     version,
@@ -157,13 +176,7 @@ async function ensureStarted(schedule: Schedule, deps: ScheduleDependencies): Pr
 export async function cancelSchedule(scheduleId: string, deps: ScheduleDependencies): Promise<ScheduleResult> {
   const existing = await getSchedule(scheduleId, deps);
   if (existing === undefined) return fail(404, 'not-found', `No schedule ${scheduleId}.`);
-  if (existing.status === 'launched') {
-    return {
-      status: 200,
-      schedule: existing,
-      message: `The bot ${existing.botId} was already launched; it is left alone.`,
-    };
-  }
+  if (existing.status === 'launched') return cancelLaunchedBot(existing, deps);
   if (existing.status === 'cancelled') return { status: 200, schedule: existing };
   if (existing.executionArn !== undefined) await deps.executions.stop(existing.executionArn);
   const cancelled = await writeIfCondition(() =>
@@ -181,4 +194,123 @@ export async function cancelSchedule(scheduleId: string, deps: ScheduleDependenc
   if (!cancelled) return cancelSchedule(scheduleId, deps); // it launched or moved meanwhile: answer from the new state
   deps.telemetry.log.info('schedule cancelled', { schedule_id: scheduleId, version: existing.version });
   return { status: 200, schedule: { ...existing, status: 'cancelled' } };
+}
+
+/** Why a launched bot cannot change any more, or undefined while the service still holds it as `scheduled`. */
+async function startedBotProblem(schedule: Schedule, deps: ScheduleDependencies): Promise<ScheduleResult | undefined> {
+  const botId = schedule.botId!;
+  let state: string | undefined;
+  try {
+    state = (await deps.upstream.getBot(botId)).state;
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined; // gone already: nothing to protect
+    throw error;
+  }
+  if (state === 'scheduled') return undefined;
+  return fail(
+    409,
+    'bot-started',
+    `Bot ${botId} is already ${state ?? 'started'} at the service, which changes or deletes only scheduled bots; ask it to leave the meeting with the service if it must, and use a new schedule id for a new bot.`,
+  );
+}
+
+/** A launched schedule changed: patch its bot while the service still holds it as scheduled. */
+async function moveLaunchedBot(
+  existing: Schedule,
+  request: ScheduleRequest,
+  requestHash: string,
+  deps: ScheduleDependencies,
+): Promise<ScheduleResult> {
+  const refused = await startedBotProblem(existing, deps);
+  if (refused !== undefined) return refused;
+  const metadata = launchMetadata(request.metadata, existing.scheduleId, existing.version);
+  const tooLong = launchMetadataProblem(metadata);
+  if (tooLong !== undefined) return fail(400, 'invalid-schedule', tooLong);
+  const changes: UpdateBotRequest = { metadata };
+  if (request.join_at !== existing.joinAt) {
+    // The service refuses a join_at in the past; a bot due now would have to be started instead.
+    if (Date.parse(request.join_at) <= deps.now())
+      return fail(
+        409,
+        'join-time-past',
+        `Bot ${existing.botId} waits at the service for ${existing.joinAt}; it cannot be moved to a time already past.`,
+      );
+    changes.join_at = request.join_at;
+  }
+  if (request.meeting_url !== existing.meetingUrl) changes.meeting_url = request.meeting_url;
+  if (request.bot_name !== existing.botName) changes.bot_name = request.bot_name;
+  try {
+    await deps.upstream.updateBot(existing.botId!, changes);
+  } catch (error) {
+    // Started between our look and the patch: report it like any started bot.
+    const started = error instanceof BadRequestError ? await startedBotProblem(existing, deps) : undefined;
+    if (started !== undefined) return started;
+    throw error;
+  }
+  const moved: Schedule = {
+    ...existing,
+    joinAt: request.join_at,
+    meetingUrl: request.meeting_url,
+    botName: request.bot_name,
+    metadata: request.metadata,
+    requestHash,
+  };
+  await writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.schedule(existing.scheduleId),
+        UpdateExpression:
+          'SET joinAt = :joinAt, meetingUrl = :url, botName = :name, metadata = :metadata, requestHash = :hash',
+        ConditionExpression: 'version = :version AND #status = :launched',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':joinAt': moved.joinAt,
+          ':url': moved.meetingUrl,
+          ':name': moved.botName,
+          ':metadata': moved.metadata,
+          ':hash': requestHash,
+          ':version': existing.version,
+          ':launched': 'launched',
+        },
+      }),
+    ),
+  );
+  deps.telemetry.log.info('launched bot moved', {
+    schedule_id: existing.scheduleId,
+    bot_id: existing.botId,
+    changed: Object.keys(changes),
+  });
+  return { status: 200, schedule: moved, message: `Bot ${existing.botId} was updated at the service.` };
+}
+
+/** A launched schedule cancelled: delete its bot while the service still holds it as scheduled. */
+async function cancelLaunchedBot(existing: Schedule, deps: ScheduleDependencies): Promise<ScheduleResult> {
+  const refused = await startedBotProblem(existing, deps);
+  if (refused !== undefined) return refused;
+  try {
+    await deps.upstream.deleteBot(existing.botId!);
+  } catch (error) {
+    const started = error instanceof BadRequestError ? await startedBotProblem(existing, deps) : undefined;
+    if (started !== undefined) return started;
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  await writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.schedule(existing.scheduleId),
+        UpdateExpression: 'SET #status = :cancelled',
+        ConditionExpression: 'version = :version',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':version': existing.version },
+      }),
+    ),
+  );
+  deps.telemetry.log.info('launched bot deleted', { schedule_id: existing.scheduleId, bot_id: existing.botId });
+  return {
+    status: 200,
+    schedule: { ...existing, status: 'cancelled' },
+    message: `Bot ${existing.botId} was deleted at the service before it started.`,
+  };
 }

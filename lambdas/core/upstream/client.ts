@@ -4,7 +4,7 @@
  * network errors, timeouts, 429 (honouring Retry-After) and 5xx, typed errors a
  * caller can act on, and responses validated leniently against the contract.
  */
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import { headerValueProblem, MalformedSecretError } from '../secrets';
 import { METRICS, silentTelemetry, type Telemetry } from '../telemetry';
 import { describeIssues } from '../validation';
@@ -15,10 +15,12 @@ import {
   type Bot,
   type CreateBotRequest,
   type Participant,
+  POST_MEETING_BOT_STATES,
   pageSchema,
   type RecordingLink,
   restSchemas,
   type TranscriptLine,
+  type UpdateBotRequest,
 } from './contract';
 
 export class UpstreamError extends Error {
@@ -84,7 +86,7 @@ export interface UpstreamClientOptions {
   random?: () => number;
 }
 
-type Method = 'GET' | 'POST';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export class UpstreamClient {
   private readonly base: URL;
@@ -110,9 +112,29 @@ export class UpstreamClient {
     };
   }
 
-  /** `POST bots`: 201 with the created bot. Pass a deduplication_key so a retried call cannot create two. */
+  /**
+   * `POST bots`: 201 with the created bot. Pass a deduplication_key so a retried
+   * call cannot create two: the retry is then a 400 (the key is taken), and
+   * findBotByDeduplicationKey finds the bot the first call made.
+   */
   async createBot(request: CreateBotRequest): Promise<Bot> {
     return this.call('POST', this.url(API_PATHS.bots), restSchemas().bot, request);
+  }
+
+  /** The bot that holds a deduplication key (one not in a post-meeting state), if any. */
+  async findBotByDeduplicationKey(key: string): Promise<Bot | undefined> {
+    const bots = await this.listBots({ deduplication_key: key });
+    return bots.find((bot) => !(POST_MEETING_BOT_STATES as readonly string[]).includes(bot.state ?? ''));
+  }
+
+  /** `PATCH bots/{id}`: the join time, link and name change only while the bot is `scheduled` (else 400). */
+  async updateBot(botId: string, changes: UpdateBotRequest): Promise<Bot> {
+    return this.call('PATCH', this.url(API_PATHS.bot(botId)), restSchemas().bot, changes);
+  }
+
+  /** `DELETE bots/{id}`: only a `scheduled` bot can be deleted (else 400). */
+  async deleteBot(botId: string): Promise<void> {
+    await this.call('DELETE', this.url(API_PATHS.bot(botId)), z.unknown());
   }
 
   async getBot(botId: string): Promise<Bot> {

@@ -1,0 +1,296 @@
+/**
+ * The rules the real service applies to `POST bots` and `PATCH bots/{id}`,
+ * written from shared/design/upstream-facts.md (each checked against Attendee's
+ * behaviour, none of its code): which meeting links it takes and how it rewrites
+ * them, what metadata, bot names and join times it refuses, and the shape of
+ * its error bodies. Messages the facts quote are kept word for word (a client
+ * may match them); the rest say the same in our words. The simulator is only
+ * useful if it is no kinder than the service.
+ */
+import { dumps, type PyValue, WIRE } from './python-json';
+
+/** Every field `POST bots` takes; any other is refused (the serializer's own check). */
+export const CREATE_BOT_FIELDS = [
+  'automatic_leave_settings',
+  'bot_chat_message',
+  'bot_image',
+  'bot_name',
+  'calendar_event_id',
+  'callback_settings',
+  'debug_settings',
+  'deduplication_key',
+  'external_media_storage_settings',
+  'google_meet_settings',
+  'join_at',
+  'kubernetes_settings',
+  'meeting_url',
+  'metadata',
+  'recording_settings',
+  'rtmp_settings',
+  'teams_settings',
+  'transcription_settings',
+  'voice_agent_settings',
+  'webhooks',
+  'websocket_settings',
+  'zoom_settings',
+] as const;
+
+/** States after which a bot's deduplication key is free again. */
+export const POST_MEETING_STATES: readonly string[] = ['fatal_error', 'ended', 'data_deleted'];
+
+export const ALL_STATES = [
+  'ready',
+  'joining',
+  'joined_not_recording',
+  'joined_recording',
+  'leaving',
+  'post_processing',
+  'fatal_error',
+  'waiting_room',
+  'ended',
+  'data_deleted',
+  'scheduled',
+  'staged',
+  'joined_recording_paused',
+  'joining_breakout_room',
+  'leaving_breakout_room',
+  'joined_recording_permission_denied',
+  'connecting',
+  'connected',
+  'disconnecting',
+] as const;
+
+export const MAX_METADATA_JSON_LENGTH = 1000;
+
+/** DRF's field-error body: `{"field": ["message", ...]}`. */
+export type FieldErrors = Record<string, string[]>;
+
+// ---------------------------------------------------------------------------
+// Meeting links
+
+const ANY_URL = /^https?:\/\/[^\s<>"']+/;
+
+/** The service's own unquote: `%XX` sequences decoded, anything malformed left as it is. */
+function unquote(text: string): string {
+  return text.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
+function base64Text(text: string): string | undefined {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) return undefined;
+  const decoded = Buffer.from(text, 'base64').toString('utf8');
+  return decoded.includes('\uFFFD') ? undefined : decoded;
+}
+
+/** A link smuggling a second link (plain, percent-encoded twice over, or base64) is refused. */
+function carriesSeveralUrls(url: string): boolean {
+  let found = 0;
+  for (let i = 0; i < url.length; i++) {
+    const rest = url.slice(i);
+    const once = unquote(rest);
+    const decoded = [rest, once, unquote(once), base64Text(rest)];
+    if (decoded.some((form) => form !== undefined && ANY_URL.test(form))) found++;
+  }
+  return found > 1;
+}
+
+interface UrlParts {
+  scheme: string;
+  netloc: string;
+  path: string;
+  query: string;
+}
+
+/** Splits like Python's urlparse (enough for meeting links): scheme, host part, path, query. */
+function splitUrl(url: string): UrlParts {
+  const match = /^(?:([A-Za-z][A-Za-z0-9+.-]*):)?(?:\/\/([^/?#]*))?([^?#]*)(?:\?([^#]*))?/.exec(url);
+  return { scheme: match?.[1] ?? '', netloc: match?.[2] ?? '', path: match?.[3] ?? '', query: match?.[4] ?? '' };
+}
+
+/** The host name of a link, with or without a scheme, lower case. */
+function hostOf(url: string): string {
+  const withScheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url) ? url : `https://${url}`;
+  const netloc = splitUrl(withScheme).netloc;
+  return netloc.replace(/^.*@/, '').replace(/:\d*$/, '').toLowerCase();
+}
+
+/** The first value of each query parameter, decoded; blank values dropped (parse_qs defaults). */
+function firstQueryValues(query: string): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const pair of query.split(/[&;]/)) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    const name = unquote(pair.slice(0, at).replaceAll('+', ' '));
+    const value = unquote(pair.slice(at + 1).replaceAll('+', ' '));
+    if (value !== '' && !values.has(name)) values.set(name, value);
+  }
+  return values;
+}
+
+const isUnder = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
+
+function normalizeZoom(url: string): string | undefined {
+  let parts = splitUrl(url);
+  if (parts.scheme === '') parts = splitUrl(`https://${url}`);
+  let netloc = parts.netloc.toLowerCase();
+  if (netloc === 'zoom.com') netloc = 'zoom.us';
+  else if (netloc.endsWith('.zoom.com')) netloc = `${netloc.slice(0, -'.zoom.com'.length)}.zoom.us`;
+  let path = /^[A-Za-z0-9/_-]*/.exec(parts.path)?.[0] ?? '';
+  if (!path.startsWith('/')) path = `/${path}`;
+  path = path.replace(/\/+/g, '/');
+  const params = firstQueryValues(parts.query);
+  const kept: string[] = [];
+  const password = /^[A-Za-z0-9]+(?:\.\d+)?/.exec(params.get('pwd') ?? '')?.[0];
+  if (password !== undefined) kept.push(`pwd=${password}`);
+  const token = params.get('tk')?.trim();
+  if (token) kept.push(`tk=${token}`);
+  if (!/\d/.test(path)) return undefined; // the meeting number
+  return `https://${netloc}${path}${kept.length > 0 ? `?${kept.join('&')}` : ''}`;
+}
+
+const teamsMeetupLink = (conversation: string, message: string, tenant: string, organizer: string) =>
+  `https://teams.microsoft.com/l/meetup-join/${conversation}/${message}?context={"Tid":"${tenant}","Oid":"${organizer}"}`;
+
+function normalizeTeams(url: string): string | undefined {
+  const meetup =
+    /teams\.(?:microsoft|live)\.com(?:\/[^/]*)*?\/l\/meetup-join\/([^/]+)\/([^?]+)\?context=.*?"Tid":"([^"]+)".*?"Oid":"([^"]+)"/.exec(
+      url,
+    );
+  if (meetup !== null) return teamsMeetupLink(meetup[1]!, meetup[2]!, meetup[3]!, meetup[4]!);
+
+  const light = /teams\.microsoft\.com\/light-meetings\/launch\?.*coords=([^&]+)/.exec(url);
+  if (light !== null) {
+    try {
+      const coords = JSON.parse(Buffer.from(unquote(light[1]!), 'base64').toString('utf8')) as Record<string, unknown>;
+      const { conversationId, tenantId, organizerId } = coords;
+      if (conversationId && tenantId && organizerId)
+        return teamsMeetupLink(
+          String(conversationId),
+          String(coords.messageId ?? '0'),
+          String(tenantId),
+          String(organizerId),
+        );
+    } catch {
+      // not a readable coords parameter: try the other forms
+    }
+  }
+
+  const meet = /teams\.([^.]+\.com)(?:\/[^/]*)*?\/meet\/([^?]+)\?p=([^&\s]+)/.exec(url);
+  if (meet !== null && (meet[1] === 'live.com' || meet[1] === 'microsoft.com'))
+    return `https://teams.${meet[1]}/meet/${meet[2]}?p=${meet[3]}`;
+  return undefined;
+}
+
+function normalizeOnce(url: string): string | undefined {
+  if (url === '') return undefined;
+  const host = hostOf(url);
+  if (isUnder(host, 'zoom.us') || isUnder(host, 'zoom.com')) return normalizeZoom(url);
+  if (host === 'meet.google.com') {
+    const code = /meet\.google\.com\/([A-Za-z0-9-]+)/.exec(url)?.[1];
+    if (code !== undefined) return `https://meet.google.com/${code}`;
+  }
+  if (host === 'teams.microsoft.com' || host === 'teams.live.com') return normalizeTeams(url);
+  return undefined;
+}
+
+/**
+ * The link the service stores for a Zoom, Google Meet or Teams meeting, or
+ * undefined when it refuses the link. A link is tried as given and then decoded
+ * up to twice more (calendar invites often carry it percent-encoded).
+ */
+export function normalizeMeetingUrl(raw: string): string | undefined {
+  let url = raw.trim().replace(/>+$/, '');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const normalized = normalizeOnce(url);
+    if (normalized !== undefined && !carriesSeveralUrls(normalized)) return normalized;
+    url = unquote(url);
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Field rules
+
+/** `json.dumps(value)` length as the service counts it: `", "` and `": "` separators, non-ASCII escaped. */
+export function pythonJsonLength(value: Record<string, unknown>): number {
+  return dumps(value as PyValue, WIRE).length;
+}
+
+/** Metadata rules; a message when refused. */
+export function metadataProblem(value: unknown): string | undefined {
+  if (value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return 'metadata must be a JSON object';
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0) return 'metadata needs at least one key';
+  for (const [key, item] of entries) if (typeof item !== 'string') return `Value for key '${key}' must be a string`;
+  if (pythonJsonLength(value as Record<string, unknown>) > MAX_METADATA_JSON_LENGTH)
+    return `metadata is longer than ${MAX_METADATA_JSON_LENGTH} characters as JSON`;
+  return undefined;
+}
+
+/** The serializer's text field: a string (numbers become text), trimmed, not blank. */
+export function textProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return 'Not a valid string.';
+  if (String(value).trim() === '') return 'This field may not be blank.';
+  return undefined;
+}
+
+export function botNameProblem(name: string): string | undefined {
+  for (const char of name)
+    if ((char.codePointAt(0) ?? 0) > 0xffff)
+      return 'bot_name cannot hold characters above U+FFFF (emoji or rare scripts)';
+  return undefined;
+}
+
+const DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+
+/** An ISO 8601 time as the service reads it (no zone: UTC); undefined when it cannot. */
+export function parseServiceTime(text: string): number | undefined {
+  const match = DATETIME.exec(text.trim());
+  if (match === null) return undefined;
+  const [, y, mo, d, h, mi, s, fraction, zone] = match;
+  let offsetMinutes = 0;
+  if (zone !== undefined && zone.toUpperCase() !== 'Z') {
+    const digits = zone.slice(1).replace(':', '');
+    offsetMinutes = (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || '0')) * (zone[0] === '-' ? -1 : 1);
+  }
+  const ms = Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h),
+    Number(mi),
+    Number(s ?? '0'),
+    Number((fraction ?? '').padEnd(3, '0').slice(0, 3)),
+  );
+  const date = new Date(ms);
+  if (Number.isNaN(ms) || date.getUTCDate() !== Number(d) || date.getUTCMonth() !== Number(mo) - 1) return undefined;
+  return ms - offsetMinutes * 60_000;
+}
+
+export const DATETIME_FORMAT_ERROR = 'not an ISO 8601 date and time, e.g. 2026-11-23T15:00:00Z';
+
+/** `join_at`: not in the past, at most three calendar years ahead. */
+export function joinAtProblem(value: unknown, nowMs: number): string | undefined {
+  const at = typeof value === 'string' ? parseServiceTime(value) : undefined;
+  if (at === undefined) return DATETIME_FORMAT_ERROR;
+  if (at < nowMs) return 'join_at cannot be in the past';
+  const limit = new Date(nowMs);
+  limit.setUTCFullYear(limit.getUTCFullYear() + 3);
+  if (at > limit.getTime()) return 'join_at is more than 3 years ahead';
+  return undefined;
+}
+
+/** ISO time as the service writes it back (UTC, `Z`). */
+export function serviceTime(ms: number): string {
+  return new Date(ms)
+    .toISOString()
+    .replace('.000Z', 'Z')
+    .replace(/\.(\d{3})Z$/, '.$1000Z');
+}

@@ -1,0 +1,336 @@
+/**
+ * The simulated service refuses what the real one (Attendee) refuses, with the
+ * same status and body shape: every [enforce] rule in
+ * shared/design/upstream-facts.md, as a table of requests and answers. A rule
+ * relaxed in the simulator turns its row red (the request would be accepted).
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
+
+const service = new SimulatedServiceApi();
+const NOW = Date.parse('2026-11-22T09:00:00Z');
+const IN_AN_HOUR = '2026-11-22T10:00:00Z';
+const MEET = 'https://meet.google.com/abc-defg-hij';
+let started: SimulatedBot[];
+
+beforeAll(async () => {
+  await service.start();
+  service.apiKeys.set('k', 'all');
+});
+afterAll(() => service.stop());
+beforeEach(() => {
+  service.bots.clear();
+  service.faults = [];
+  service.now = () => NOW;
+  started = [];
+  service.onBotStarted = (bot) => void started.push(bot);
+});
+
+async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(new URL(path, service.baseUrl), {
+    method,
+    headers: { authorization: 'Token k', 'content-type': 'application/json' },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? '' : JSON.parse(text) };
+}
+const post = (fields: Record<string, unknown>) =>
+  call('POST', 'bots', { meeting_url: MEET, bot_name: 'Notetaker', ...fields });
+
+describe('POST bots: refused as the service refuses it', () => {
+  it.each<[string, Record<string, unknown>, unknown]>([
+    // Unknown fields: checked once every field passed, as a whole-body error.
+    [
+      'an unknown field',
+      { colour: 'red' },
+      {
+        non_field_errors: [expect.stringMatching(/^Unknown field\(s\): colour\. Accepted fields: .*deduplication_key/)],
+      },
+    ],
+    // metadata: an object, with a key, string values, at most 1000 characters of json.dumps.
+    ['metadata that is an array', { metadata: ['a'] }, { metadata: ['metadata must be a JSON object'] }],
+    ['metadata that is text', { metadata: 'a' }, { metadata: ['metadata must be a JSON object'] }],
+    ['metadata without keys', { metadata: {} }, { metadata: ['metadata needs at least one key'] }],
+    [
+      'a metadata number',
+      { metadata: { schedule_id: 'cal-1', schedule_version: 1 } },
+      { metadata: ["Value for key 'schedule_version' must be a string"] },
+    ],
+    [
+      'a metadata boolean',
+      { metadata: { recorded: true } },
+      { metadata: ["Value for key 'recorded' must be a string"] },
+    ],
+    [
+      'a nested metadata value',
+      { metadata: { room: { floor: '3' } } },
+      { metadata: ["Value for key 'room' must be a string"] },
+    ],
+    ['a null metadata value', { metadata: { owner: null } }, { metadata: ["Value for key 'owner' must be a string"] }],
+    // Lengths as Python counts them (checked with python3 -c 'len(json.dumps(...))').
+    [
+      'metadata of 1001 characters',
+      { metadata: { a: 'x'.repeat(992) } },
+      { metadata: ['metadata is longer than 1000 characters as JSON'] },
+    ],
+    [
+      'metadata of 1003 characters with its ", " and ": " separators',
+      { metadata: { k1: 'x'.repeat(400), k2: 'y'.repeat(583) } },
+      { metadata: ['metadata is longer than 1000 characters as JSON'] },
+    ],
+    [
+      'metadata of 1005 characters once "é" is escaped (166 characters as UTF-8 text)',
+      { metadata: { a: 'é'.repeat(166) } },
+      { metadata: ['metadata is longer than 1000 characters as JSON'] },
+    ],
+    // Meeting links: Zoom, Google Meet and Teams only.
+    [
+      'a link to another site',
+      { meeting_url: 'https://meet.example.com/abc-defg-hij' },
+      { meeting_url: ['Invalid meeting URL'] },
+    ],
+    [
+      'a Zoom link without a meeting number',
+      { meeting_url: 'https://zoom.us/j/abc' },
+      { meeting_url: ['Invalid meeting URL'] },
+    ],
+    [
+      'a Meet link without a code',
+      { meeting_url: 'https://meet.google.com/' },
+      { meeting_url: ['Invalid meeting URL'] },
+    ],
+    [
+      'a Teams link without its context',
+      { meeting_url: 'https://teams.microsoft.com/l/meetup-join/19%3ameeting_x%40thread.v2/0' },
+      { meeting_url: ['Invalid meeting URL'] },
+    ],
+    [
+      'a Zoom link carrying a second link',
+      { meeting_url: 'https://zoom.us/j/85012345678?tk=https://evil.example.com/x' },
+      { meeting_url: ['Invalid meeting URL'] },
+    ],
+    [
+      'a look-alike host',
+      { meeting_url: 'https://meet.google.com.evil.example/abc-defg-hij' },
+      { meeting_url: ['Invalid meeting URL'] },
+    ],
+    ['no meeting_url', { meeting_url: undefined }, { meeting_url: ['This field is required.'] }],
+    // Bot names: nothing above U+FFFF.
+    [
+      'an emoji in the bot name',
+      { bot_name: 'Notetaker 📝' },
+      { bot_name: ['bot_name cannot hold characters above U+FFFF (emoji or rare scripts)'] },
+    ],
+    ['a blank bot name', { bot_name: '  ' }, { bot_name: ['This field may not be blank.'] }],
+    // join_at: not past, at most three years ahead.
+    ['a join_at in the past', { join_at: '2026-11-22T08:59:59Z' }, { join_at: ['join_at cannot be in the past'] }],
+    [
+      'a join_at over three years ahead',
+      { join_at: '2029-11-22T09:00:01Z' },
+      { join_at: ['join_at is more than 3 years ahead'] },
+    ],
+    ['a join_at that is no time', { join_at: 'tomorrow' }, { join_at: [expect.stringMatching(/ISO 8601/)] }],
+    // Every field error at once, each under its field.
+    [
+      'several bad fields',
+      { meeting_url: 'https://example.com/x', join_at: '2020-01-01T00:00:00Z', metadata: { v: 1 }, colour: 'red' },
+      {
+        meeting_url: ['Invalid meeting URL'],
+        join_at: ['join_at cannot be in the past'],
+        metadata: ["Value for key 'v' must be a string"],
+      },
+    ],
+  ])('refuses %s with 400 and the same body', async (_label, fields, body) => {
+    expect(await post(fields)).toEqual({ status: 400, body });
+    expect(service.bots.size).toBe(0);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['metadata of exactly 1000 characters', { metadata: { a: 'x'.repeat(991) } }],
+    ['metadata of 1000 characters over two keys', { metadata: { k1: 'x'.repeat(400), k2: 'y'.repeat(580) } }],
+    ['escaped metadata of 999 characters', { metadata: { a: 'é'.repeat(165) } }],
+    ['a bot name inside the BMP', { bot_name: 'Café Notetaker – 会议' }],
+    ['a join_at three years ahead', { join_at: '2029-11-22T09:00:00Z' }],
+    ['a join_at now', { join_at: '2026-11-22T09:00:00Z' }],
+  ])('takes %s', async (_label, fields) => {
+    expect(await post(fields)).toMatchObject({ status: 201 });
+  });
+
+  it.each([
+    ['a Meet link with query and no scheme', 'meet.google.com/abc-defg-hij?authuser=0&hs=1', MEET],
+    [
+      'a Zoom link: pwd kept (trailing text cut), other parameters dropped',
+      'https://us02web.zoom.us/j/85012345678?pwd=AbCdEf123.1xyz&from=addon&uname=x',
+      'https://us02web.zoom.us/j/85012345678?pwd=AbCdEf123.1',
+    ],
+    ['a zoom.com link', 'https://acme.zoom.com/j/85012345678', 'https://acme.zoom.us/j/85012345678'],
+    ['a Zoom link with a trailing >', '<https://zoom.us/j/85012345678>'.slice(1), 'https://zoom.us/j/85012345678'],
+    [
+      'a Teams link with its context percent-encoded',
+      'https://teams.microsoft.com/l/meetup-join/19%3ameeting_NzE4%40thread.v2/0?context=%7b%22Tid%22%3a%22t-1%22%2c%22Oid%22%3a%22o-2%22%7d',
+      'https://teams.microsoft.com/l/meetup-join/19:meeting_NzE4@thread.v2/0?context={"Tid":"t-1","Oid":"o-2"}',
+    ],
+    [
+      'a Teams short link',
+      'https://teams.microsoft.com/meet/2345678901234?p=AbCdEf',
+      'https://teams.microsoft.com/meet/2345678901234?p=AbCdEf',
+    ],
+  ])('stores %s as the service normalizes it', async (_label, given, stored) => {
+    const answer = await post({ meeting_url: given });
+    expect(answer).toMatchObject({ status: 201, body: { meeting_url: stored } });
+  });
+});
+
+describe('deduplication_key: unique among bots not in a post-meeting state', () => {
+  it('refuses a second POST with the key with 400 {"error"}, not the old bot', async () => {
+    const first = await post({ deduplication_key: 'cal-1:v1' });
+    expect(first.status).toBe(201);
+    expect(await post({ deduplication_key: 'cal-1:v1' })).toEqual({
+      status: 400,
+      body: { error: expect.stringMatching(/^Deduplication key already in use\./) },
+    });
+    expect(service.bots.size).toBe(1);
+  });
+
+  it.each(['scheduled', 'staged', 'joining', 'joined_recording', 'post_processing'])(
+    'a bot %s still holds its key',
+    async (state) => {
+      service.addBot({ deduplication_key: 'cal-2:v1', state });
+      expect(await post({ deduplication_key: 'cal-2:v1' })).toMatchObject({ status: 400 });
+    },
+  );
+
+  it.each(['ended', 'fatal_error', 'data_deleted'])('a bot %s frees its key', async (state) => {
+    service.addBot({ deduplication_key: 'cal-3:v1', state });
+    expect(await post({ deduplication_key: 'cal-3:v1' })).toMatchObject({ status: 201 });
+  });
+});
+
+describe('GET bots filters', () => {
+  it('by deduplication_key, meeting_url (as stored), states (repeatable) and join_at_after/before', async () => {
+    const a = service.addBot({ deduplication_key: 'k-a', state: 'scheduled', join_at: '2026-11-22T10:00:00Z' });
+    const b = service.addBot({ deduplication_key: 'k-b', state: 'ended', join_at: '2026-11-22T11:00:00Z' });
+    const c = service.addBot({ meeting_url: 'https://zoom.us/j/85012345678', state: 'joining' });
+    const ids = async (query: string) => {
+      const answer = await call('GET', `bots?${query}`);
+      expect(answer.status).toBe(200);
+      return (answer.body as { results: Array<{ id: string }> }).results.map((bot) => bot.id);
+    };
+    expect(await ids('deduplication_key=k-a')).toEqual([a.id]);
+    expect(await ids(`meeting_url=${encodeURIComponent('https://zoom.us/j/85012345678')}`)).toEqual([c.id]);
+    expect(await ids('states=scheduled&states=joining')).toEqual([a.id, c.id]);
+    expect(await ids('join_at_after=2026-11-22T10:00:00Z')).toEqual([b.id]);
+    expect(await ids('join_at_before=2026-11-22T10:30:00Z')).toEqual([a.id]);
+    expect(await ids('deduplication_key=k-none')).toEqual([]);
+  });
+
+  it.each([
+    ['states=sleeping', /^Unknown state sleeping; states are ready, /],
+    ['join_at_after=soon', /^join_at_after is not an ISO 8601 time/],
+    ['join_at_before=2026-13-40T00:00:00Z', /^join_at_before is not an ISO 8601 time/],
+  ])('refuses %s with 400 {"error"}', async (query, message) => {
+    expect(await call('GET', `bots?${query}`)).toEqual({
+      status: 400,
+      body: { error: expect.stringMatching(message) },
+    });
+  });
+});
+
+describe('PATCH and DELETE bots/{id}: only while scheduled', () => {
+  it('moves a scheduled bot; a past join_at is a field error', async () => {
+    const { body } = await post({ join_at: IN_AN_HOUR });
+    const id = (body as { id: string }).id;
+    expect(await call('PATCH', `bots/${id}`, { join_at: '2026-11-22T12:00:00Z' })).toMatchObject({
+      status: 200,
+      body: { id, state: 'scheduled', join_at: '2026-11-22T12:00:00Z' },
+    });
+    expect(await call('PATCH', `bots/${id}`, { join_at: '2026-11-22T08:00:00Z' })).toEqual({
+      status: 400,
+      body: { join_at: ['join_at cannot be in the past'] },
+    });
+    expect(await call('PATCH', `bots/${id}`, { meeting_url: 'https://example.com/x' })).toEqual({
+      status: 400,
+      body: { meeting_url: ['Invalid meeting URL'] },
+    });
+    expect(await call('PATCH', `bots/${id}`, { metadata: { n: 1 } })).toEqual({
+      status: 400,
+      body: { metadata: ["Value for key 'n' must be a string"] },
+    });
+  });
+
+  it('refuses to move a bot that is not scheduled (metadata may still change)', async () => {
+    const bot = service.addBot({ state: 'joined_recording', join_at: IN_AN_HOUR });
+    expect(await call('PATCH', `bots/${bot.id}`, { join_at: '2026-11-22T12:00:00Z' })).toEqual({
+      status: 400,
+      body: {
+        error: expect.stringMatching(/^Bot is in state joined_recording; join_at, .* only while it is scheduled/),
+      },
+    });
+    expect(bot.join_at).toBe(IN_AN_HOUR);
+    expect(await call('PATCH', `bots/${bot.id}`, { metadata: { note: 'x' } })).toMatchObject({ status: 200 });
+  });
+
+  it('deletes a scheduled bot (200, no body) and no other', async () => {
+    const scheduled = service.addBot({ state: 'scheduled', join_at: IN_AN_HOUR });
+    expect(await call('DELETE', `bots/${scheduled.id}`)).toEqual({ status: 200, body: '' });
+    expect(service.bots.has(scheduled.id)).toBe(false);
+    const joining = service.addBot({ state: 'joining' });
+    expect(await call('DELETE', `bots/${joining.id}`)).toEqual({
+      status: 400,
+      body: {
+        error: expect.stringMatching(/^Bot is in state joining; only a bot in the scheduled state can be deleted/),
+      },
+    });
+    expect(await call('DELETE', 'bots/bot_missing')).toEqual({ status: 404, body: { error: 'Bot not found' } });
+  });
+});
+
+describe('GET bots/{id}/recording before the file exists', () => {
+  it('is 404 "No recording file found for bot" until uploaded, "No recording found for bot" without one', async () => {
+    const waiting = service.addBot({ state: 'post_processing' });
+    expect(await call('GET', `bots/${waiting.id}/recording`)).toEqual({
+      status: 404,
+      body: { error: 'No recording file found for bot' },
+    });
+    const none = service.addBot({ state: 'ended', noRecordingRow: true });
+    expect(await call('GET', `bots/${none.id}/recording`)).toEqual({
+      status: 404,
+      body: { error: 'No recording found for bot' },
+    });
+    waiting.recording = { size: 10, seed: 1, contentType: 'video/mp4' };
+    expect(await call('GET', `bots/${waiting.id}/recording`)).toMatchObject({
+      status: 200,
+      body: { url: expect.any(String), start_timestamp_ms: 0 },
+    });
+  });
+});
+
+describe('the service starts a scheduled bot itself, 5–10 minutes before join_at', () => {
+  it('holds it as scheduled until then, stages it in the window, and not at creation', async () => {
+    let now = NOW;
+    service.now = () => now;
+    const { body } = await post({ join_at: IN_AN_HOUR });
+    const bot = service.bots.get((body as { id: string }).id)!;
+    expect(bot.state).toBe('scheduled');
+    expect(started).toEqual([]);
+    now = Date.parse('2026-11-22T09:49:59Z'); // more than 10 minutes ahead: not yet
+    expect(service.startDueBots()).toEqual([]);
+    now = Date.parse('2026-11-22T09:55:00Z'); // 5 minutes ahead: started by now
+    expect(service.startDueBots()).toEqual([bot]);
+    expect(started).toEqual([bot]);
+    expect(bot.state).toBe('staged');
+    expect(service.stageAt.has(bot.id)).toBe(false);
+  });
+
+  it('starts a bot without join_at at once', async () => {
+    await post({});
+    expect(started).toHaveLength(1);
+  });
+
+  it('never starts a bot missed by more than 5 minutes', async () => {
+    const bot = service.addBot({ state: 'scheduled', join_at: '2026-11-22T08:54:59Z' });
+    expect(service.startDueBots()).toEqual([]);
+    expect(bot.state).toBe('scheduled');
+  });
+});
