@@ -190,7 +190,10 @@ export class SimulatedServiceApi {
   }
 
   private startBot(bot: SimulatedBot): void {
-    if (this.onBotStarted !== undefined) return this.onBotStarted(bot);
+    if (this.onBotStarted !== undefined) {
+      this.onBotStarted(bot);
+      return;
+    }
     // Nobody plays it: a staged bot waits as staged, an immediate one is joining, as at the service.
     if (bot.state !== 'ready') return;
     bot.state = 'joining';
@@ -219,7 +222,7 @@ export class SimulatedServiceApi {
     return createHmac('sha256', this.linkSecret).update(`${botId}:${expires}`).digest('hex');
   }
 
-  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<undefined> {
     const url = new URL(request.url ?? '/', this.origin);
     const method = request.method ?? 'GET';
     this.requests.push({ method, path: url.pathname, authorization: request.headers.authorization });
@@ -297,7 +300,7 @@ export class SimulatedServiceApi {
     return this.json(response, 200, { url: this.recordingLink(bot.id), start_timestamp_ms: 0 });
   }
 
-  private createBot(body: string, response: ServerResponse): void {
+  private createBot(body: string, response: ServerResponse): undefined {
     const request = parseObject(body);
     if (request === undefined) return this.json(response, 400, { detail: 'JSON parse error' });
     const now = this.now();
@@ -350,7 +353,7 @@ export class SimulatedServiceApi {
   }
 
   /** `PATCH bots/{id}`: join time, link and name while scheduled; metadata at any time. */
-  private patchBot(bot: SimulatedBot, body: string, response: ServerResponse): void {
+  private patchBot(bot: SimulatedBot, body: string, response: ServerResponse): undefined {
     const request = parseObject(body);
     if (request === undefined) return this.json(response, 400, { detail: 'JSON parse error' });
     const errors: FieldErrors = {};
@@ -391,7 +394,7 @@ export class SimulatedServiceApi {
   }
 
   /** `DELETE bots/{id}`: only a scheduled bot; 200 with no body. */
-  private deleteBot(bot: SimulatedBot, response: ServerResponse): void {
+  private deleteBot(bot: SimulatedBot, response: ServerResponse): undefined {
     if (bot.state !== 'scheduled')
       return this.json(response, 400, {
         error: `Bot is in state ${bot.state}; only a bot in the scheduled state can be deleted`,
@@ -404,7 +407,7 @@ export class SimulatedServiceApi {
   }
 
   /** `GET bots` with the service's filters: meeting_url, deduplication_key, states (repeatable), join_at_after/before. */
-  private listBots(url: URL, response: ServerResponse): void {
+  private listBots(url: URL, response: ServerResponse): undefined {
     const query = url.searchParams;
     let bots = [...this.bots.values()];
     const meetingUrl = query.get('meeting_url');
@@ -434,7 +437,7 @@ export class SimulatedServiceApi {
     this.page(url, response, bots.map(publicBot));
   }
 
-  private page(url: URL, response: ServerResponse, items: unknown[]): void {
+  private page(url: URL, response: ServerResponse, items: unknown[]): undefined {
     const cursor = Number(url.searchParams.get('cursor') ?? '0');
     const results = items.slice(cursor, cursor + this.pageSize);
     const link = (at: number) => {
@@ -449,7 +452,7 @@ export class SimulatedServiceApi {
     });
   }
 
-  private serveRecording(url: URL, response: ServerResponse, breakAfterBytes: number | undefined): void {
+  private serveRecording(url: URL, response: ServerResponse, breakAfterBytes: number | undefined): undefined {
     const botId = url.pathname.slice('/recordings/'.length);
     const expires = Number(url.searchParams.get('expires'));
     const bot = this.bots.get(botId);
@@ -490,7 +493,7 @@ export class SimulatedServiceApi {
     pump();
   }
 
-  private json(response: ServerResponse, status: number, body: unknown): void {
+  private json(response: ServerResponse, status: number, body: unknown): undefined {
     const fault = this.replaced.get(response);
     const replaced = fault?.status !== undefined;
     const write = () => {

@@ -11,6 +11,7 @@
  * timeout, a 5xx) or that 400, the bot is looked up by its key and adopted.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
@@ -83,7 +84,7 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
 }
 
 async function createOrAdopt(request: CreateBotRequest, deps: LaunchDependencies): Promise<Bot> {
-  const key = request.deduplication_key!;
+  const key = required(request.deduplication_key, 'the launch request deduplication_key');
   try {
     return await deps.upstream.createBot(request);
   } catch (error) {

@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { Telemetry } from '../telemetry';
@@ -198,7 +199,7 @@ export async function cancelSchedule(scheduleId: string, deps: ScheduleDependenc
 
 /** Why a launched bot cannot change any more, or undefined while the service still holds it as `scheduled`. */
 async function startedBotProblem(schedule: Schedule, deps: ScheduleDependencies): Promise<ScheduleResult | undefined> {
-  const botId = schedule.botId!;
+  const botId = required(schedule.botId, `schedule ${schedule.scheduleId} bot id`);
   let state: string | undefined;
   try {
     state = (await deps.upstream.getBot(botId)).state;
@@ -240,7 +241,7 @@ async function moveLaunchedBot(
   if (request.meeting_url !== existing.meetingUrl) changes.meeting_url = request.meeting_url;
   if (request.bot_name !== existing.botName) changes.bot_name = request.bot_name;
   try {
-    await deps.upstream.updateBot(existing.botId!, changes);
+    await deps.upstream.updateBot(required(existing.botId, `schedule ${existing.scheduleId} bot id`), changes);
   } catch (error) {
     // Started between our look and the patch: report it like any started bot.
     const started = error instanceof BadRequestError ? await startedBotProblem(existing, deps) : undefined;
@@ -289,7 +290,7 @@ async function cancelLaunchedBot(existing: Schedule, deps: ScheduleDependencies)
   const refused = await startedBotProblem(existing, deps);
   if (refused !== undefined) return refused;
   try {
-    await deps.upstream.deleteBot(existing.botId!);
+    await deps.upstream.deleteBot(required(existing.botId, `schedule ${existing.scheduleId} bot id`));
   } catch (error) {
     const started = error instanceof BadRequestError ? await startedBotProblem(existing, deps) : undefined;
     if (started !== undefined) return started;
