@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
-import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/contract';
+import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/rest-contract';
 import { describeIssues } from '../lambdas/core/validation';
 
 /** Retention periods CloudWatch Logs accepts. */

@@ -33,7 +33,7 @@ import {
   SERVICES,
   type ServiceName,
 } from '../lambdas/core/telemetry';
-import { KNOWN_TRIGGERS } from '../lambdas/core/upstream/contract';
+import { KNOWN_TRIGGERS } from '../lambdas/core/upstream/webhook-contract';
 
 export interface MonitoringProps {
   api: HttpApi;

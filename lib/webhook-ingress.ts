@@ -18,7 +18,7 @@ import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
-import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/contract';
+import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { PipelineFunction } from './function';

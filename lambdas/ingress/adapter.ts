@@ -7,7 +7,7 @@ import type { PayloadStore } from '../core/queue/payload-store';
 import type { SecretSource } from '../core/secrets';
 import { signingKeysFrom } from '../core/signature/verify';
 import type { Telemetry } from '../core/telemetry';
-import { WEBHOOK_SIGNATURE } from '../core/upstream/contract';
+import { WEBHOOK_SIGNATURE } from '../core/upstream/webhook-contract';
 import type { IngressEnvironment } from './environment';
 
 export type IngressHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;

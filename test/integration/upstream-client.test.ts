@@ -10,7 +10,7 @@ import {
   type UpstreamClientOptions,
   UpstreamError,
 } from '../../lambdas/core/upstream/client';
-import { DEDUPLICATION_CONFLICT } from '../../lambdas/core/upstream/contract';
+import { DEDUPLICATION_CONFLICT } from '../../lambdas/core/upstream/rest-contract';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { recordingTelemetry } from '../fixtures/local-pipeline';
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { metadataJsonLength } from '../../lambdas/core/upstream/rest-contract';
 import {
-  metadataJsonLength,
   parseTriggerData,
   parseWebhookEnvelope,
   type WebhookEnvelope,
-} from '../../lambdas/core/upstream/contract';
+} from '../../lambdas/core/upstream/webhook-contract';
 import { ingressEnvironmentSchema } from '../../lambdas/ingress/environment';
 import { dumps, WIRE } from '../../local/simulator/python-json';
 

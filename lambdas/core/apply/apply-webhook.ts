@@ -1,5 +1,5 @@
 import type { ArchiveQueue } from '../archive/archive-job';
-import type { TypedWebhook } from '../upstream/contract';
+import type { TypedWebhook } from '../upstream/webhook-contract';
 import type { ApplyContext } from './context';
 import { applyParticipantEvent } from './participants';
 import { applyStateChange } from './state-change';

@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
 import { keys, padMs } from '../store/table-layout';
-import type { ParticipantEventData } from '../upstream/contract';
+import type { ParticipantEventData } from '../upstream/webhook-contract';
 import { type ApplyContext, jsonText } from './context';
 
 /**

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveQueue } from '../archive/archive-job';
 import { writeIfCondition } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
-import type { StateChangeData } from '../upstream/contract';
+import type { StateChangeData } from '../upstream/webhook-contract';
 import { type ApplyContext, jsonText } from './context';
 import { ARCHIVABLE_STATES, isoToMicros, stateOrderKey } from './state-order';
 

@@ -11,7 +11,7 @@
  *     along the lifecycle (its rank) wins, then the state name.
  */
 import { MAX_MICROS, padMicros } from '../store/table-layout';
-import { BOT_STATES, type BotState, FINAL_BOT_STATES } from '../upstream/contract';
+import { BOT_STATES, type BotState, FINAL_BOT_STATES } from '../upstream/webhook-contract';
 
 /** Lifecycle position: states at equal times order by it. Unknown states rank lowest. */
 const RANK: Record<BotState, number> = {

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
-import { type SummaryUpdateData, summaryText } from '../upstream/contract';
+import { type SummaryUpdateData, summaryText } from '../upstream/webhook-contract';
 import { type ApplyContext, arrivalVersion, jsonText } from './context';
 
 /**

@@ -1,7 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
-import type { TranscriptUpdateData } from '../upstream/contract';
+import type { TranscriptUpdateData } from '../upstream/webhook-contract';
 import { type ApplyContext, arrivalVersion } from './context';
 
 /**

@@ -6,7 +6,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
-import type { Participant, TranscriptLine } from '../upstream/contract';
+import type { Participant, TranscriptLine } from '../upstream/rest-contract';
 
 const LOWEST_VERSION = '0';
 

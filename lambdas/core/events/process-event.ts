@@ -15,7 +15,7 @@ import {
 } from '../queue/queued-event';
 import type { TableAccess } from '../store/dynamo';
 import { METRICS, type Telemetry } from '../telemetry';
-import { parseTriggerData, parseWebhookEnvelope, type TypedWebhook } from '../upstream/contract';
+import { parseTriggerData, parseWebhookEnvelope, type TypedWebhook } from '../upstream/webhook-contract';
 import type { EventLedger, LedgerEntry } from './event-ledger';
 
 /** A message as the queue delivered it, whatever the transport (Lambda event, local poller). */

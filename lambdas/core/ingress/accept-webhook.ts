@@ -9,7 +9,7 @@
 import { DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
 import { type SignatureCheck, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
-import { parseWebhookEnvelope } from '../upstream/contract';
+import { parseWebhookEnvelope } from '../upstream/webhook-contract';
 import type { EventQueue } from './event-queue';
 import type { Quarantine, QuarantineReason } from './quarantine';
 

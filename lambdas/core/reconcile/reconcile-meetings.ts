@@ -14,7 +14,8 @@ import type { TableAccess } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import { NotFoundError, UnauthorizedError, type UpstreamClient } from '../upstream/client';
-import { BOT_STATES, type Bot } from '../upstream/contract';
+import { type Bot } from '../upstream/rest-contract';
+import { BOT_STATES } from '../upstream/webhook-contract';
 
 export interface ReconcileDependencies {
   table: TableAccess;

@@ -16,7 +16,7 @@ import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import { BadRequestError, RateLimitedError, type UpstreamClient, UpstreamError } from '../upstream/client';
-import { type Bot, type CreateBotRequest, DEDUPLICATION_CONFLICT } from '../upstream/contract';
+import { type Bot, type CreateBotRequest, DEDUPLICATION_CONFLICT } from '../upstream/rest-contract';
 import type { LaunchInput } from './executions';
 import { launchMetadata } from './schedule-request';
 import { getSchedule } from './schedules';

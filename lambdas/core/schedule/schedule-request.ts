@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import { BOT_METADATA_RULES, type BotMetadata, metadataJsonLength } from '../upstream/contract';
+import { BOT_METADATA_RULES, type BotMetadata, metadataJsonLength } from '../upstream/rest-contract';
 
 /**
  * The service keeps string metadata values only, so numbers and booleans are

@@ -14,7 +14,7 @@ import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { Telemetry } from '../telemetry';
 import { BadRequestError, NotFoundError, type UpstreamClient } from '../upstream/client';
-import type { UpdateBotRequest } from '../upstream/contract';
+import type { UpdateBotRequest } from '../upstream/rest-contract';
 import { describeIssues } from '../validation';
 import type { Executions, LaunchInput } from './executions';
 import {

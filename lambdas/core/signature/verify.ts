@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { SecretSource } from '../secrets';
-import { WEBHOOK_SIGNATURE } from '../upstream/contract';
+import { WEBHOOK_SIGNATURE } from '../upstream/webhook-contract';
 import { canonicalJson } from './canonical-json';
 
 /** The signing secret in Secrets Manager is unusable; no webhook can be verified until it is fixed. */

@@ -21,7 +21,7 @@ import {
   restSchemas,
   type TranscriptLine,
   type UpdateBotRequest,
-} from './contract';
+} from './rest-contract';
 
 export class UpstreamError extends Error {
   constructor(
