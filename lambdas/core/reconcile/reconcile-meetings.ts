@@ -14,7 +14,7 @@ import type { TableAccess } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import { NotFoundError, UnauthorizedError, type UpstreamClient } from '../upstream/client';
-import { type Bot } from '../upstream/rest-contract';
+import type { Bot } from '../upstream/rest-contract';
 import { BOT_STATES } from '../upstream/webhook-contract';
 
 export interface ReconcileDependencies {
