@@ -33,7 +33,7 @@ import {
   SERVICES,
   type ServiceName,
 } from '../lambdas/core/telemetry';
-import { KNOWN_TRIGGERS } from '../lambdas/core/upstream/webhook-contract';
+import { KNOWN_TRIGGERS, UNBOUND_EVENTS } from '../lambdas/core/upstream/webhook-contract';
 
 export interface MonitoringProps {
   api: HttpApi;
@@ -229,7 +229,9 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       graph(
         'Processing: applied by trigger',
-        [...KNOWN_TRIGGERS, 'unknown'].map((trigger) => app(METRICS.eventApplied, SERVICES.processEvents, { trigger })),
+        [...KNOWN_TRIGGERS, 'unknown', UNBOUND_EVENTS].map((trigger) =>
+          app(METRICS.eventApplied, SERVICES.processEvents, { trigger }),
+        ),
       ),
       graph('Processing: duplicates, unknown triggers, healed', [
         app(METRICS.unknownTrigger, SERVICES.processEvents),

@@ -31,6 +31,9 @@ const RANK: Record<BotState, number> = {
   ended: 10,
   fatal_error: 10,
   data_deleted: 11,
+  connecting: 4,
+  connected: 7,
+  disconnecting: 8,
 };
 
 const isBotState = (state: string): state is BotState => (BOT_STATES as readonly string[]).includes(state);

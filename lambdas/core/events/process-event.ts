@@ -4,6 +4,7 @@
  * it was applied, apply it by trigger, then record it as applied.
  */
 import { createHash } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppliedEffects, applyWebhook } from '../apply/apply-webhook';
 import type { ArchiveQueue } from '../archive/archive-job';
 import type { PayloadReader, PayloadStore } from '../queue/payload-store';
@@ -13,9 +14,18 @@ import {
   claimCheckPointerSchema,
   EVENT_ATTRIBUTES,
 } from '../queue/queued-event';
-import type { TableAccess } from '../store/dynamo';
+import { type TableAccess, writeIfCondition } from '../store/dynamo';
+import { keys } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
-import { parseTriggerData, parseWebhookEnvelope, type TypedWebhook } from '../upstream/webhook-contract';
+import {
+  describeUnboundWebhook,
+  parseTriggerData,
+  parseWebhookEnvelope,
+  type TypedWebhook,
+  UNBOUND_EVENTS,
+  type UnboundWebhook,
+  type WebhookEnvelope,
+} from '../upstream/webhook-contract';
 import type { EventLedger, LedgerEntry } from './event-ledger';
 
 /** A message as the queue delivered it, whatever the transport (Lambda event, local poller). */
@@ -68,10 +78,13 @@ const EXCLUSIVE_TRIGGERS: ReadonlySet<string> = new Set(['bot.state_change']);
 
 export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDependencies): Promise<ProcessOutcome> {
   const { text, stored } = await readBody(message, deps.payloads);
-  const webhook = decodeWebhook(text);
-  const { idempotency_key: idempotencyKey, bot_id: botId, trigger } = webhook.envelope;
   const receivedAt =
     message.attributes[EVENT_ATTRIBUTES.receivedAt] ?? new Date(message.sentTimestamp ?? Date.now()).toISOString();
+  const parsed = parseBody(text);
+  const envelope = parseWebhookEnvelope(parsed);
+  if (!envelope.ok) return keepUnbound(describeUnboundWebhook(parsed, text), text, stored, receivedAt, deps);
+  const webhook = typedWebhook(envelope.value);
+  const { idempotency_key: idempotencyKey, bot_id: botId, trigger } = webhook.envelope;
   const log = { idempotency_key: idempotencyKey, bot_id: botId, trigger };
   const { ledger, telemetry } = deps;
 
@@ -121,24 +134,72 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
   return { status: 'applied', trigger, botId, idempotencyKey, effects };
 }
 
-/** Parses and validates a raw webhook body; anything that fails can never succeed. */
+/** Parses and validates a bot's raw webhook body; anything that fails can never succeed. */
 export function decodeWebhook(text: string): TypedWebhook {
-  let parsed: unknown;
+  const envelope = parseWebhookEnvelope(parseBody(text));
+  if (!envelope.ok)
+    throw new PoisonEventError(`queued body is not a webhook envelope: ${envelope.problems.join('; ')}`);
+  return typedWebhook(envelope.value);
+}
+
+function parseBody(text: string): unknown {
   try {
-    parsed = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new PoisonEventError(`queued body is not JSON: ${(error as Error).message}`);
   }
-  const envelope = parseWebhookEnvelope(parsed);
-  if (!envelope.ok)
-    throw new PoisonEventError(`queued body is not a webhook envelope: ${envelope.problems.join('; ')}`);
-  const typed = parseTriggerData(envelope.value);
+}
+
+function typedWebhook(envelope: WebhookEnvelope): TypedWebhook {
+  const typed = parseTriggerData(envelope);
   if (!typed.ok) {
     throw new PoisonEventError(
-      `${envelope.value.trigger} data does not match the upstream contract: ${typed.problems.join('; ')}`,
+      `${envelope.trigger} data does not match the upstream contract: ${typed.problems.join('; ')}`,
     );
   }
   return typed.value;
+}
+
+/**
+ * A webhook about something other than a bot: recorded in the ledger (dedup and
+ * replay, indexed by the object) and kept under its object with its raw body. The
+ * conditional put makes a redelivery after a crash between the two writes complete it.
+ */
+async function keepUnbound(
+  unbound: UnboundWebhook,
+  text: string,
+  stored: ClaimCheckPointer | undefined,
+  receivedAt: string,
+  deps: ProcessDependencies,
+): Promise<ProcessOutcome> {
+  const { relatedObject, idempotencyKey, trigger } = unbound;
+  const body = stored !== undefined ? { stored } : await keepForReplay(text, receivedAt, deps.payloads);
+  const firstDelivery = await deps.ledger.record({ idempotencyKey, botId: relatedObject, trigger, receivedAt, body });
+  const written = await writeIfCondition(() =>
+    deps.table.db.send(
+      new PutCommand({
+        TableName: deps.table.tableName,
+        Item: {
+          ...keys.objectEvent(relatedObject, idempotencyKey),
+          relatedObject,
+          trigger,
+          idempotencyKey,
+          receivedAt,
+          ...('inline' in body ? { body: body.inline } : { bodyStored: body.stored.claimCheck }),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+  const log = { idempotency_key: idempotencyKey, related_object: relatedObject, trigger };
+  if (!firstDelivery && !written) {
+    deps.telemetry.log.info('duplicate event skipped', log);
+    deps.telemetry.metrics.emit(METRICS.eventDuplicate, 1, { trigger: UNBOUND_EVENTS });
+    return { status: 'duplicate', trigger, botId: relatedObject, idempotencyKey };
+  }
+  deps.telemetry.log.info('event without a bot kept', log);
+  deps.telemetry.metrics.emit(METRICS.eventApplied, 1, { trigger: UNBOUND_EVENTS });
+  return { status: 'applied', trigger, botId: relatedObject, idempotencyKey };
 }
 
 async function readBody(

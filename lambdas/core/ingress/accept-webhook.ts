@@ -2,14 +2,16 @@
  * The ingress decision for one webhook delivery: check size, signature and
  * envelope, then queue it. Answers "accepted" only after the queue has it.
  *
- * Order matters: the signature is checked before the envelope is judged, so an
+ * Order matters: the signature is checked before the envelope is read, so an
  * unsigned caller learns nothing about our schema; JSON syntax comes first only
- * because the signed form is computed from the parsed text.
+ * because the signed form is computed from the parsed text. A signed body is
+ * never refused: one that is not a bot's envelope (a calendar's, an app
+ * session's, or an unknown shape) is queued too and kept under what it is about.
  */
 import { DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
 import { type SignatureCheck, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
-import { parseWebhookEnvelope } from '../upstream/webhook-contract';
+import { describeUnboundWebhook, parseWebhookEnvelope } from '../upstream/webhook-contract';
 import type { EventQueue } from './event-queue';
 import type { Quarantine, QuarantineReason } from './quarantine';
 
@@ -29,8 +31,7 @@ export type RejectionReason =
   | 'invalid-utf8'
   | 'invalid-json'
   | 'duplicate-key'
-  | 'too-deeply-nested'
-  | 'invalid-envelope';
+  | 'too-deeply-nested';
 
 export type WebhookOutcome =
   | {
@@ -119,12 +120,11 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
     return reject(401, check.reason, SIGNATURE_PROBLEMS[check.reason]);
   }
 
+  // Authentic from here on: whatever it is about, it is queued and kept, never refused.
   const envelope = parseWebhookEnvelope(parsed);
-  if (!envelope.ok) {
-    return reject(400, 'invalid-envelope', `The webhook envelope is invalid: ${envelope.problems.join('; ')}.`);
-  }
-
-  const { idempotency_key: idempotencyKey, bot_id: botId, trigger } = envelope.value;
+  const { idempotencyKey, botId, trigger } = envelope.ok
+    ? { idempotencyKey: envelope.value.idempotency_key, botId: envelope.value.bot_id, trigger: envelope.value.trigger }
+    : { ...describeUnboundWebhook(parsed, text), botId: '' };
   try {
     const queued = await deps.queue.enqueue(text, { idempotencyKey, botId, trigger, receivedAt: deps.now() });
     return { kind: 'accepted', status: 202, idempotencyKey, botId, trigger, ...queued };

@@ -80,6 +80,15 @@ export const keys = {
     sk: `${SK_PREFIX.unknownEvent}${idempotencyKey}`,
   }),
   event: (idempotencyKey: string) => ({ pk: `EVENT#${idempotencyKey}`, sk: EVENT_SK }),
+  /**
+   * A webhook about something other than a bot (a calendar, an app session…), kept under that object.
+   * Keyed by idempotency key alone, so a redelivery (received later) lands on the same item.
+   */
+  objectEvent: (relatedObject: string, idempotencyKey: string) => ({
+    pk: keys.relatedObject(relatedObject),
+    sk: `EVENT#${idempotencyKey}`,
+  }),
+  relatedObject: (relatedObject: string) => `OBJECT#${relatedObject}`,
   schedule: (scheduleId: string) => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,
   meetingsOfDay: (day: string) => `DAY#${day}`,

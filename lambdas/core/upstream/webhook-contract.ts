@@ -12,6 +12,7 @@
  * Validation is lenient on purpose: unknown fields pass through and an unknown
  * trigger is a valid envelope, because rejecting an authentic event would lose it.
  */
+import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { describeIssues } from '../validation';
 
@@ -68,6 +69,10 @@ export const BOT_STATES = [
   'ended',
   'fatal_error',
   'data_deleted',
+  // App sessions (Attendee's app_session envelopes) move through these.
+  'connecting',
+  'connected',
+  'disconnecting',
 ] as const;
 export type BotState = (typeof BOT_STATES)[number];
 
@@ -183,4 +188,40 @@ export function parseTriggerData(envelope: WebhookEnvelope): ContractResult<Type
     return { ok: false, problems: describeIssues(result.error).map((p) => `data.${p}`) };
   }
   return { ok: true, value: { trigger, envelope, data: result.data } as TypedWebhook };
+}
+
+/**
+ * The service signs webhooks about other objects alike (bots/webhook_utils.py):
+ * app sessions, calendars and Zoom OAuth connections, each named by its own id
+ * field and without a `bot_id`. They are kept under the object they relate to.
+ */
+export const RELATED_OBJECT_ID_FIELDS = {
+  app_session: 'app_session_id',
+  calendar: 'calendar_id',
+  zoom_oauth_connection: 'zoom_oauth_connection_id',
+} as const;
+
+/** How events without a bot are counted (the trigger dimension of EventApplied and EventDuplicate). */
+export const UNBOUND_EVENTS = 'unbound';
+
+/** A signed webhook that is not a bot's envelope: what it is about, its key and its trigger, as far as it says. */
+export interface UnboundWebhook {
+  /** `calendar:<id>`, `app_session:<id>`, `zoom_oauth_connection:<id>`, or `unknown`. */
+  relatedObject: string;
+  /** Its `idempotency_key`, or the body's SHA-256 when it has none (a resend of the same body is then one event). */
+  idempotencyKey: string;
+  trigger: string;
+}
+
+export function describeUnboundWebhook(parsed: unknown, rawBody: string): UnboundWebhook {
+  const fields =
+    typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const related = Object.entries(RELATED_OBJECT_ID_FIELDS).find(([, field]) => text(fields[field]) !== undefined);
+  return {
+    relatedObject: related === undefined ? 'unknown' : `${related[0]}:${text(fields[related[1]])}`,
+    idempotencyKey:
+      text(fields.idempotency_key) ?? `sha256:${createHash('sha256').update(rawBody, 'utf8').digest('hex')}`,
+    trigger: text(fields.trigger) ?? 'unknown',
+  };
 }
