@@ -1,37 +1,72 @@
 #!/usr/bin/env node
 /**
  * `npm run dev`: the whole pipeline on this machine against a simulated meeting
- * assistant service; see the README's quick start.
- *
- *   --meetings N   demo meetings to schedule (default 1)
- *   --chaos        duplicate, reorder and drop a share of webhooks (the reconciler heals)
- *   --once         exit when every meeting is archived: 0 only if each stored meeting matches what was played
- *   --serve        no demo: keep the stack up and print the local webhook URL
- *   --resume       keep the DynamoDB data of the previous run (.local/dynamodb); default: start clean
- *   --rate-limit N the simulated service answers 429 with Retry-After past N API requests a second
+ * assistant service; see the README's quick start. `npm run dev -- --help` lists the flags.
  */
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type MeetingCheck, newSigningSecret, startLocalStack } from '../local/local-stack';
 import { DEFAULT_CHAOS, NO_CHAOS } from '../local/simulator/webhook-sender';
 
-const { values } = parseArgs({
-  options: {
-    meetings: { type: 'string', default: '1' },
-    chaos: { type: 'boolean', default: false },
-    once: { type: 'boolean', default: false },
-    serve: { type: 'boolean', default: false },
-    resume: { type: 'boolean', default: false },
-    'step-ms': { type: 'string', default: '700' },
-    'recording-mb': { type: 'string', default: '5' },
-    'rate-limit': { type: 'string' },
-  },
-});
-const meetings = Number(values.meetings);
-if (!Number.isInteger(meetings) || meetings < 1 || meetings > 50) {
-  console.error('--meetings takes a whole number from 1 to 50');
+const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated meeting assistant service
+
+  --meetings N        demo meetings to schedule, 1 to 50 (default 1)
+  --chaos             duplicate, reorder and drop a share of webhooks (the reconciler heals)
+  --once              exit when every meeting is archived: 0 only if each stored meeting matches what was played
+  --serve             no demo: keep the stack up and print its endpoints
+  --resume            keep the DynamoDB data of the previous run (.local/dynamodb); default: start clean
+  --rate-limit N      the simulated service answers 429 with Retry-After past N API requests a second
+  --step-ms N         milliseconds between steps of a simulated meeting (default 700)
+  --recording-mb N    size of each simulated recording in MiB (default 5)
+  --help              this text
+
+The endpoints (webhook URL, schedule API, emulators) are printed and written to .local/endpoints.json.
+SIGNING_SECRET (base64) chooses the signing secret; otherwise one is generated and printed.`;
+
+/** A flag problem is one line for a person, never a stack trace. */
+function usageError(message: string): never {
+  console.error(`npm run dev: ${message} (npm run dev -- --help lists the flags)`);
   process.exit(2);
 }
+
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    options: {
+      meetings: { type: 'string', default: '1' },
+      chaos: { type: 'boolean', default: false },
+      once: { type: 'boolean', default: false },
+      serve: { type: 'boolean', default: false },
+      resume: { type: 'boolean', default: false },
+      'step-ms': { type: 'string', default: '700' },
+      'recording-mb': { type: 'string', default: '5' },
+      'rate-limit': { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+}
+try {
+  parsed = parse();
+} catch (error) {
+  usageError((error as Error).message.split('\n')[0] ?? 'bad flags');
+}
+const { values } = parsed;
+if (values.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+/** A whole number within bounds, or a one-line error naming the flag. */
+function wholeNumber(flag: string, text: string, min: number, max: number): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max)
+    usageError(`--${flag} takes a whole number from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return value;
+}
+const meetings = wholeNumber('meetings', values.meetings, 1, 50);
+const stepMs = wholeNumber('step-ms', values['step-ms'], 10, 60_000);
+const recordingMb = wholeNumber('recording-mb', values['recording-mb'], 1, 2048);
+const rateLimit =
+  values['rate-limit'] === undefined ? undefined : wholeNumber('rate-limit', values['rate-limit'], 1, 100_000);
 
 const dataDir = '.local/dynamodb';
 if (!values.resume) rmSync(dataDir, { recursive: true, force: true });
@@ -42,15 +77,38 @@ const stack = await startLocalStack({
   dataDir,
   signingSecret,
   chaos: values.chaos ? DEFAULT_CHAOS : NO_CHAOS,
-  stepMs: Number(values['step-ms']),
-  recordingBytes: Number(values['recording-mb']) * 1024 * 1024,
+  stepMs,
+  recordingBytes: recordingMb * 1024 * 1024,
   reconcileEveryMs: 2_000,
   staleAfterMs: 5_000,
   seed: Date.now() % 1_000_000,
-  ...(values['rate-limit'] !== undefined && { rateLimitPerSecond: Number(values['rate-limit']) }),
+  ...(rateLimit !== undefined && { rateLimitPerSecond: rateLimit }),
   print: (line) => console.log(line),
 });
+const endpoints = {
+  webhookUrl: stack.webhookUrl,
+  scheduleApiUrl: stack.scheduleApiUrl,
+  simulatedServiceApiUrl: stack.apiBaseUrl,
+  dynamodb: { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, tableName: stack.resources.tableName },
+  s3: {
+    endpoint: process.env.AWS_ENDPOINT_URL_S3,
+    payloadBucket: stack.resources.payloadBucket,
+    recordingsBucket: stack.recordingsBucket,
+  },
+  sqs: {
+    endpoint: process.env.AWS_ENDPOINT_URL_SQS,
+    eventsQueueUrl: stack.resources.eventsQueueUrl,
+    eventsDeadLetterQueueUrl: stack.resources.eventsDeadLetterQueueUrl,
+    archiveQueueUrl: stack.resources.archiveQueueUrl,
+  },
+};
+mkdirSync('.local', { recursive: true });
+writeFileSync('.local/endpoints.json', `${JSON.stringify(endpoints, null, 2)}\n`);
 console.log(`  webhook URL       ${stack.webhookUrl}`);
+console.log(`  schedule API      PUT/GET/DELETE ${stack.scheduleApiUrl}/{id}  (no auth on loopback)`);
+console.log(
+  `  emulators         DynamoDB ${endpoints.dynamodb.endpoint}, SQS and S3 ${endpoints.sqs.endpoint}  (all in .local/endpoints.json)`,
+);
 console.log(
   `  signing secret    ${process.env.SIGNING_SECRET ? '(from SIGNING_SECRET)' : `${signingSecret}  (set SIGNING_SECRET to choose one)`}`,
 );

@@ -1,7 +1,7 @@
 /**
  * The whole pipeline on this machine: emulators (dynalite, fauxqs), the tables,
  * queues and buckets from the stack's own definitions, the real handlers (the
- * ingress behind a local HTTP server, pollers on the queues with Lambda's batch
+ * ingress and the schedule API behind a local HTTP server, pollers on the queues with Lambda's batch
  * semantics, the launcher state machine from `cdk synth` run locally, the
  * reconciler on a short period) and the simulated meeting assistant service.
  * `npm run dev` and the end-to-end test both run this.
@@ -23,6 +23,7 @@ import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/ad
 import { createLaunchTaskHandler } from '../lambdas/launch-bot/adapter';
 import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
 import { reconciler } from '../lambdas/reconciler/adapter';
+import { createSchedulesHandler } from '../lambdas/schedules/adapter';
 import { sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
 import { s3Client } from '../lambdas/shared/s3-client';
@@ -31,7 +32,7 @@ import { cdkJsonContext, parseConfig } from '../lib/config';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { startSqsS3Emulator } from './emulators/fauxqs';
-import { startIngressServer } from './ingress-server';
+import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
 import { QueuePoller } from './queue-poller';
 import { createLocalResources, type LocalResources, localIngressEnvironment } from './resources';
@@ -67,6 +68,10 @@ export interface LocalStack {
   /** Time since the stack started, as the timeline prints it. */
   stamp(): string;
   webhookUrl: string;
+  /** The schedule API: PUT/GET/DELETE `${scheduleApiUrl}/{id}` (no auth on loopback). */
+  scheduleApiUrl: string;
+  /** Where archived recordings, transcripts and participants go. */
+  recordingsBucket: string;
   apiBaseUrl: string;
   resources: LocalResources;
   sender: WebhookSender;
@@ -161,8 +166,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     chaos: options.chaos,
     random,
   });
-  const ingress = await startIngressServer(
-    createIngressHandler(
+  let schedulesHandler: HttpRouteHandler | undefined;
+  const httpApi = await startLocalHttpApi({
+    schedules: () => schedulesHandler,
+    webhooks: createIngressHandler(
       ingressDependencies(
         localIngressEnvironment(resources),
         {
@@ -173,8 +180,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         telemetry,
       ),
     ),
-  );
-  webhookUrl = ingress.url;
+  });
+  webhookUrl = httpApi.webhookUrl;
 
   const processing = processEventsDependencies(
     {
@@ -244,6 +251,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     telemetry,
     now: Date.now,
   };
+  schedulesHandler = createSchedulesHandler(scheduling);
 
   const played = new Map<string, PlayedMeeting & { scheduleId: string }>();
   // The service starts a bot (at once, or staged ahead of its join_at); it joins at join_at.
@@ -285,6 +293,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   return {
     stamp,
     webhookUrl,
+    scheduleApiUrl: httpApi.scheduleApiUrl,
+    recordingsBucket,
     apiBaseUrl,
     resources,
     sender,
@@ -324,7 +334,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         if (!execution.stopped) await executions.stop(execution.executionArn).catch(() => name);
       await Promise.all(pollers.map((p) => p.stop()));
       await sender.drain();
-      await ingress.stop();
+      await httpApi.stop();
       await service.stop();
       await Promise.all([dynamo.stop(), sqsS3.stop()]);
     },

@@ -55,4 +55,27 @@ describe('local mode', () => {
       expect(everything).not.toContain(secret);
     expect(everything).not.toMatch(/x-webhook-signature|"signature"|Token local/i);
   });
+
+  it('serves the schedule API over HTTP on loopback, as API Gateway routes it in AWS', async () => {
+    if (stack === undefined) throw new Error('the stack did not start');
+    const url = `${stack.scheduleApiUrl}/http-demo`;
+    const joinAt = new Date(Date.now() + 3 * 3_600_000).toISOString();
+    const put = await fetch(url, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ meeting_url: 'https://meet.google.com/abc-defg-hij', join_at: joinAt }),
+    });
+    expect(put.status).toBe(201);
+    expect(await put.json()).toMatchObject({ schedule_id: 'http-demo', status: 'scheduled', join_at: joinAt });
+    const got = await fetch(url);
+    expect(got.status).toBe(200);
+    expect(await got.json()).toMatchObject({ schedule_id: 'http-demo', status: 'scheduled' });
+    const deleted = await fetch(url, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(await deleted.json()).toMatchObject({ status: 'cancelled' });
+    expect((await fetch(`${stack.scheduleApiUrl}/a/b`)).status).toBe(404);
+    const refused = await fetch(`${stack.scheduleApiUrl}/bad-body`, { method: 'PUT', body: 'not json' });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { code: 'invalid-json' } });
+  });
 });

@@ -1,0 +1,47 @@
+/** `npm run dev` flags: --help lists them, a bad one is a single line and exit code 2, never a stack trace. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../..');
+const dev = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bin/dev.ts'), ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+
+describe('npm run dev flags', () => {
+  it('lists every flag with --help', () => {
+    const result = dev('--help');
+    expect(result.status).toBe(0);
+    for (const flag of [
+      '--meetings',
+      '--chaos',
+      '--once',
+      '--serve',
+      '--resume',
+      '--rate-limit',
+      '--step-ms',
+      '--recording-mb',
+    ])
+      expect(result.stdout).toContain(flag);
+    expect(result.stdout).toContain('.local/endpoints.json');
+  });
+
+  it.each([
+    [['--bogus'], /Unknown option '--bogus'/],
+    [['--meetings', '0'], /--meetings takes a whole number from 1 to 50, not "0"/],
+    [['--meetings', 'two'], /--meetings takes a whole number/],
+    [['--rate-limit=-3'], /--rate-limit takes a whole number from 1/],
+    [['--rate-limit', '-3'], /--rate-limit/],
+    [['--step-ms', '1.5'], /--step-ms takes a whole number/],
+  ])('%j is one clear line and exit 2', (args, message) => {
+    const result = dev(...args);
+    expect(result.status).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+});
