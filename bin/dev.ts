@@ -5,7 +5,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type MeetingCheck, newSigningSecret, startLocalStack } from '../local/local-stack';
+import { isLoopbackUrl, type MeetingCheck, newSigningSecret, startLocalStack } from '../local/local-stack';
 import { DEFAULT_CHAOS, NO_CHAOS } from '../local/simulator/webhook-sender';
 
 const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated meeting assistant service
@@ -18,6 +18,10 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
   --rate-limit N      the simulated service answers 429 with Retry-After past N API requests a second
   --step-ms N         milliseconds between steps of a simulated meeting (default 700)
   --recording-mb N    size of each simulated recording in MiB (default 5)
+  --upstream URL      with --serve: run against this service (its API root, ending in /api/v1/) instead of the
+                      simulated one: a vendor sandbox, or \`npm run simulator\`. UPSTREAM_API_KEY holds its API key and
+                      SIGNING_SECRET its webhook signing secret; http:// only for a service on this machine
+  --port N            port of the local webhook and schedule API (default: any free port)
   --help              this text
 
 The endpoints (webhook URL, schedule API, emulators) are printed and written to .local/endpoints.json.
@@ -41,6 +45,8 @@ function parse() {
       'step-ms': { type: 'string', default: '700' },
       'recording-mb': { type: 'string', default: '5' },
       'rate-limit': { type: 'string' },
+      upstream: { type: 'string' },
+      port: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -65,6 +71,23 @@ function wholeNumber(flag: string, text: string, min: number, max: number): numb
 const meetings = wholeNumber('meetings', values.meetings, 1, 50);
 const stepMs = wholeNumber('step-ms', values['step-ms'], 10, 60_000);
 const recordingMb = wholeNumber('recording-mb', values['recording-mb'], 1, 2048);
+const port = values.port === undefined ? undefined : wholeNumber('port', values.port, 1, 65_535);
+const upstream = values.upstream === undefined ? undefined : upstreamOf(values.upstream);
+
+/** The external service to run against: checked here so a mistake is one line, not a failure later. */
+function upstreamOf(text: string): { baseUrl: string; apiKey: string } {
+  if (!values.serve) usageError('--upstream runs with --serve (the service plays the meetings, not this demo)');
+  if (!URL.canParse(text)) usageError(`--upstream takes the service's API root URL, not ${JSON.stringify(text)}`);
+  const url = new URL(text);
+  if (!url.pathname.endsWith('/api/v1/')) usageError(`--upstream must end in /api/v1/: ${text}`);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrl(text)))
+    usageError(`--upstream must be https (plain http only for a service on this machine): ${text}`);
+  const apiKey = process.env.UPSTREAM_API_KEY;
+  if (apiKey === undefined || apiKey === '') usageError('--upstream needs the service API key in UPSTREAM_API_KEY');
+  if (process.env.SIGNING_SECRET === undefined)
+    usageError('--upstream needs the webhook signing secret in SIGNING_SECRET');
+  return { baseUrl: url.href, apiKey };
+}
 const rateLimit =
   values['rate-limit'] === undefined ? undefined : wholeNumber('rate-limit', values['rate-limit'], 1, 100_000);
 
@@ -72,7 +95,9 @@ const dataDir = '.local/dynamodb';
 if (!values.resume) rmSync(dataDir, { recursive: true, force: true });
 const signingSecret = process.env.SIGNING_SECRET ?? newSigningSecret();
 
-console.log('meeting-pipeline local mode: emulators, real handlers, simulated meeting assistant service\n');
+console.log(
+  `meeting-pipeline local mode: emulators, real handlers, ${upstream === undefined ? 'simulated meeting assistant service' : `the service at ${upstream.baseUrl}`}\n`,
+);
 const stack = await startLocalStack({
   dataDir,
   signingSecret,
@@ -83,12 +108,14 @@ const stack = await startLocalStack({
   staleAfterMs: 5_000,
   seed: Date.now() % 1_000_000,
   ...(rateLimit !== undefined && { rateLimitPerSecond: rateLimit }),
+  ...(upstream !== undefined && { upstream }),
+  ...(port !== undefined && { httpPort: port }),
   print: (line) => console.log(line),
 });
 const endpoints = {
   webhookUrl: stack.webhookUrl,
   scheduleApiUrl: stack.scheduleApiUrl,
-  simulatedServiceApiUrl: stack.apiBaseUrl,
+  serviceApiUrl: stack.apiBaseUrl,
   dynamodb: { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, tableName: stack.resources.tableName },
   s3: {
     endpoint: process.env.AWS_ENDPOINT_URL_S3,
@@ -112,7 +139,7 @@ console.log(
 console.log(
   `  signing secret    ${process.env.SIGNING_SECRET ? '(from SIGNING_SECRET)' : `${signingSecret}  (set SIGNING_SECRET to choose one)`}`,
 );
-console.log(`  simulated service ${stack.apiBaseUrl}`);
+console.log(`  ${upstream === undefined ? 'simulated service' : 'service          '} ${stack.apiBaseUrl}`);
 console.log(
   `  table             ${stack.resources.tableName} (${values.resume ? 'resumed' : 'fresh'}, data in ${dataDir})\n`,
 );

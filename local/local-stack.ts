@@ -13,6 +13,7 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { archiveDependencies, archiveHandlerOptions, createArchiveHandler } from '../lambdas/archive/adapter';
+import { isLoopbackAddress } from '../lambdas/core/archive/address-policy';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
 import { type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
@@ -38,7 +39,8 @@ import { QueuePoller } from './queue-poller';
 import { createLocalResources, type LocalResources, localIngressEnvironment } from './resources';
 import { seededRandom } from './seeded-random';
 import { SimulatedServiceApi } from './simulator/api-server';
-import { type PlayedMeeting, playMeeting } from './simulator/meeting-player';
+import type { PlayedMeeting } from './simulator/meeting-player';
+import { playStartedBots } from './simulator/play-started-bots';
 import { type Chaos, WebhookSender } from './simulator/webhook-sender';
 import { LocalExecutions, launcherDefinition } from './step-functions';
 
@@ -58,6 +60,14 @@ export interface LocalStackOptions {
   print: (line: string) => void;
   /** The simulated service answers 429 (Retry-After) past this many API requests per second. */
   rateLimitPerSecond?: number;
+  /**
+   * Run against this service instead of a simulated one (e.g. a vendor sandbox or
+   * `npm run simulator`): its API root and key. Nothing is simulated then; the service
+   * sends its webhooks to the printed webhook URL.
+   */
+  upstream?: { baseUrl: string; apiKey: string };
+  /** Port of the local HTTP API (webhooks, schedules); any free port when absent. */
+  httpPort?: number;
   /** Every log call of every handler, as the function's structured log line would carry it. */
   onLog?: (level: string, message: string, attributes: Record<string, unknown>) => void;
 }
@@ -95,6 +105,12 @@ function synthesizedLauncher() {
 }
 
 /** A Google Meet link of the usual xxx-xxxx-xxx form, the same for the same schedule. */
+/** An address on this machine (127.0.0.0/8, ::1, localhost): the only place plain http is allowed. */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || isLoopbackAddress(host);
+}
+
 export function demoMeetingUrl(scheduleId: string): string {
   const letters = Array.from(createHash('sha256').update(scheduleId).digest().subarray(0, 10), (byte) =>
     String.fromCharCode(97 + (byte % 26)),
@@ -148,14 +164,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     { prefix: 'dev', visibilityTimeoutSeconds: 5, reuseTable: true },
   );
 
-  const service = new SimulatedServiceApi();
-  // The service stages a scheduled bot 5–10 minutes ahead; local meetings are seconds away.
-  service.stageAhead = { mostMs: 1_000, leastMs: 500 };
-  service.schedulerPollMs = 100;
-  const apiBaseUrl = await service.start();
-  service.apiKeys.set(LOCAL_API_KEY, 'all');
-  service.rateLimitPerSecond = options.rateLimitPerSecond;
-  const upstream = new UpstreamClient({ baseUrl: apiBaseUrl, apiKey: async () => LOCAL_API_KEY, telemetry });
+  // Against a real service (or the standalone simulator) nothing is simulated here.
+  const service = options.upstream === undefined ? new SimulatedServiceApi() : undefined;
+  let apiBaseUrl: string;
+  let apiKey = LOCAL_API_KEY;
+  if (service === undefined) {
+    apiBaseUrl = options.upstream?.baseUrl ?? '';
+    apiKey = options.upstream?.apiKey ?? '';
+  } else {
+    // The service stages a scheduled bot 5–10 minutes ahead; local meetings are seconds away.
+    service.stageAhead = { mostMs: 1_000, leastMs: 500 };
+    service.schedulerPollMs = 100;
+    apiBaseUrl = await service.start();
+    service.apiKeys.set(LOCAL_API_KEY, 'all');
+    service.rateLimitPerSecond = options.rateLimitPerSecond;
+  }
+  const upstream = new UpstreamClient({ baseUrl: apiBaseUrl, apiKey: async () => apiKey, telemetry });
   const db = documentClient();
 
   let webhookUrl = '';
@@ -167,20 +191,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     random,
   });
   let schedulesHandler: HttpRouteHandler | undefined;
-  const httpApi = await startLocalHttpApi({
-    schedules: () => schedulesHandler,
-    webhooks: createIngressHandler(
-      ingressDependencies(
-        localIngressEnvironment(resources),
-        {
-          sqs: sqsClient(),
-          payloads: s3PayloadStore(resources.payloadBucket),
-          signingSecret: staticSecret(options.signingSecret),
-        },
-        telemetry,
+  const httpApi = await startLocalHttpApi(
+    {
+      schedules: () => schedulesHandler,
+      webhooks: createIngressHandler(
+        ingressDependencies(
+          localIngressEnvironment(resources),
+          {
+            sqs: sqsClient(),
+            payloads: s3PayloadStore(resources.payloadBucket),
+            signingSecret: staticSecret(options.signingSecret),
+          },
+          telemetry,
+        ),
       ),
-    ),
-  });
+    },
+    options.httpPort,
+  );
   webhookUrl = httpApi.webhookUrl;
 
   const processing = processEventsDependencies(
@@ -202,7 +229,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     API_KEY_SECRET_ID: 'local',
     SECRET_CACHE_SECONDS: 60,
     MAX_RECORDING_BYTES: 1024 ** 3,
-    ALLOW_LOOPBACK_DOWNLOADS: 'true' as const,
+    // Plain http and loopback addresses only for a service on this machine; a real one gets the production guard.
+    ALLOW_LOOPBACK_DOWNLOADS: isLoopbackUrl(apiBaseUrl) ? ('true' as const) : ('false' as const),
     ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
     RECORDING_WAIT_MINUTES: 1,
   };
@@ -242,7 +270,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     task: launchTask as (event: unknown) => Promise<unknown>,
     retryIntervalMs: 200,
   });
-  const timing: ScheduleTiming = { ...DEFAULT_TIMING, leadMs: 2_000, jitterMs: 500 };
+  // The simulated service starts bots within a second; a real one 5-10 minutes ahead, so it gets the real lead.
+  const timing: ScheduleTiming =
+    service === undefined ? DEFAULT_TIMING : { ...DEFAULT_TIMING, leadMs: 2_000, jitterMs: 500 };
   const scheduling: ScheduleDependencies = {
     table: processing.table,
     executions,
@@ -253,24 +283,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   schedulesHandler = createSchedulesHandler(scheduling);
 
-  const played = new Map<string, PlayedMeeting & { scheduleId: string }>();
-  // The service starts a bot (at once, or staged ahead of its join_at); it joins at join_at.
-  service.onBotStarted = (bot) => {
-    const scheduleId = String(bot.metadata?.schedule_id ?? '');
-    const startIn = bot.join_at === null ? 0 : Math.max(0, Date.parse(bot.join_at) - Date.now());
-    options.print(
-      `${stamp()}  ${bot.id}  started by the service (${bot.state}); joins in ${(startIn / 1000).toFixed(1)} s`,
-    );
-    setTimeout(() => {
-      const meeting = playMeeting(bot, sender, {
-        stepMs: options.stepMs,
-        recordingBytes: options.recordingBytes,
-        random,
-        onStep: (botId, step) => options.print(`${stamp()}  ${botId}  ${step}`),
-      });
-      played.set(bot.id, { ...meeting, scheduleId });
-    }, startIn);
-  };
+  const played =
+    service === undefined
+      ? new Map<string, PlayedMeeting & { scheduleId: string }>()
+      : playStartedBots(service, {
+          sender,
+          stepMs: options.stepMs,
+          recordingBytes: options.recordingBytes,
+          random,
+          print: (line) => options.print(`${stamp()}  ${line}`),
+        });
 
   const reconcileRun = reconciler(processing, upstream, telemetry, {
     staleAfterMs: options.staleAfterMs,
@@ -335,7 +357,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await Promise.all(pollers.map((p) => p.stop()));
       await sender.drain();
       await httpApi.stop();
-      await service.stop();
+      await service?.stop();
       await Promise.all([dynamo.stop(), sqsS3.stop()]);
     },
   };

@@ -9,6 +9,7 @@ const dev = (...args: string[]) =>
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 60_000,
+    env: { ...process.env, UPSTREAM_API_KEY: '', SIGNING_SECRET: undefined },
   });
 
 describe('npm run dev flags', () => {
@@ -36,6 +37,13 @@ describe('npm run dev flags', () => {
     [['--rate-limit=-3'], /--rate-limit takes a whole number from 1/],
     [['--rate-limit', '-3'], /--rate-limit/],
     [['--step-ms', '1.5'], /--step-ms takes a whole number/],
+    [['--upstream', 'https://sandbox.example.com/api/v1/'], /--upstream runs with --serve/],
+    [
+      ['--serve', '--upstream', 'http://sandbox.example.com/api/v1/'],
+      /must be https \(plain http only for a service on this machine\)/,
+    ],
+    [['--serve', '--upstream', 'https://sandbox.example.com/'], /must end in \/api\/v1\//],
+    [['--serve', '--upstream', 'http://127.0.0.1:9/api/v1/'], /needs the service API key in UPSTREAM_API_KEY/],
   ])('%j is one clear line and exit 2', (args, message) => {
     const result = dev(...args);
     expect(result.status).toBe(2);

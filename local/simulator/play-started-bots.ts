@@ -1,0 +1,40 @@
+/**
+ * The simulated service's meetings: when it starts a bot (at once, or staged ahead
+ * of its join_at) the bot joins at join_at and the meeting is played, its webhooks
+ * sent by `sender`. Local mode and the standalone simulator both use this.
+ */
+import type { SimulatedServiceApi } from './api-server';
+import { type PlayedMeeting, playMeeting } from './meeting-player';
+import type { WebhookSender } from './webhook-sender';
+
+export interface PlayOptions {
+  sender: WebhookSender;
+  stepMs: number;
+  recordingBytes: number;
+  random: () => number;
+  /** A line for a person to read. */
+  print: (line: string) => void;
+}
+
+/** Plays every bot the service starts; returns the meetings played so far, by bot id. */
+export function playStartedBots(
+  service: SimulatedServiceApi,
+  options: PlayOptions,
+): Map<string, PlayedMeeting & { scheduleId: string }> {
+  const played = new Map<string, PlayedMeeting & { scheduleId: string }>();
+  service.onBotStarted = (bot) => {
+    const scheduleId = String(bot.metadata?.schedule_id ?? '');
+    const startIn = bot.join_at === null ? 0 : Math.max(0, Date.parse(bot.join_at) - Date.now());
+    options.print(`${bot.id}  started by the service (${bot.state}); joins in ${(startIn / 1000).toFixed(1)} s`);
+    setTimeout(() => {
+      const meeting = playMeeting(bot, options.sender, {
+        stepMs: options.stepMs,
+        recordingBytes: options.recordingBytes,
+        random: options.random,
+        onStep: (botId, step) => options.print(`${botId}  ${step}`),
+      });
+      played.set(bot.id, { ...meeting, scheduleId });
+    }, startIn);
+  };
+  return played;
+}
