@@ -13,7 +13,7 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { archiveDependencies, archiveHandlerOptions, createArchiveHandler } from '../lambdas/archive/adapter';
-import { isLoopbackAddress } from '../lambdas/core/archive/address-policy';
+import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
 import { type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
@@ -107,8 +107,7 @@ function synthesizedLauncher() {
 /** A Google Meet link of the usual xxx-xxxx-xxx form, the same for the same schedule. */
 /** An address on this machine (127.0.0.0/8, ::1, localhost): the only place plain http is allowed. */
 export function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || isLoopbackAddress(host);
+  return isLoopbackHost(new URL(url).hostname);
 }
 
 export function demoMeetingUrl(scheduleId: string): string {

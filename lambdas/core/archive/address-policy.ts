@@ -44,7 +44,8 @@ const SIX_TO_FOUR: Range = [ipv6('2002::'), 16, '6to4'];
 
 /** Why `address` may not be connected to, or undefined when it is a public unicast address. */
 export function refusedAddress(address: string): string | undefined {
-  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  // A zone id (`fe80::1%eth0`) names an interface, not another address.
+  const bare = bareAddress(address).replace(/%.*$/, '');
   const kind = isIP(bare);
   if (kind === 4) return refusedIpv4(ipv4(bare), bare);
   if (kind !== 6) return `${address} is not an IP address`;
@@ -63,10 +64,21 @@ export function refusedAddress(address: string): string | undefined {
 
 /** 127.0.0.0/8 or ::1: the simulated service's addresses, allowed to local mode only. */
 export function isLoopbackAddress(address: string): boolean {
-  const bare = address.replace(/^\[|\]$/g, '');
+  const bare = bareAddress(address);
   const kind = isIP(bare);
   if (kind === 4) return inRange(ipv4(bare), LOOPBACK_V4, 32);
   return kind === 6 && ipv6(bare) === 1n;
+}
+
+/** A URL's host on this machine: `localhost` or a loopback address. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = bareAddress(hostname);
+  return host === 'localhost' || isLoopbackAddress(host);
+}
+
+/** An IPv6 address as a URL writes it (`[::1]`) without its brackets. */
+export function bareAddress(address: string): string {
+  return address.replace(/^\[|\]$/g, '');
 }
 
 function refusedIpv4(value: bigint, shown: string): string | undefined {

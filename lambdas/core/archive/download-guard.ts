@@ -8,7 +8,12 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { isLoopbackAddress, refusedAddress as publicAddressRefusal } from './address-policy';
+import {
+  bareAddress,
+  isLoopbackAddress,
+  isLoopbackHost,
+  refusedAddress as publicAddressRefusal,
+} from './address-policy';
 
 export class DownloadRefusedError extends Error {
   override name = 'DownloadRefusedError';
@@ -49,9 +54,8 @@ export function openDownload(link: string, policy: DownloadPolicy): Promise<Open
   } catch {
     return Promise.reject(new DownloadRefusedError('the recording link is not a URL'));
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const isLoopbackHost = host === 'localhost' || isLoopbackAddress(host);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback && isLoopbackHost)) {
+  const host = bareAddress(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback && isLoopbackHost(host))) {
     return Promise.reject(
       new DownloadRefusedError(`refusing ${url.protocol}// link: recordings are fetched over https only`),
     );
