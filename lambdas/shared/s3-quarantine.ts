@@ -1,25 +1,17 @@
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  type S3Client,
-} from '@aws-sdk/client-s3';
-import { QUARANTINE_PREFIX, type QuarantineStore, quarantineEntrySchema } from '../core/ingress/quarantine';
+  QUARANTINE_PREFIX,
+  type QuarantineStore,
+  quarantineEntrySchema,
+  quarantineWriter,
+} from '../core/ingress/quarantine';
+import { s3Payloads } from './s3-payloads';
 
 /** Quarantined webhooks in the payload bucket, for the re-drive command. */
 export function s3Quarantine(client: S3Client, bucket: string): QuarantineStore {
   return {
-    async put(key, entry) {
-      await client.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          Body: JSON.stringify(entry),
-          ContentType: 'application/json',
-        }),
-      );
-    },
+    // Written as the ingress writes it: through the payload bucket's checked put.
+    put: quarantineWriter(s3Payloads(client, bucket)).put,
     async list() {
       const keys: string[] = [];
       let token: string | undefined;

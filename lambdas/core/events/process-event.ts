@@ -93,7 +93,7 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
     botId,
     trigger,
     receivedAt,
-    body: stored !== undefined ? { stored } : await keepForReplay(text, receivedAt, deps.payloads),
+    body: await keepForReplay(text, stored, receivedAt, deps.payloads),
   });
   const ctx = { table: deps.table, botId, idempotencyKey, receivedAt };
   const duplicate = (): ProcessOutcome => {
@@ -173,7 +173,7 @@ async function keepUnbound(
   deps: ProcessDependencies,
 ): Promise<ProcessOutcome> {
   const { relatedObject, idempotencyKey, trigger } = unbound;
-  const body = stored !== undefined ? { stored } : await keepForReplay(text, receivedAt, deps.payloads);
+  const body = await keepForReplay(text, stored, receivedAt, deps.payloads);
   const firstDelivery = await deps.ledger.record({ idempotencyKey, botId: relatedObject, trigger, receivedAt, body });
   const written = await writeIfCondition(() =>
     deps.table.db.send(
@@ -217,7 +217,14 @@ async function readBody(
   return { text: bytes.toString('utf8'), stored: pointer };
 }
 
-async function keepForReplay(text: string, receivedAt: string, store: PayloadStore): Promise<LedgerEntry['body']> {
+/** The body as the ledger keeps it: where it already is in S3, else inline, else stored now. */
+async function keepForReplay(
+  text: string,
+  stored: ClaimCheckPointer | undefined,
+  receivedAt: string,
+  store: PayloadStore,
+): Promise<LedgerEntry['body']> {
+  if (stored !== undefined) return { stored };
   // Measured without copying: nearly every body stays inline.
   if (Buffer.byteLength(text, 'utf8') <= LEDGER_INLINE_BODY_BYTES) return { inline: text };
   const bytes = Buffer.from(text, 'utf8');
