@@ -5,7 +5,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { archiveJobSchema } from '../core/archive/archive-job';
 import { type ArchiveDependencies, archiveMeeting, RecordingPendingError } from '../core/archive/archive-meeting';
-import { openDownload } from '../core/archive/download-guard';
+import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core/archive/download-guard';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
 import { s3Recordings } from '../shared/s3-recordings';
@@ -13,21 +13,28 @@ import type { ArchiveEnvironment } from './environment';
 
 export type ArchiveHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
-export function archiveDependencies(
-  env: ArchiveEnvironment,
-  clients: { db: DynamoDBDocumentClient; s3: S3Client; upstream: UpstreamClient },
-  telemetry: Telemetry,
-): ArchiveDependencies {
-  const policy = {
+/** The download policy the function enforces: loopback only when local mode says so. */
+export function downloadPolicyFrom(env: ArchiveEnvironment): DownloadPolicy {
+  return {
     allowLoopback: env.ALLOW_LOOPBACK_DOWNLOADS === 'true',
     maxBytes: env.MAX_RECORDING_BYTES,
     timeoutMs: 30_000,
   };
+}
+
+export function archiveDependencies(
+  env: ArchiveEnvironment,
+  clients: { db: DynamoDBDocumentClient; s3: S3Client; upstream: UpstreamClient },
+  telemetry: Telemetry,
+  /** Tests only: a resolver and routes standing in for the internet (the policy is unchanged). */
+  network?: DownloadNetwork,
+): ArchiveDependencies {
+  const policy = downloadPolicyFrom(env);
   return {
     table: { db: clients.db, tableName: env.TABLE_NAME },
     upstream: clients.upstream,
     recordings: s3Recordings(clients.s3, env.RECORDINGS_BUCKET),
-    openDownload: (url) => openDownload(url, policy),
+    openDownload: (url) => openDownload(url, policy, network),
     maxRecordingBytes: env.MAX_RECORDING_BYTES,
     downloadAttempts: 3,
     telemetry,

@@ -9,6 +9,7 @@
  */
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import {
   ALL_STATES,
   botNameProblem,
@@ -114,6 +115,11 @@ export class SimulatedServiceApi {
   private readonly replaced = new WeakMap<ServerResponse, Fault>();
   private server: Server | undefined;
   private origin = '';
+  /** Where recording links point: the API's own origin, or a storage host over TLS. */
+  private recordingOrigin: string | undefined;
+  private storage: Server | undefined;
+  /** TLS connections the storage host accepted (a refused download never opens one). */
+  storageConnections = 0;
 
   get baseUrl(): string {
     return `${this.origin}/api/v1/`;
@@ -135,10 +141,34 @@ export class SimulatedServiceApi {
     return this.baseUrl;
   }
 
+  /**
+   * Serves recordings from a separate https host, as the real service hands out
+   * presigned links to its object storage: links become `https://{hostname}:{port}/…`.
+   * The server listens on 127.0.0.1; the caller decides how the name resolves.
+   */
+  async serveRecordingsOverTls(options: { hostname: string; key: string; cert: string }): Promise<void> {
+    const storage = createTlsServer({ key: options.key, cert: options.cert }, (request, response) => {
+      const url = new URL(request.url ?? '/', `https://${options.hostname}`);
+      if (!url.pathname.startsWith('/recordings/')) {
+        response.writeHead(404, { 'content-type': 'application/xml' }).end('<Error><Code>NoSuchKey</Code></Error>');
+        return;
+      }
+      this.serveRecording(url, response, undefined);
+    });
+    storage.on('secureConnection', () => this.storageConnections++);
+    await new Promise<void>((resolve) => storage.listen(0, '127.0.0.1', resolve));
+    const address = storage.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    this.storage = storage;
+    this.recordingOrigin = `https://${options.hostname}:${address.port}`;
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.scheduler);
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    for (const server of [this.server, this.storage]) {
+      server?.closeAllConnections();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    }
   }
 
   addBot(fields: Partial<SimulatedBot> = {}): SimulatedBot {
@@ -215,7 +245,7 @@ export class SimulatedServiceApi {
   /** A download link for the bot's recording, valid for the link lifetime from now. */
   recordingLink(botId: string): string {
     const expires = this.now() + this.recordingLinkLifetimeMs;
-    return `${this.origin}/recordings/${botId}?expires=${expires}&signature=${this.linkSignature(botId, expires)}`;
+    return `${this.recordingOrigin ?? this.origin}/recordings/${botId}?expires=${expires}&signature=${this.linkSignature(botId, expires)}`;
   }
 
   private linkSignature(botId: string, expires: number): string {

@@ -6,7 +6,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type Agent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import {
   bareAddress,
@@ -41,13 +41,29 @@ export interface OpenedDownload {
   contentLength: number | undefined;
 }
 
+/**
+ * How names are resolved and connections made. Production uses the system
+ * resolver and Node's default agent; a test may supply its own resolver and
+ * routes, but the policy still judges every address the resolver returns.
+ */
+export interface DownloadNetwork {
+  lookup: typeof dnsLookup;
+  agent?: Agent;
+}
+
+const SYSTEM_NETWORK: DownloadNetwork = { lookup: dnsLookup };
+
 /** Why an address may not be connected to, or undefined when it may. */
 export function refusedAddress(address: string, policy: Pick<DownloadPolicy, 'allowLoopback'>): string | undefined {
   if (policy.allowLoopback && isLoopbackAddress(address)) return undefined;
   return publicAddressRefusal(address);
 }
 
-export function openDownload(link: string, policy: DownloadPolicy): Promise<OpenedDownload> {
+export function openDownload(
+  link: string,
+  policy: DownloadPolicy,
+  network: DownloadNetwork = SYSTEM_NETWORK,
+): Promise<OpenedDownload> {
   let url: URL;
   try {
     url = new URL(link);
@@ -71,7 +87,7 @@ export function openDownload(link: string, policy: DownloadPolicy): Promise<Open
     options: object,
     callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
   ) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    network.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const list = addresses as LookupAddress[];
       const refused = list.map((a) => refusedAddress(a.address, policy)).find((reason) => reason !== undefined);
@@ -88,7 +104,12 @@ export function openDownload(link: string, policy: DownloadPolicy): Promise<Open
   return new Promise<OpenedDownload>((resolve, reject) => {
     const outgoing = request(
       url,
-      { method: 'GET', lookup: guardedLookup as never, timeout: policy.timeoutMs },
+      {
+        method: 'GET',
+        lookup: guardedLookup as never,
+        timeout: policy.timeoutMs,
+        ...(network.agent === undefined || url.protocol !== 'https:' ? {} : { agent: network.agent }),
+      },
       (response) => {
         const status = response.statusCode ?? 0;
         if (status === 403 || status === 401 || status === 410) {
