@@ -90,6 +90,31 @@ describe('canonicalJson', () => {
     }
   });
 
+  it('finds every quote and escape wherever it falls in a four-byte word', () => {
+    // Plain runs are scanned four bytes at a time; stops at each offset, near the end too.
+    for (let before = 0; before < 12; before++) {
+      for (let after = 0; after < 12; after++) {
+        for (const stop of ['\\u00e9', '\\"', '\\\\', '\\n', '\\u2014', '\\ud83d\\ude00', '']) {
+          const wire = `{"k":"${'a'.repeat(before)}${stop}${'b'.repeat(after)}"}`;
+          const expected = `{"k":${JSON.stringify(JSON.parse(wire).k)}}`;
+          expect(render(wire), wire).toBe(expected);
+        }
+      }
+    }
+    for (let length = 0; length < 10; length++) {
+      const text = `"${'x'.repeat(length)}"`;
+      expect(render(text)).toBe(text);
+      expect(() => render(text.slice(0, -1)), `unterminated, ${length}`).toThrow(SyntaxError);
+    }
+  });
+
+  it('refuses a bad hex digit in any position of a \\u escape', () => {
+    for (const badEscape of ['\\ug0e9', '\\u0ge9', '\\u00g9', '\\u00eg', '\\u00 9', '\\u-0e9']) {
+      expect(() => render(`"caf${badEscape}"`), badEscape).toThrow(SyntaxError);
+    }
+    expect(render('"\\u00E9\\u00e9\\uFFFD"')).toBe('"éé\ufffd"');
+  });
+
   it('renders scalars at the top level', () => {
     expect(render(' 2.0 ')).toBe('2.0');
     expect(render('"x"')).toBe('"x"');
@@ -99,6 +124,13 @@ describe('canonicalJson', () => {
   it('rejects duplicate keys, also when written with different escapes', () => {
     expect(() => render('{"a": 1, "b": 2, "a": 3}')).toThrow(DuplicateKeyError);
     expect(() => render('{"x": {"\\u0061": 1, "a": 2}}')).toThrow(/duplicate key "a"/);
+    // Small objects are sorted by insertion, large ones by the library sort: both find a distant duplicate.
+    for (const count of [3, 16, 17, 40]) {
+      const keys = Array.from({ length: count }, (_, k) => `"key${String(count - k).padStart(2, '0')}": ${k}`);
+      expect(render(`{${keys.join(',')}}`)).toMatch(/^\{"key01":/);
+      keys.splice(1, 0, keys[count - 1] as string);
+      expect(() => render(`{${keys.join(',')}}`), String(count)).toThrow(DuplicateKeyError);
+    }
   });
 
   it('orders keys by code point, not UTF-16 unit', () => {

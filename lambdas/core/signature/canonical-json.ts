@@ -45,7 +45,12 @@ const SHORT_ESCAPE_LETTERS = new Uint8Array(256);
 for (const letter of [0x62, 0x66, 0x6e, 0x72, 0x74, QUOTE, BACKSLASH]) SHORT_ESCAPE_LETTERS[letter] = 1;
 
 /** Plain runs are first scanned this far in JavaScript; beyond it a native search and copy is cheaper. */
-const SHORT_RUN = 32;
+const SHORT_RUN = 64;
+/** Four copies of a byte, and the masks of the zero-byte test (a byte of x is zero iff (x - LOW) & ~x & HIGH). */
+const QUOTE_WORD = 0x22222222;
+const BACKSLASH_WORD = 0x5c5c5c5c;
+const LOW_BITS = 0x01010101;
+const HIGH_BITS = 0x80808080 | 0;
 /** Control characters that have a short escape, by code. */
 const SHORT_ESCAPE_FOR = new Uint8Array(0x20);
 for (const [control, letter] of [
@@ -59,13 +64,16 @@ for (const [control, letter] of [
 }
 const HEX_DIGITS = '0123456789abcdef';
 
-/** Value of a hex digit byte, or a large negative number so that any bad digit makes the unit negative. */
-const HEX_VALUES = new Int32Array(256).fill(-0x10000);
-for (let d = 0; d < 16; d++) {
-  HEX_VALUES[HEX_DIGITS.charCodeAt(d)] = d;
-  HEX_VALUES[HEX_DIGITS.toUpperCase().charCodeAt(d)] = d;
+/** Value of two hex digit bytes (first << 8 | second), -1 for anything else: an escape's four digits are two lookups. */
+const HEX_PAIRS = new Int16Array(0x10000).fill(-1);
+{
+  const digits = [...HEX_DIGITS, ...HEX_DIGITS.slice(10).toUpperCase()];
+  for (const first of digits) {
+    for (const second of digits) {
+      HEX_PAIRS[(first.charCodeAt(0) << 8) | second.charCodeAt(0)] = Number.parseInt(first + second, 16);
+    }
+  }
 }
-const hexValue = (byte: number | undefined): number => HEX_VALUES[byte ?? 0] as number;
 
 interface Member {
   /** Where the member (`"key":value`) starts and ends in the output. */
@@ -97,6 +105,9 @@ interface Cursor {
    */
   quote: number;
   backslash: number;
+  /** The input and output as DataViews, for copying plain text four bytes at a time. */
+  input: DataView;
+  output: DataView;
 }
 
 interface Container {
@@ -122,7 +133,14 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
   const n = body.length;
   // The canonical form is never longer than the input: it only drops whitespace and shortens escapes.
   const out = into !== undefined && into.length >= n ? into : Buffer.allocUnsafe(n);
-  const cursor: Cursor = { i: 0, o: 0, quote: -1, backslash: -1 };
+  const cursor: Cursor = {
+    i: 0,
+    o: 0,
+    quote: -1,
+    backslash: -1,
+    input: new DataView(body.buffer, body.byteOffset, n),
+    output: new DataView(out.buffer, out.byteOffset, out.length),
+  };
   // An explicit stack instead of recursion: depth is bounded by a check, not by the call stack.
   const stack: Container[] = [];
 
@@ -215,14 +233,7 @@ let scratch = Buffer.allocUnsafeSlow(16 * 1024);
 function sortMembers(out: Buffer, container: Container, end: number): void {
   const { members, open } = container;
   if (members.length < 2) return;
-  const compare = (a: Member, b: Member): number => compareKeys(out, a, b);
-  // Every adjacent pair is compared, so a duplicate key is found here or by the sort.
-  let sorted = true;
-  for (let m = 1; m < members.length; m++) {
-    if (compare(members[m - 1] as Member, members[m] as Member) > 0) sorted = false;
-  }
-  if (sorted) return;
-  members.sort(compare);
+  if (!(members.length <= INSERTION_SORT_UP_TO ? insertionSort(out, members) : librarySort(out, members))) return;
   if (scratch.length < end - open) scratch = Buffer.allocUnsafeSlow(end - open);
   out.copy(scratch, 0, open, end);
   let w = open + 1;
@@ -231,6 +242,43 @@ function sortMembers(out: Buffer, container: Container, end: number): void {
     if (m > 0) out[w++] = COMMA;
     w += scratch.copy(out, w, member.start - open, member.end - open);
   }
+}
+
+/** Objects up to this many members are sorted by insertion: no comparator closure or library call for a webhook's few keys. */
+const INSERTION_SORT_UP_TO = 16;
+
+/**
+ * Sorts in place; false when the members were in order already. Every pair that
+ * ends up adjacent is compared on the way, so a duplicate key always throws.
+ */
+function insertionSort(out: Buffer, members: Member[]): boolean {
+  let moved = false;
+  for (let m = 1; m < members.length; m++) {
+    const member = members[m] as Member;
+    let k = m - 1;
+    while (k >= 0 && compareKeys(out, members[k] as Member, member) > 0) {
+      members[k + 1] = members[k] as Member;
+      k--;
+    }
+    if (k !== m - 1) {
+      members[k + 1] = member;
+      moved = true;
+    }
+  }
+  return moved;
+}
+
+/** Sorts in place; false when the members were in order already. */
+function librarySort(out: Buffer, members: Member[]): boolean {
+  const compare = (a: Member, b: Member): number => compareKeys(out, a, b);
+  // Every adjacent pair is compared, so a duplicate key is found here or by the sort.
+  let sorted = true;
+  for (let m = 1; m < members.length; m++) {
+    if (compare(members[m - 1] as Member, members[m] as Member) > 0) sorted = false;
+  }
+  if (sorted) return false;
+  members.sort(compare);
+  return true;
 }
 
 function skipWhitespace(body: Buffer, from: number): number {
@@ -269,40 +317,61 @@ function copyString(body: Buffer, out: Buffer, cursor: Cursor): boolean {
   let o = cursor.o;
   let escaped = false;
   out[o++] = QUOTE;
+  const { input, output } = cursor;
+  const wordLimit = body.length - 4;
   for (;;) {
     // Copy plain bytes (ASCII or raw UTF-8, kept as is) up to the next quote or
-    // backslash: short runs in JavaScript, long ones by native search and copy.
-    const limit = Math.min(i + SHORT_RUN, body.length);
-    while (i < limit) {
-      const c = body[i] as number;
-      if (c === QUOTE || c === BACKSLASH) break;
-      out[o++] = c;
-      i++;
+    // backslash: four at a time while no byte of the word is either, then byte by
+    // byte; a run longer than SHORT_RUN is finished by native search and copy.
+    const limit = Math.min(i + SHORT_RUN, wordLimit);
+    let stops = 0;
+    while (i <= limit) {
+      const word = input.getInt32(i, true);
+      stops = stopBytes(word);
+      // The word is written whole; bytes past a stop are overwritten by what follows it.
+      output.setInt32(o, word, true);
+      if (stops !== 0) break;
+      i += 4;
+      o += 4;
     }
-    if (i === limit) {
+    if (stops !== 0) {
+      // The lowest flagged byte is the first stop (flags above a real one may be false).
+      const before = (31 - Math.clz32(stops & -stops)) >> 3;
+      i += before;
+      o += before;
+    } else if (i < wordLimit) {
       if (cursor.quote < i) cursor.quote = nextIndex(body, QUOTE, i);
       if (cursor.backslash < i) cursor.backslash = nextIndex(body, BACKSLASH, i);
       if (cursor.quote === body.length) throw malformed(i);
       const runEnd = Math.min(cursor.quote, cursor.backslash);
       o += body.copy(out, o, i, runEnd);
       i = runEnd;
+    } else {
+      // Fewer than four bytes before the end of the input.
+      for (;;) {
+        const c = body[i];
+        if (c === QUOTE || c === BACKSLASH) break;
+        if (c === undefined) throw malformed(i);
+        out[o++] = c;
+        i++;
+      }
     }
     if (body[i] === QUOTE) break;
 
     const letter = body[i + 1] as number;
-    if (SHORT_ESCAPE_LETTERS[letter] === 1) {
-      out[o++] = BACKSLASH;
-      out[o++] = letter;
-      escaped = true;
+    if (letter !== LOWER_U) {
+      if (SHORT_ESCAPE_LETTERS[letter] === 1) {
+        out[o++] = BACKSLASH;
+        out[o++] = letter;
+        escaped = true;
+      } else if (letter === 0x2f) {
+        out[o++] = 0x2f; // `\/` is just `/`
+      } else {
+        throw malformed(i);
+      }
       i += 2;
       continue;
     }
-    if (letter === 0x2f) {
-      out[o++] = 0x2f; // `\/` is just `/`
-      i += 2;
-      continue;
-    }
-    if (letter !== LOWER_U) throw malformed(i);
     const unit = readHex4(body, i + 2);
     i += 6;
     if (unit >= 0xd800 && unit <= 0xdbff && body[i] === BACKSLASH && body[i + 1] === LOWER_U) {
@@ -336,6 +405,16 @@ function copyString(body: Buffer, out: Buffer, cursor: Cursor): boolean {
   return escaped;
 }
 
+/**
+ * The high bit of each byte of the word (little-endian) that may be a quote or a
+ * backslash, zero when none is: a byte of `word ^ byte×4` is zero exactly there.
+ */
+function stopBytes(word: number): number {
+  const quotes = word ^ QUOTE_WORD;
+  const backslashes = word ^ BACKSLASH_WORD;
+  return (((quotes - LOW_BITS) & ~quotes) | ((backslashes - LOW_BITS) & ~backslashes)) & HIGH_BITS;
+}
+
 function nextIndex(body: Buffer, byte: number, from: number): number {
   const at = body.indexOf(byte, from);
   return at === -1 ? body.length : at;
@@ -343,9 +422,10 @@ function nextIndex(body: Buffer, byte: number, from: number): number {
 
 function readHex4(body: Buffer, at: number): number {
   if (at + 4 > body.length) throw malformed(at);
-  const unit =
-    (hexValue(body[at]) << 12) | (hexValue(body[at + 1]) << 8) | (hexValue(body[at + 2]) << 4) | hexValue(body[at + 3]);
-  if (unit < 0) throw malformed(at);
+  const high = HEX_PAIRS[((body[at] as number) << 8) | (body[at + 1] as number)] as number;
+  const low = HEX_PAIRS[((body[at + 2] as number) << 8) | (body[at + 3] as number)] as number;
+  const unit = (high << 8) | low;
+  if (high < 0 || low < 0) throw malformed(at);
   return unit;
 }
 
