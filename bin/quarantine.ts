@@ -17,6 +17,7 @@ import { staticSecret } from '../lambdas/core/secrets';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { ingressDependencies } from '../lambdas/ingress/adapter';
 import { sqsClient } from '../lambdas/shared/aws-clients';
+import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { s3Quarantine } from '../lambdas/shared/s3-quarantine';
@@ -24,7 +25,7 @@ import { secretsManagerSource } from '../lambdas/shared/secrets-manager';
 import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
 
 const USAGE = `usage: npm run quarantine -- list | redrive [--dry-run]
-  with PAYLOAD_BUCKET, EVENTS_QUEUE_URL and SIGNING_SECRET_ID (or SIGNING_SECRET) set`;
+  with PAYLOAD_BUCKET, EVENTS_QUEUE_URL, TABLE_NAME and SIGNING_SECRET_ID (or SIGNING_SECRET) set`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -35,10 +36,13 @@ if (values.help || (command !== 'list' && command !== 'redrive')) {
   console.error(USAGE);
   process.exit(values.help ? 0 : 2);
 }
-const { PAYLOAD_BUCKET, EVENTS_QUEUE_URL, SIGNING_SECRET_ID, SIGNING_SECRET } = process.env;
-if (PAYLOAD_BUCKET === undefined || (command === 'redrive' && EVENTS_QUEUE_URL === undefined)) {
+const { PAYLOAD_BUCKET, EVENTS_QUEUE_URL, TABLE_NAME, SIGNING_SECRET_ID, SIGNING_SECRET } = process.env;
+if (
+  PAYLOAD_BUCKET === undefined ||
+  (command === 'redrive' && (EVENTS_QUEUE_URL === undefined || TABLE_NAME === undefined))
+) {
   console.error(
-    `Set PAYLOAD_BUCKET${command === 'redrive' ? ' and EVENTS_QUEUE_URL' : ''} (the stack outputs).\n${USAGE}`,
+    `Set PAYLOAD_BUCKET${command === 'redrive' ? ', EVENTS_QUEUE_URL and TABLE_NAME' : ''} (the stack outputs).\n${USAGE}`,
   );
   process.exit(2);
 }
@@ -68,8 +72,10 @@ const ingress = ingressDependencies(
     MAX_BODY_BYTES: Number(process.env.MAX_BODY_BYTES ?? DEFAULT_MAX_WEBHOOK_BODY_BYTES),
     INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
     SECRET_CACHE_SECONDS: 0,
+    TABLE_NAME: TABLE_NAME ?? '',
+    DEDUP_RETENTION_DAYS: Number(process.env.DEDUP_RETENTION_DAYS ?? 7),
   },
-  { sqs: sqsClient(), payloads: s3PayloadStore(PAYLOAD_BUCKET), signingSecret },
+  { sqs: sqsClient(), payloads: s3PayloadStore(PAYLOAD_BUCKET), signingSecret, db: dynamoClient() },
   silentTelemetry,
 );
 const report = await redriveQuarantine(quarantine, ingress, { dryRun: values['dry-run'] });

@@ -7,6 +7,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/queue/queued-event';
+import { keys } from '../lambdas/core/store/table-layout';
 import { acknowledge, wildcardResourceId } from './nag';
 
 /** Get, put and update of single items on the table itself: no scans, no deletes, no indexes. */
@@ -15,6 +16,17 @@ export function grantTableItems(fn: IFunction, table: ITableV2): void {
     new PolicyStatement({
       actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       resources: [table.tableArn],
+    }),
+  );
+}
+
+/** The ingress's one use of the table: put and read first-acceptance items, and no other item. */
+export function grantAcceptanceLog(fn: IFunction, table: ITableV2): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.acceptance('*').pk] } },
     }),
   );
 }

@@ -38,7 +38,12 @@ export class MeetingPipelineStack extends Stack {
       retention: Duration.days(config.accessLogRetentionDays),
     }).bucket;
 
+    const { table } = new MeetingsTable(this, 'Meetings', { removalPolicy });
+    this.meetingsTable = table;
+
     this.ingress = new WebhookIngress(this, 'WebhookIngress', {
+      table,
+      dedupRetentionDays: config.dedupRetentionDays,
       accessLogs,
       signingSecret,
       maxBodyBytes: config.maxWebhookBodyBytes,
@@ -50,9 +55,6 @@ export class MeetingPipelineStack extends Stack {
       throttle: { rateLimit: config.webhookRateLimit, burstLimit: config.webhookBurstLimit },
       removalPolicy,
     });
-
-    const { table } = new MeetingsTable(this, 'Meetings', { removalPolicy });
-    this.meetingsTable = table;
 
     this.recordingArchive = new RecordingArchive(this, 'RecordingArchive', {
       accessLogs,

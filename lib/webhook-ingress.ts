@@ -7,6 +7,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
@@ -22,7 +23,7 @@ import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-c
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { PipelineFunction } from './function';
-import { grantClaimChecks } from './grants';
+import { grantAcceptanceLog, grantClaimChecks } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
 
@@ -43,6 +44,9 @@ export interface WebhookIngressProps {
   consumerTimeout: Duration;
   throttle: { rateLimit: number; burstLimit: number };
   removalPolicy: RemovalPolicy;
+  /** Where each event's first acceptance is recorded (its own item, expiring with the dedup records). */
+  table: ITableV2;
+  dedupRetentionDays: number;
 }
 
 export class WebhookIngress extends Construct {
@@ -94,6 +98,8 @@ export class WebhookIngress extends Construct {
       MAX_BODY_BYTES: String(props.maxBodyBytes),
       INLINE_MESSAGE_LIMIT_BYTES: String(SQS_MAX_MESSAGE_BYTES),
       SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
+      TABLE_NAME: props.table.tableName,
+      DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
     };
     this.function = new PipelineFunction(this, 'IngressFunction', {
       entry: 'lambdas/ingress/handler.ts',
@@ -110,6 +116,7 @@ export class WebhookIngress extends Construct {
     });
     this.eventsQueue.grantSendMessages(this.function);
     grantClaimChecks(this.function, this.payloadBucket, 'put');
+    grantAcceptanceLog(this.function, props.table);
     // Bodies refused for their signature, kept for a re-drive after a secret rotation.
     this.function.addToRolePolicy(
       new PolicyStatement({

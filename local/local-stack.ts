@@ -6,6 +6,7 @@
  * reconciler on a short period) and the simulated meeting assistant service.
  * `npm run dev` and the end-to-end test both run this.
  */
+
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -27,6 +28,7 @@ import { reconciler } from '../lambdas/reconciler/adapter';
 import { createSchedulesHandler } from '../lambdas/schedules/adapter';
 import { sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
+import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { cdkJsonContext, parseConfig } from '../lib/config';
@@ -200,6 +202,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
             sqs: sqsClient(),
             payloads: s3PayloadStore(resources.payloadBucket),
             signingSecret: staticSecret(options.signingSecret),
+            db: dynamoClient(),
           },
           telemetry,
         ),

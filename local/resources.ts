@@ -119,5 +119,7 @@ export function localIngressEnvironment(resources: LocalResources): IngressEnvir
     MAX_BODY_BYTES: DEFAULT_MAX_WEBHOOK_BODY_BYTES,
     INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
     SECRET_CACHE_SECONDS: 60,
+    TABLE_NAME: resources.tableName,
+    DEDUP_RETENTION_DAYS: 7,
   };
 }

@@ -1,7 +1,9 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { acceptWebhook, type IngressDependencies, outcomeResponse } from '../core/ingress/accept-webhook';
 import { SqsEventQueue } from '../core/ingress/event-queue';
+import { acceptanceClock, tableAcceptanceLog } from '../core/ingress/first-acceptance';
 import { DEFAULT_QUARANTINE_LIMITS, Quarantine, quarantineWriter } from '../core/ingress/quarantine';
 import type { PayloadStore } from '../core/queue/payload-store';
 import type { SecretSource } from '../core/secrets';
@@ -15,9 +17,10 @@ export type IngressHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatew
 /** Wires the ingress core to its clients; the Lambda, local mode and tests all build it this way. */
 export function ingressDependencies(
   env: IngressEnvironment,
-  clients: { sqs: SQSClient; payloads: PayloadStore; signingSecret: SecretSource },
+  clients: { sqs: SQSClient; payloads: PayloadStore; signingSecret: SecretSource; db: DynamoDBClient },
   telemetry: Telemetry,
 ): IngressDependencies {
+  const now = () => new Date();
   return {
     signingKeys: signingKeysFrom(clients.signingSecret),
     queue: new SqsEventQueue(clients.sqs, clients.payloads, {
@@ -30,7 +33,12 @@ export function ingressDependencies(
       maxBodyBytes: env.MAX_BODY_BYTES,
     }),
     telemetry,
-    now: () => new Date(),
+    now,
+    acceptedAt: acceptanceClock(now),
+    acceptance: tableAcceptanceLog(clients.db, env.TABLE_NAME, {
+      retentionSeconds: env.DEDUP_RETENTION_DAYS * 86_400,
+      now: Date.now,
+    }),
   };
 }
 

@@ -9,5 +9,9 @@ export const ingressEnvironmentSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().check(z.int(), z.positive()),
   INLINE_MESSAGE_LIMIT_BYTES: z.coerce.number().check(z.int(), z.positive()),
   SECRET_CACHE_SECONDS: secretCacheSeconds,
+  /** The meetings table: the ingress records each event's first acceptance there. */
+  TABLE_NAME: z.string().check(z.minLength(1)),
+  /** How long first acceptances are kept: as long as the consumer's dedup records. */
+  DEDUP_RETENTION_DAYS: z.coerce.number().check(z.int(), z.positive()),
 });
 export type IngressEnvironment = z.infer<typeof ingressEnvironmentSchema>;

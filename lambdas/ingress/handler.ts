@@ -1,5 +1,6 @@
 /** Lambda entry point for POST /webhooks. */
 import { sqsClient } from '../shared/aws-clients';
+import { dynamoClient } from '../shared/dynamo-plain-client';
 import { logger, telemetry, withPowertools } from '../shared/powertools';
 import { s3PayloadStore } from '../shared/s3-payloads-on-demand';
 import { secretsManagerSource } from '../shared/secrets-manager';
@@ -14,6 +15,7 @@ const handle = createIngressHandler(
       sqs: sqsClient(),
       payloads: s3PayloadStore(env.PAYLOAD_BUCKET),
       signingSecret: secretsManagerSource(env.SIGNING_SECRET_ID, env.SECRET_CACHE_SECONDS),
+      db: dynamoClient(),
     },
     telemetry,
   ),

@@ -1,6 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../lambdas/core/store/table-layout';
 import { synthTemplate } from './synth';
 
 let template: Template;
@@ -62,6 +63,8 @@ describe('webhook ingress', () => {
         'POWERTOOLS_SERVICE_NAME',
         'SECRET_CACHE_SECONDS',
         'SIGNING_SECRET_ID',
+        'TABLE_NAME',
+        'DEDUP_RETENTION_DAYS',
       ].sort(),
     );
     // The secret's name, never its value.
@@ -131,7 +134,7 @@ describe('webhook ingress', () => {
     });
   });
 
-  it('lets the ingress send to the queue, put claim checks and quarantined bodies and read the signing secret, nothing more', () => {
+  it('lets the ingress send to the queue, put claim checks and quarantined bodies, read the signing secret and record first acceptances, nothing more', () => {
     const [, fn] = ingressFunction();
     const roleRef = fn.Properties.Role['Fn::GetAtt'][0];
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
@@ -151,8 +154,15 @@ describe('webhook ingress', () => {
         'secretsmanager:DescribeSecret',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
       ].sort(),
     );
+    // Only the acceptance items: their partition keys start with ACCEPTED#.
+    const tableStatement = statements.find((s) => [s.Action].flat().includes('dynamodb:PutItem'));
+    expect(tableStatement.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.acceptance('*').pk}`] },
+    });
     const s3Statement = statements.find((s) => [s.Action].flat().includes('s3:PutObject'));
     expect(JSON.stringify(s3Statement.Resource)).toContain('/claim-check/*');
     expect(JSON.stringify(s3Statement.Resource)).toContain('/quarantine/*');

@@ -13,6 +13,7 @@ import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { QueuePoller } from '../../local/queue-poller';
 import { type LocalResources, localIngressEnvironment } from '../../local/resources';
@@ -52,7 +53,12 @@ describe('events queue with the real handlers', () => {
       ingressDependencies(
         // A limit above the SQS message size, so the claim-checked path is taken (the default is 1 MiB).
         { ...localIngressEnvironment(resources), MAX_BODY_BYTES: 3 * 1024 * 1024 },
-        { sqs: sqsClient(), payloads: s3PayloadStore(resources.payloadBucket), signingSecret: staticSecret(secret) },
+        {
+          sqs: sqsClient(),
+          payloads: s3PayloadStore(resources.payloadBucket),
+          signingSecret: staticSecret(secret),
+          db: dynamoClient(),
+        },
         silentTelemetry,
       ),
     );

@@ -13,15 +13,17 @@ import { type MetricSink, silentTelemetry } from '../../lambdas/core/telemetry';
 import { createIngressHandler, type IngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
 import type { IngressEnvironment } from '../../lambdas/ingress/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
-import { type SqsS3Emulator, startSqsS3Emulator } from '../../local/emulators/fauxqs';
 import { badDeliveries, signedUnboundDeliveries } from '../fixtures/bad-webhooks';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { newSigningSecret, signedEvent, transcriptEnvelope } from '../fixtures/webhooks';
 
 const secret = newSigningSecret();
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
-let emulator: SqsS3Emulator;
+let pipeline: LocalPipeline;
+let tableName: string;
 let env: IngressEnvironment;
 const metricPoints: Array<{ name: string; dimensions?: Record<string, string> }> = [];
 const metrics: MetricSink = {
@@ -39,6 +41,7 @@ function handlerWith(
         sqs: overrides.sqs ?? sqsClient(),
         payloads: s3PayloadStore('payloads'),
         signingSecret: overrides.signingSecret ?? staticSecret(secret),
+        db: dynamoClient(),
       },
       { ...silentTelemetry, metrics },
     ),
@@ -62,8 +65,8 @@ async function drain(): Promise<Message[]> {
 }
 
 beforeAll(async () => {
-  emulator = await startSqsS3Emulator();
-  Object.assign(process.env, emulator.env);
+  pipeline = await startLocalPipeline();
+  tableName = (await createResources()).tableName;
   const sqs = sqsClient();
   const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'events-dlq' }));
   const dlqArn = await sqs.send(
@@ -85,11 +88,13 @@ beforeAll(async () => {
     MAX_BODY_BYTES,
     INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
     SECRET_CACHE_SECONDS: 60,
+    TABLE_NAME: tableName,
+    DEDUP_RETENTION_DAYS: 7,
   };
 });
 
 afterAll(async () => {
-  await emulator?.stop();
+  await pipeline?.stop();
 });
 
 describe('ingress handler with a local SQS and S3', () => {

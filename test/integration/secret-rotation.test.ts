@@ -13,6 +13,7 @@ import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { s3Quarantine } from '../../lambdas/shared/s3-quarantine';
@@ -48,7 +49,12 @@ describe('signing secret rotation', () => {
     const { telemetry, metrics } = recordingTelemetry();
     const ingressDeps = ingressDependencies(
       { ...localIngressEnvironment(resources), SECRET_CACHE_SECONDS: 0 },
-      { sqs: sqsClient(), payloads: s3PayloadStore(resources.payloadBucket), signingSecret },
+      {
+        sqs: sqsClient(),
+        payloads: s3PayloadStore(resources.payloadBucket),
+        signingSecret,
+        db: dynamoClient(),
+      },
       telemetry,
     );
     const ingress = createIngressHandler(ingressDeps);

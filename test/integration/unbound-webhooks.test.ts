@@ -4,6 +4,7 @@
  * know is stored raw rather than refused after a valid signature (the service
  * gives up after 3 attempts, so a 4xx here is a lost event).
  */
+
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
+import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { QueuePoller } from '../../local/queue-poller';
 import { type LocalResources, localIngressEnvironment } from '../../local/resources';
@@ -55,7 +57,12 @@ function pipelineHandlers() {
   const ingress = createIngressHandler(
     ingressDependencies(
       localIngressEnvironment(resources),
-      { sqs: sqsClient(), payloads: s3PayloadStore(resources.payloadBucket), signingSecret: staticSecret(secret) },
+      {
+        sqs: sqsClient(),
+        payloads: s3PayloadStore(resources.payloadBucket),
+        signingSecret: staticSecret(secret),
+        db: dynamoClient(),
+      },
       silentTelemetry,
     ),
   );

@@ -128,6 +128,8 @@ describe('ingress environment', () => {
     MAX_BODY_BYTES: '3145728',
     INLINE_MESSAGE_LIMIT_BYTES: '1048576',
     SECRET_CACHE_SECONDS: '60',
+    TABLE_NAME: 'meetings',
+    DEDUP_RETENTION_DAYS: '7',
   };
   it('coerces numbers from environment strings', () => {
     expect(ingressEnvironmentSchema.parse(good).MAX_BODY_BYTES).toBe(3145728);

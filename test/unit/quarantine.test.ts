@@ -121,7 +121,7 @@ describe('redriveQuarantine', () => {
     expect(report).toMatchObject({ checked: 3, failed: [] });
     expect(report.redriven).toHaveLength(2);
     expect(report.stillRefused).toHaveLength(1);
-    expect(queued.map((m) => m.receivedAt.toISOString())).toEqual([AT.toISOString(), AT.toISOString()]);
+    expect(queued.map((m) => m.receivedAt)).toEqual([AT.toISOString(), AT.toISOString()]);
     expect(store.entries.size).toBe(1);
 
     const again = await redriveQuarantine(store, ingress([newSecret, oldSecret], queued));

@@ -13,6 +13,7 @@ import { type SignatureCheck, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
 import { describeUnboundWebhook, parseWebhookEnvelope } from '../upstream/webhook-contract';
 import type { EventQueue } from './event-queue';
+import type { AcceptanceLog } from './first-acceptance';
 import type { Quarantine, QuarantineReason } from './quarantine';
 
 export interface WebhookDelivery {
@@ -55,6 +56,10 @@ export interface IngressDependencies {
   quarantine?: Pick<Quarantine, 'keep'>;
   telemetry: Telemetry;
   now(): Date;
+  /** This delivery's acceptance time (see acceptanceClock); the clock's ISO time when absent. */
+  acceptedAt?: () => string;
+  /** Where first acceptances are recorded, so every delivery of an event carries the first one's time. */
+  acceptance?: AcceptanceLog;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -125,8 +130,9 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
   const { idempotencyKey, botId, trigger } = envelope.ok
     ? { idempotencyKey: envelope.value.idempotency_key, botId: envelope.value.bot_id, trigger: envelope.value.trigger }
     : { ...describeUnboundWebhook(parsed, text), botId: '' };
+  const receivedAt = await firstAcceptance(idempotencyKey, deps);
   try {
-    const queued = await deps.queue.enqueue(text, { idempotencyKey, botId, trigger, receivedAt: deps.now() });
+    const queued = await deps.queue.enqueue(text, { idempotencyKey, botId, trigger, receivedAt });
     return { kind: 'accepted', status: 202, idempotencyKey, botId, trigger, ...queued };
   } catch (error) {
     deps.telemetry.log.error('webhook could not be queued', {
@@ -142,6 +148,25 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
       reason: 'queue-unavailable',
       message: 'The webhook could not be queued; retry later.',
     };
+  }
+}
+
+/**
+ * The time the event was first accepted, which orders re-sends of it. Never a
+ * reason to refuse: if the record cannot be reached, this delivery's own time is
+ * used (logged), as before the record existed.
+ */
+async function firstAcceptance(idempotencyKey: string, deps: IngressDependencies): Promise<string> {
+  const acceptedAt = deps.acceptedAt?.() ?? deps.now().toISOString();
+  if (deps.acceptance === undefined) return acceptedAt;
+  try {
+    return await deps.acceptance.firstAcceptedAt(idempotencyKey, acceptedAt);
+  } catch (error) {
+    deps.telemetry.log.error('first acceptance not recorded; this delivery orders by its own time', {
+      idempotency_key: idempotencyKey,
+      error: describeError(error),
+    });
+    return acceptedAt;
   }
 }
 

@@ -13,7 +13,8 @@ export interface QueuedEventMeta {
   idempotencyKey: string;
   botId: string;
   trigger: string;
-  receivedAt: Date;
+  /** When the event was first accepted (ISO 8601, to the microsecond): orders re-sends downstream. */
+  receivedAt: string;
 }
 
 export interface EnqueueResult {
@@ -56,7 +57,7 @@ export class SqsEventQueue implements EventQueue {
       );
       return { messageId: requireMessageId(sent.MessageId), bodyLocation: 'inline' };
     }
-    const pointer = await this.storeBody(rawBody, meta.receivedAt);
+    const pointer = await this.storeBody(rawBody, new Date(meta.receivedAt));
     const sent = await this.sqs.send(
       new SendMessageCommand({
         QueueUrl: this.config.queueUrl,
@@ -82,7 +83,7 @@ function attributesFor(meta: QueuedEventMeta, location: BodyLocation): Record<st
     [EVENT_ATTRIBUTES.trigger]: text(meta.trigger),
     [EVENT_ATTRIBUTES.botId]: text(meta.botId),
     [EVENT_ATTRIBUTES.idempotencyKey]: text(meta.idempotencyKey),
-    [EVENT_ATTRIBUTES.receivedAt]: text(meta.receivedAt.toISOString()),
+    [EVENT_ATTRIBUTES.receivedAt]: text(meta.receivedAt),
     [EVENT_ATTRIBUTES.bodyLocation]: text(location),
   };
 }

@@ -46,7 +46,11 @@ export async function redriveQuarantine(
     }
     const delivery = { body: Buffer.from(entry.body, 'utf8'), signature: entry.signature };
     // The original arrival time, so the event keeps its place among its meeting's events.
-    const deps = { ...(options.dryRun === true ? verifyOnly : ingress), now: () => new Date(entry.received_at) };
+    const deps = {
+      ...(options.dryRun === true ? verifyOnly : ingress),
+      now: () => new Date(entry.received_at),
+      acceptedAt: undefined,
+    };
     const outcome = await acceptWebhook(delivery, deps);
     if (outcome.kind === 'accepted') {
       if (options.dryRun !== true) await store.remove(key);

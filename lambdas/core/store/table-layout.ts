@@ -80,6 +80,8 @@ export const keys = {
     sk: `${SK_PREFIX.unknownEvent}${idempotencyKey}`,
   }),
   event: (idempotencyKey: string) => ({ pk: `EVENT#${idempotencyKey}`, sk: EVENT_SK }),
+  /** When the ingress first accepted an event: every later delivery of it carries this time. */
+  acceptance: (idempotencyKey: string) => ({ pk: `ACCEPTED#${idempotencyKey}`, sk: 'ACCEPTED' }),
   /**
    * A webhook about something other than a bot (a calendar, an app session…), kept under that object.
    * Keyed by idempotency key alone, so a redelivery (received later) lands on the same item.
