@@ -13,7 +13,7 @@ import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import { PipelineFunction } from './function';
-import { grantClaimChecks, grantTableItems } from './grants';
+import { grantClaimChecks, grantSummaryObjects, grantTableItems } from './grants';
 import { acknowledge } from './nag';
 
 /** The consumer's timeout; the events queue's visibility timeout is six times this. */
@@ -79,5 +79,6 @@ export class EventProcessing extends Construct {
     grantTableItems(this.function, props.table);
     props.archiveQueue.grantSendMessages(this.function);
     grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
+    grantSummaryObjects(this.function, props.payloadBucket);
   }
 }

@@ -6,6 +6,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { SUMMARY_PREFIX } from '../lambdas/core/apply/summary';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/queue/queued-event';
 import { keys } from '../lambdas/core/store/table-layout';
 import { acknowledge, wildcardResourceId } from './nag';
@@ -50,5 +51,18 @@ export function grantClaimChecks(fn: IFunction, payloadBucket: IBucket, access: 
     access === 'put'
       ? 'PutObject on the claim-check prefix only: each body gets its own content-addressed key.'
       : 'Get and put on the claim-check prefix only: claim-checked bodies and large raw bodies kept for replay.',
+  );
+}
+
+/** Summaries too long for the meeting item, put by the processing core (content-addressed keys). */
+export function grantSummaryObjects(fn: IFunction, payloadBucket: IBucket): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({ actions: ['s3:PutObject'], resources: [payloadBucket.arnForObjects(`${SUMMARY_PREFIX}*`)] }),
+  );
+  if (fn.role === undefined) throw new Error(`${fn.node.path} has no role to grant summary objects to`);
+  acknowledge(
+    fn.role,
+    wildcardResourceId(payloadBucket, `/${SUMMARY_PREFIX}*`),
+    'PutObject on the summaries prefix only: each long summary gets its own content-addressed key.',
   );
 }

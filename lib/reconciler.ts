@@ -17,7 +17,7 @@ import { GSI } from '../lambdas/core/store/table-layout';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ReconcilerEnvironment } from '../lambdas/reconciler/environment';
 import { PipelineFunction } from './function';
-import { grantClaimChecks, grantTableItems } from './grants';
+import { grantClaimChecks, grantSummaryObjects, grantTableItems } from './grants';
 import { acknowledge } from './nag';
 import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstream-settings';
 
@@ -78,6 +78,7 @@ export class Reconciler extends Construct {
       }),
     );
     grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
+    grantSummaryObjects(this.function, props.payloadBucket);
     props.archiveQueue.grantSendMessages(this.function);
     grantApiKey(this.function, props);
   }

@@ -66,7 +66,7 @@ describe('event processing', () => {
     );
   });
 
-  it('lets the function touch only the table items, the two queues and the claim checks', () => {
+  it('lets the function touch only the table items, the two queues, the claim checks and long summaries', () => {
     const statements = functionStatements(template, 'process-events');
     expect(wildcardDataActions(statements)).toEqual([]);
     const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
@@ -85,7 +85,11 @@ describe('event processing', () => {
       ].sort(),
     );
     const s3 = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('s3:')));
-    for (const statement of s3) expect(JSON.stringify(statement.Resource)).toContain('/claim-check/*');
+    expect(
+      s3.map((statement) => JSON.stringify(statement.Resource).match(/\/(claim-check|summaries)\/\*/)?.[1]),
+    ).toEqual(['claim-check', 'summaries']);
+    const summaries = s3.find((statement) => JSON.stringify(statement.Resource).includes('/summaries/*'));
+    expect(actionsOf([summaries!])).toEqual(['s3:PutObject']);
   });
 
   it('holds no wildcard data actions in any function role', () => {

@@ -9,6 +9,7 @@ import {
   DownloadRefusedError,
   openDownload,
 } from '../../lambdas/core/archive/download-guard';
+import { processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
@@ -17,9 +18,17 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
-import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
+import type { PyValue } from '../../local/simulator/python-json';
+import {
+  createResources,
+  type LocalPipeline,
+  processDependencies,
+  queuedMessage,
+  startLocalPipeline,
+} from '../fixtures/local-pipeline';
 import { watchMultipart } from '../fixtures/multipart-ledger';
 import { botItems, meetingItem } from '../fixtures/store-reader';
+import { transcriptEnvelope } from '../fixtures/webhooks';
 
 const MiB = 1024 * 1024;
 const service = new SimulatedServiceApi();
@@ -125,15 +134,35 @@ describe('archiving a meeting', () => {
     expect(
       JSON.parse((await objectBytes(record.participants.key)).toString()).map((p: { id: string }) => p.id),
     ).toEqual(['par_1', 'par_2']);
-    expect(record.filled).toEqual({ utterances: 2, participants: 1 });
+    // The service's final transcript is authoritative: it corrects the webhook's text.
+    expect(record.filled).toEqual({ utterances: 2, correctedUtterances: 1, participants: 1 });
     const utterances = await botItems(resources.tableName, bot.id, SK_PREFIX.utterance);
-    expect(utterances.map((u) => u.text)).toEqual(['line 0', 'from webhook', 'line 2']);
+    expect(utterances.map((u) => u.text)).toEqual(['line 0', 'line 1', 'line 2']);
+    expect(utterances.every((u) => u.finalized === true)).toBe(true);
     expect((await botItems(resources.tableName, bot.id, 'PART#')).map((p) => p.name)).toEqual(['Ada L.', 'Lin']);
     expect((await meetingItem(resources.tableName, bot.id))?.archive).toMatchObject({
       recordingStatus: 'archived',
       archivedAt: '2026-11-20T12:00:00.000Z',
       bucket: BUCKET,
     });
+  });
+
+  it('keeps the final transcript against any later delivery or DLQ re-drive of a webhook', async () => {
+    const bot = endedMeeting(1000);
+    await archiveMeeting(bot.id, deps());
+    const processing = processDependencies(resources);
+    // A draft re-driven from the DLQ, and a webhook first accepted after the meeting ended.
+    for (const [text, acceptedAt] of [
+      ['draft', '2026-11-20T09:00:00.000000Z'],
+      ['late correction', '2026-11-25T09:00:00.000000Z'],
+    ] as const) {
+      const envelope = transcriptEnvelope({ bot_id: bot.id });
+      const data = envelope.data as { [key: string]: PyValue };
+      Object.assign(data, { timestamp_ms: 2000, speaker_uuid: 's1', transcription: { transcript: text } });
+      await processQueuedEvent(queuedMessage(envelope, acceptedAt), processing);
+    }
+    const utterances = await botItems(resources.tableName, bot.id, SK_PREFIX.utterance);
+    expect(utterances.map((u) => u.text)).toEqual(['line 0', 'line 1', 'line 2']);
   });
 
   it('does nothing the second time', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -245,12 +245,32 @@ describe('participant_events.join_leave', () => {
 });
 
 describe('summary.update', () => {
-  it('keeps the newest summary text and the whole data', async () => {
+  it('keeps the newest summary text once, and the rest of the data beside it', async () => {
     await processOne(summaryUpdate(bot, 'Second draft.'), 20);
     await processOne(summaryUpdate(bot, 'First draft.'), 10);
     const meeting = await meetingItem(resources.tableName, bot);
     expect(meeting).toMatchObject({ summary: 'Second draft.' });
-    expect(JSON.parse(String(meeting?.summaryData))).toEqual({ summary: 'Second draft.', model: 'simulated' });
+    expect(JSON.parse(String(meeting?.summaryData))).toEqual({ model: 'simulated' });
+  });
+
+  it('keeps a summary too large for the item in S3 with a pointer, never in the DLQ', async () => {
+    const text = `${'A long meeting, summarised at length. '.repeat(5_600)}End.`; // 210 KB
+    const payload = summaryUpdate(bot, text);
+    expect((await processOne(payload, 30)).status).toBe('applied');
+    const meeting = await meetingItem(resources.tableName, bot);
+    expect(meeting?.summary).toBeUndefined();
+    const stored = meeting?.summaryStored as { bucket: string; key: string; bytes: number; sha256: string };
+    expect(stored).toMatchObject({ bucket: resources.payloadBucket, bytes: Buffer.byteLength(text) });
+    const object = await s3Client().send(new GetObjectCommand({ Bucket: stored.bucket, Key: stored.key }));
+    const bytes = Buffer.from(await object.Body!.transformToByteArray());
+    expect(bytes.toString('utf8')).toBe(text);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(stored.sha256);
+    expect(JSON.stringify(meeting).length).toBeLessThan(10_000); // the text is not on the item twice, nor once
+    // A redelivery changes nothing; a newer short summary replaces the pointer.
+    expect((await processOne(payload, 31)).status).toBe('duplicate');
+    await processOne(summaryUpdate(bot, 'Short again.'), 40);
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ summary: 'Short again.' });
+    expect((await meetingItem(resources.tableName, bot))?.summaryStored).toBeUndefined();
   });
 });
 

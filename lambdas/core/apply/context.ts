@@ -1,17 +1,46 @@
-import type { TableAccess } from '../store/dynamo';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PayloadStore } from '../queue/payload-store';
+import { type TableAccess, writeIfCondition } from '../store/dynamo';
 
 /** What every apply step knows about the event it applies. */
 export interface ApplyContext {
   table: TableAccess;
   botId: string;
   idempotencyKey: string;
-  /** When the ingress accepted the webhook (ISO 8601, ms). */
+  /** When the ingress first accepted the webhook (ISO 8601). */
   receivedAt: string;
+  /** Where a value too large for an item goes (a long summary); S3 in AWS and local mode. */
+  largeValues?: PayloadStore;
+}
+
+/**
+ * A re-send refused as older is still remembered on the item, so that a manual
+ * resend of it after the dedup records expired (accepted anew, with a new time)
+ * is refused too. Only on the item that exists; the cost is paid by refusals.
+ */
+export async function rememberAppliedKey(
+  ctx: ApplyContext,
+  key: Record<string, string>,
+  keySet: 'appliedKeys' | 'summaryKeys',
+): Promise<void> {
+  await writeIfCondition(() =>
+    ctx.table.db.send(
+      new UpdateCommand({
+        TableName: ctx.table.tableName,
+        Key: key,
+        UpdateExpression: 'ADD #keys :keys',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#keys': keySet },
+        ExpressionAttributeValues: { ':keys': new Set([ctx.idempotencyKey]) },
+      }),
+    ),
+  );
 }
 
 /**
  * Version of an event among re-sends of the same thing (a corrected utterance, a
- * new summary): the newest accepted wins, ties broken by key so that every order
+ * new summary): the one first accepted last wins (`receivedAt` is the event's
+ * first acceptance by the ingress, the same on every delivery), ties broken by key so that every order
  * of processing ends the same way. Items written by version also keep the set of
  * keys applied to them, so redelivering an applied event never counts as newer.
  */

@@ -1,27 +1,54 @@
+import { createHash } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
-import { type SummaryUpdateData, summaryText } from '../upstream/webhook-contract';
-import { type ApplyContext, arrivalVersion, jsonText } from './context';
+import { type SummaryUpdateData, summaryTextField } from '../upstream/webhook-contract';
+import { type ApplyContext, arrivalVersion, jsonText, rememberAppliedKey } from './context';
+
+/** Where summaries too large for the meeting item are kept, in the payload bucket (no expiry on this prefix). */
+export const SUMMARY_PREFIX = 'summaries/';
 
 /**
- * The summary text and the whole `data` on the meeting; the newest arrival wins,
- * and a late resend of an already applied summary (same key) changes nothing.
+ * Summary text up to this size is kept on the meeting item; a larger one goes to
+ * S3 with a pointer on the item. An item holds 400 KB in all, and the service
+ * offers no way to fetch a summary again, so it must never be refused.
+ */
+export const SUMMARY_INLINE_BYTES = 64 * 1024;
+
+export interface StoredSummary {
+  bucket: string;
+  key: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * The summary text once (inline, or in S3 with a pointer) and the rest of `data`
+ * beside it; the one first accepted last wins, and a late resend of an already
+ * applied summary (same key) changes nothing.
  */
 export async function applySummaryUpdate(ctx: ApplyContext, data: SummaryUpdateData): Promise<boolean> {
-  return writeIfCondition(() =>
+  const field = summaryTextField(data);
+  const text = field === undefined ? null : (data[field] as string);
+  const rest = field === undefined ? data : Object.fromEntries(Object.entries(data).filter(([name]) => name !== field));
+  const stored =
+    text !== null && Buffer.byteLength(text, 'utf8') > SUMMARY_INLINE_BYTES ? await storeText(ctx, text) : null;
+
+  const written = await writeIfCondition(() =>
     ctx.table.db.send(
       new UpdateCommand({
         TableName: ctx.table.tableName,
         Key: keys.meeting(ctx.botId),
         UpdateExpression:
-          'SET botId = :bot, summary = :summary, summaryData = :data, summaryVersion = :version ADD summaryKeys :keys',
+          stored === null
+            ? 'SET botId = :bot, summary = :summary, summaryData = :data, summaryVersion = :version ADD summaryKeys :keys REMOVE summaryStored'
+            : 'SET botId = :bot, summaryStored = :stored, summaryData = :data, summaryVersion = :version ADD summaryKeys :keys REMOVE summary',
         ConditionExpression:
           '(attribute_not_exists(summaryVersion) OR summaryVersion < :version) AND NOT contains(summaryKeys, :key)',
         ExpressionAttributeValues: {
           ':bot': ctx.botId,
-          ':summary': summaryText(data) ?? null,
-          ':data': jsonText(data),
+          ...(stored === null ? { ':summary': text } : { ':stored': stored }),
+          ':data': jsonText(rest),
           ':version': arrivalVersion(ctx),
           ':key': ctx.idempotencyKey,
           ':keys': new Set([ctx.idempotencyKey]),
@@ -29,4 +56,16 @@ export async function applySummaryUpdate(ctx: ApplyContext, data: SummaryUpdateD
       }),
     ),
   );
+  if (!written) await rememberAppliedKey(ctx, keys.meeting(ctx.botId), 'summaryKeys');
+  return written;
+}
+
+/** Content-addressed, so a redelivery writes the same object again. */
+async function storeText(ctx: ApplyContext, text: string): Promise<StoredSummary> {
+  if (ctx.largeValues === undefined) throw new Error('a summary over the inline size needs a store for large values');
+  const bytes = Buffer.from(text, 'utf8');
+  const sha256 = createHash('sha256').update(bytes).digest();
+  const key = `${SUMMARY_PREFIX}${ctx.botId}/${sha256.toString('hex')}.txt`;
+  await ctx.largeValues.put(key, bytes, sha256);
+  return { bucket: ctx.largeValues.bucket, key, bytes: bytes.length, sha256: sha256.toString('hex') };
 }

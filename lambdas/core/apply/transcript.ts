@@ -2,27 +2,30 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { TranscriptUpdateData } from '../upstream/webhook-contract';
-import { type ApplyContext, arrivalVersion } from './context';
+import { type ApplyContext, arrivalVersion, rememberAppliedKey } from './context';
 
 /**
  * One item per utterance, keyed by (bot, timestamp_ms, speaker_uuid): the service
  * has no utterance id and re-sends an utterance with corrected text under a new
- * idempotency key; the newest arrival wins. The item remembers the keys applied
- * to it, so a late resend of an old version never overwrites a correction. No
+ * idempotency key; the one first accepted last wins (every delivery carries its
+ * event's first acceptance time). The item remembers the keys applied to it, so a
+ * late resend of an old version never overwrites a correction; once the
+ * service's final transcript is written (archive), no webhook changes it. No
  * transcription is an empty utterance.
  */
 export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptUpdateData): Promise<boolean> {
   const text = data.transcription?.transcript ?? '';
-  return writeIfCondition(() =>
+  const key = keys.utterance(ctx.botId, data.timestamp_ms, data.speaker_uuid);
+  const written = await writeIfCondition(() =>
     ctx.table.db.send(
       new UpdateCommand({
         TableName: ctx.table.tableName,
-        Key: keys.utterance(ctx.botId, data.timestamp_ms, data.speaker_uuid),
+        Key: key,
         UpdateExpression:
           'SET botId = :bot, timestampMs = :ts, speakerUuid = :speaker, speakerName = :name, speakerUserUuid = :user, ' +
           'speakerIsHost = :host, durationMs = :duration, #text = :text, transcribed = :transcribed, version = :version ADD appliedKeys :keys',
         ConditionExpression:
-          '(attribute_not_exists(version) OR version < :version) AND NOT contains(appliedKeys, :key)',
+          '(attribute_not_exists(version) OR version < :version) AND NOT contains(appliedKeys, :key) AND attribute_not_exists(finalized)',
         ExpressionAttributeNames: { '#text': 'text' },
         ExpressionAttributeValues: {
           ':bot': ctx.botId,
@@ -41,4 +44,6 @@ export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptU
       }),
     ),
   );
+  if (!written) await rememberAppliedKey(ctx, key, 'appliedKeys');
+  return written;
 }

@@ -13,7 +13,7 @@ import { keys } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { UpstreamClient } from '../upstream/client';
 import { DownloadFailedError, DownloadRefusedError, LinkExpiredError, type OpenedDownload } from './download-guard';
-import { fillMissingParticipants, fillMissingUtterances } from './fill-gaps';
+import { fillMissingParticipants, writeFinalTranscript } from './fill-gaps';
 import { archiveKeys, extensionFor, type RecordingStore } from './recording-store';
 
 export interface ArchiveDependencies {
@@ -43,7 +43,8 @@ export interface ArchiveRecord {
   recording: ArchivedRecording | null;
   transcript: { key: string; lines: number; bytes: number };
   participants: { key: string; count: number; bytes: number };
-  filled: { utterances: number; participants: number };
+  /** Utterances the final transcript added and corrected, participants it filled in. */
+  filled: { utterances: number; correctedUtterances: number; participants: number };
 }
 
 /**
@@ -95,8 +96,10 @@ export async function archiveMeeting(
   const participantsKey = archiveKeys.participants(botId);
   const transcriptJson = await recordings.putJson(transcriptKey, transcript);
   const participantsJson = await recordings.putJson(participantsKey, participants);
+  const finalTranscript = await writeFinalTranscript(table, botId, transcript);
   const filled = {
-    utterances: await fillMissingUtterances(table, botId, transcript),
+    utterances: finalTranscript.created,
+    correctedUtterances: finalTranscript.corrected,
     participants: await fillMissingParticipants(table, botId, participants),
   };
 

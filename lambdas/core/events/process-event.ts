@@ -95,7 +95,7 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
     receivedAt,
     body: await keepForReplay(text, stored, receivedAt, deps.payloads),
   });
-  const ctx = { table: deps.table, botId, idempotencyKey, receivedAt };
+  const ctx = { table: deps.table, botId, idempotencyKey, receivedAt, largeValues: deps.payloads };
   const duplicate = (): ProcessOutcome => {
     telemetry.log.info('duplicate event skipped', log);
     telemetry.metrics.emit(METRICS.eventDuplicate, 1, { trigger: webhook.trigger });

@@ -32,7 +32,13 @@ export async function replayBotEvents(
       const webhook = decodeWebhook(text);
       await applyWebhook(
         webhook,
-        { table: deps.table, botId, idempotencyKey: event.idempotencyKey, receivedAt: event.receivedAt },
+        {
+          table: deps.table,
+          botId,
+          idempotencyKey: event.idempotencyKey,
+          receivedAt: event.receivedAt,
+          largeValues: deps.payloads,
+        },
         deps.archive,
       );
       report.replayed++;

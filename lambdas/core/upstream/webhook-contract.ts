@@ -141,12 +141,9 @@ export const summaryUpdateDataSchema = z.looseObject({
 /** Where the summary text may be: the vendor does not name the field, so the likely names in order. */
 export const SUMMARY_TEXT_FIELDS = ['summary', 'text', 'content', 'summary_text'] as const;
 
-export function summaryText(data: Record<string, unknown>): string | undefined {
-  for (const field of SUMMARY_TEXT_FIELDS) {
-    const value = data[field];
-    if (typeof value === 'string') return value;
-  }
-  return undefined;
+/** The field that holds the summary's text, if any does. */
+export function summaryTextField(data: Record<string, unknown>): string | undefined {
+  return SUMMARY_TEXT_FIELDS.find((field) => typeof data[field] === 'string');
 }
 
 export const triggerDataSchemas = {
