@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm run replay -- --bot bot_123 [--bot ...] [--rebuild]`: re-applies a bot's
- * stored events (the raw bodies the ledger keeps for the dedup retention).
+ * `npm run replay -- --bot bot_123 [--bot ...] [--rebuild] [--apply] [--force]`:
+ * re-applies a bot's stored events (the raw bodies the ledger keeps for the dedup
+ * retention). Without --apply it only reports what it would do.
  *
  * Reads the deployed names from the environment, as the function does
  * (TABLE_NAME, ARCHIVE_QUEUE_URL, PAYLOAD_BUCKET: the stack outputs
@@ -19,12 +20,18 @@ import { documentClient } from '../lambdas/shared/dynamo-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 
 const { values } = parseArgs({
-  options: { bot: { type: 'string', multiple: true }, rebuild: { type: 'boolean', default: false } },
+  options: {
+    bot: { type: 'string', multiple: true },
+    rebuild: { type: 'boolean', default: false },
+    apply: { type: 'boolean', default: false },
+    force: { type: 'boolean', default: false },
+  },
 });
 const bots = values.bot ?? [];
 if (bots.length === 0) {
   console.error(
-    'usage: npm run replay -- --bot <bot_id> [--bot <bot_id> ...] [--rebuild]\n  with TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET set',
+    'usage: npm run replay -- --bot <bot_id> [--bot <bot_id> ...] [--rebuild] [--apply] [--force]\n' +
+      '  without --apply, reports what it would do; with TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET set',
   );
   process.exit(2);
 }
@@ -45,11 +52,23 @@ const deps = processEventsDependencies(
 );
 let failed = false;
 for (const bot of bots) {
-  const report = await replayBotEvents(bot, deps, { rebuild: values.rebuild });
+  const report = await replayBotEvents(bot, deps, {
+    rebuild: values.rebuild,
+    apply: values.apply,
+    force: values.force,
+  });
+  const verb = report.applied ? 're-applied' : 'would be re-applied';
   console.log(
-    `${bot}: ${report.replayed}/${report.events} events re-applied${values.rebuild ? `, ${report.deletedItems} items deleted first` : ''}`,
+    `${bot}: ${report.applied ? report.replayed : report.events}/${report.events} events ${verb}` +
+      (values.rebuild
+        ? `; ${report.itemsToClear} webhook-made items ${report.applied ? 'cleared' : 'to clear'} first`
+        : ''),
   );
+  if (report.missingFromLedger.length > 0)
+    console.log(`  the ledger no longer holds: ${report.missingFromLedger.join(', ')}`);
+  if (report.refused !== undefined) console.log(`  refused: ${report.refused}`);
   for (const failure of report.failures) console.log(`  ${failure.idempotencyKey}: ${failure.error}`);
-  failed ||= report.failures.length > 0;
+  failed ||= report.failures.length > 0 || report.refused !== undefined;
 }
+if (!values.apply) console.log('dry run: nothing written; pass --apply to write');
 process.exit(failed ? 1 : 0);

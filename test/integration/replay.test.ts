@@ -1,8 +1,8 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { replayBotEvents } from '../../lambdas/core/events/replay';
-import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
+import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import {
@@ -13,7 +13,7 @@ import {
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
 import { randomMeeting } from '../fixtures/random-meeting';
-import { botItems } from '../fixtures/store-reader';
+import { botItems, meetingItem } from '../fixtures/store-reader';
 
 let pipeline: LocalPipeline;
 let resources: LocalResources;
@@ -41,11 +41,13 @@ describe('replaying a bot from the ledger', () => {
     const before = await meetingData(botId);
     expect(before.length).toBeGreaterThan(10);
 
-    const report = await replayBotEvents(botId, deps, { rebuild: true });
+    const report = await replayBotEvents(botId, deps, { rebuild: true, apply: true });
     expect(report).toMatchObject({
+      applied: true,
       events: sends.length,
       replayed: sends.length,
-      deletedItems: before.length,
+      itemsToClear: before.length - 1, // all but the meeting item, whose webhook attributes are cleared
+      missingFromLedger: [],
       failures: [],
     });
     expect(await meetingData(botId)).toEqual(before);
@@ -68,8 +70,87 @@ describe('replaying a bot from the ledger', () => {
       );
     expect((await meetingData(botId)).length).toBe(before.length - lost.length);
 
-    const report = await replayBotEvents(botId, deps, { rebuild: false });
+    const report = await replayBotEvents(botId, deps, { rebuild: false, apply: true });
     expect(report.failures).toEqual([]);
+    expect(await meetingData(botId)).toEqual(before);
+  });
+
+  it('writes nothing unless asked to, and says what it would do', async () => {
+    const botId = 'bot_replay_dry';
+    const { sends } = randomMeeting(botId, 11);
+    for (const { payload, sentAtMs } of sends)
+      await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), deps);
+    const lost = (await botItems(resources.tableName, botId, SK_PREFIX.utterance))[0]!;
+    await documentClient().send(
+      new DeleteCommand({ TableName: resources.tableName, Key: { pk: lost.pk, sk: lost.sk } }),
+    );
+    const before = await botItems(resources.tableName, botId, '');
+
+    for (const rebuild of [false, true]) {
+      const report = await replayBotEvents(botId, deps, { rebuild, apply: false });
+      expect(report).toMatchObject({ applied: false, events: sends.length, replayed: 0, missingFromLedger: [] });
+      expect(report.itemsToClear).toBe(rebuild ? before.length - 1 : 0);
+    }
+    expect(await botItems(resources.tableName, botId, '')).toEqual(before);
+  });
+
+  it('refuses to rebuild once the ledger holds less than the meeting shows, unless forced', async () => {
+    const botId = 'bot_replay_expired';
+    const { sends } = randomMeeting(botId, 5);
+    for (const { payload, sentAtMs } of sends)
+      await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), deps);
+    // The dedup retention passed for the first three events: their ledger records expired.
+    const expired = sends.slice(0, 3).map(({ payload }) => String(payload.idempotency_key));
+    for (const key of expired)
+      await documentClient().send(new DeleteCommand({ TableName: resources.tableName, Key: keys.event(key) }));
+    const before = await botItems(resources.tableName, botId, '');
+
+    const refused = await replayBotEvents(botId, deps, { rebuild: true, apply: true });
+    expect(refused.refused).toMatch(/ledger no longer holds/);
+    expect(refused.applied).toBe(false);
+    expect(new Set(refused.missingFromLedger)).toEqual(new Set(expired));
+    expect(await botItems(resources.tableName, botId, '')).toEqual(before);
+
+    const forced = await replayBotEvents(botId, deps, { rebuild: true, apply: true, force: true });
+    expect(forced).toMatchObject({ applied: true, replayed: sends.length - 3, failures: [] });
+  });
+
+  it('keeps what the webhooks did not write: archive record, final transcript, launch fields, archive marker', async () => {
+    const botId = 'bot_replay_archived';
+    const { sends } = randomMeeting(botId, 3);
+    for (const { payload, sentAtMs } of sends)
+      await processQueuedEvent(queuedMessage(payload, new Date(sentAtMs)), deps);
+    const db = documentClient();
+    const kept = {
+      archive: { recordingStatus: 'archived', recording: { key: `meetings/${botId}/recording.mp4` } },
+      scheduleId: 'sched_1',
+      scheduledJoinAt: '2026-11-20T09:00:00.000Z',
+      meetingUrl: 'https://meet.google.com/abc-defg-hij',
+      archiveRequested: true,
+    };
+    await db.send(
+      new UpdateCommand({
+        TableName: resources.tableName,
+        Key: keys.meeting(botId),
+        UpdateExpression:
+          'SET #archive = :a, scheduleId = :s, scheduledJoinAt = :j, meetingUrl = :u, archiveRequested = :r',
+        ExpressionAttributeNames: { '#archive': 'archive' },
+        ExpressionAttributeValues: {
+          ':a': kept.archive,
+          ':s': kept.scheduleId,
+          ':j': kept.scheduledJoinAt,
+          ':u': kept.meetingUrl,
+          ':r': true,
+        },
+      }),
+    );
+    const finalLine = { ...keys.utterance(botId, 999_999, 'p9'), text: 'from the final transcript', finalized: true };
+    await db.send(new PutCommand({ TableName: resources.tableName, Item: finalLine }));
+    const before = await meetingData(botId);
+
+    const report = await replayBotEvents(botId, deps, { rebuild: true, apply: true });
+    expect(report.failures).toEqual([]);
+    expect(await meetingItem(resources.tableName, botId)).toMatchObject(kept);
     expect(await meetingData(botId)).toEqual(before);
   });
 });

@@ -1,46 +1,92 @@
 /**
  * Re-applies a bot's stored events from the ledger (raw bodies kept for the dedup
  * retention). Applying is idempotent, so a replay restores what is missing and
- * changes nothing that is right; with `rebuild`, the bot's items are deleted
- * first, so the meeting is rebuilt from its events by the current code.
+ * changes nothing that is right. With `rebuild`, what the webhooks made is cleared
+ * first so the current code rebuilds it; what they did not make (the archive
+ * record and its final transcript, the launch fields, the archive marker,
+ * participants filled from the service) is kept.
+ *
+ * Safe by default: nothing is written unless `apply` is set, the ledger is read
+ * before anything else, and a rebuild is refused while the meeting shows events
+ * the ledger no longer holds (they expired), since it would lose them.
  */
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applyWebhook } from '../apply/apply-webhook';
-import { keys } from '../store/table-layout';
+import { keys, MEETING_SK, SK_PREFIX } from '../store/table-layout';
+import type { StoredEvent } from './event-ledger';
 import { decodeWebhook, type ProcessDependencies } from './process-event';
+
+export interface ReplayOptions {
+  rebuild: boolean;
+  /** Write; without it the report says what would happen. */
+  apply: boolean;
+  /** Rebuild even though the ledger lacks events the meeting shows (they are lost). */
+  force?: boolean;
+}
 
 export interface ReplayReport {
   botId: string;
+  applied: boolean;
+  /** Events the ledger holds for the bot. */
   events: number;
   replayed: number;
-  deletedItems: number;
+  /** Events the meeting's items name that the ledger no longer holds (expired), up to 20. */
+  missingFromLedger: string[];
+  /** Items a rebuild clears (or cleared) before re-applying. */
+  itemsToClear: number;
+  /** Why a rebuild was not done, when it was refused. */
+  refused?: string;
   failures: Array<{ idempotencyKey: string; error: string }>;
 }
+
+/** Meeting attributes only the webhooks write; everything else on the meeting is kept by a rebuild. */
+const WEBHOOK_MEETING_ATTRIBUTES = [
+  'state',
+  'stateAt',
+  'stateOrder',
+  'lastEventAt',
+  'lastEventMicros',
+  'summary',
+  'summaryStored',
+  'summaryData',
+  'summaryVersion',
+  'summaryKeys',
+] as const;
+
+type Item = Record<string, unknown>;
 
 export async function replayBotEvents(
   botId: string,
   deps: ProcessDependencies,
-  options: { rebuild: boolean },
+  options: ReplayOptions,
 ): Promise<ReplayReport> {
   const events = await deps.ledger.eventsOfBot(botId);
-  const deletedItems = options.rebuild ? await deleteBotItems(botId, deps) : 0;
-  const report: ReplayReport = { botId, events: events.length, replayed: 0, deletedItems, failures: [] };
+  const items = await botItems(botId, deps);
+  const inLedger = new Set(events.map((event) => event.idempotencyKey));
+  const missing = [...keysNamedBy(items)].filter((key) => !inLedger.has(key));
+  const toClear = items.filter(madeByWebhooks);
+  const report: ReplayReport = {
+    botId,
+    applied: false,
+    events: events.length,
+    replayed: 0,
+    missingFromLedger: missing.slice(0, 20),
+    itemsToClear: options.rebuild ? toClear.length : 0,
+    failures: [],
+  };
+  if (options.rebuild && missing.length > 0 && options.force !== true) {
+    report.refused =
+      `the meeting shows ${missing.length} event(s) the ledger no longer holds (expired after the dedup retention); ` +
+      'a rebuild would lose what they wrote. Replay without --rebuild, or pass --force to rebuild anyway.';
+    return report;
+  }
+  if (!options.apply) return report;
+
+  report.applied = true;
+  if (options.rebuild) await clear(botId, toClear, deps);
   for (const event of events) {
     try {
-      const text =
-        'inline' in event.body ? event.body.inline : (await deps.payloads.read(event.body.stored)).toString('utf8');
-      const webhook = decodeWebhook(text);
-      await applyWebhook(
-        webhook,
-        {
-          table: deps.table,
-          botId,
-          idempotencyKey: event.idempotencyKey,
-          receivedAt: event.receivedAt,
-          largeValues: deps.payloads,
-        },
-        deps.archive,
-      );
+      await reapply(botId, event, deps);
       report.replayed++;
     } catch (error) {
       report.failures.push({
@@ -52,32 +98,83 @@ export async function replayBotEvents(
   return report;
 }
 
-async function deleteBotItems(botId: string, deps: ProcessDependencies): Promise<number> {
-  const { db, tableName } = deps.table;
-  let deleted = 0;
+async function reapply(botId: string, event: StoredEvent, deps: ProcessDependencies): Promise<void> {
+  const text =
+    'inline' in event.body ? event.body.inline : (await deps.payloads.read(event.body.stored)).toString('utf8');
+  await applyWebhook(
+    decodeWebhook(text),
+    {
+      table: deps.table,
+      botId,
+      idempotencyKey: event.idempotencyKey,
+      receivedAt: event.receivedAt,
+      largeValues: deps.payloads,
+    },
+    deps.archive,
+  );
+}
+
+/** Idempotency keys the bot's items record having seen. */
+function keysNamedBy(items: Item[]): Set<string> {
+  const named = new Set<string>();
+  for (const item of items) {
+    if (typeof item.idempotencyKey === 'string') named.add(item.idempotencyKey);
+    for (const set of [item.appliedKeys, item.summaryKeys]) {
+      if (set instanceof Set) for (const key of set) named.add(String(key));
+    }
+  }
+  return named;
+}
+
+/** Items the webhooks wrote and a rebuild writes again (not the final transcript nor filled participants). */
+function madeByWebhooks(item: Item): boolean {
+  const sk = String(item.sk);
+  if (sk === MEETING_SK) return false; // its webhook attributes are removed, the item stays
+  if (item.finalized === true || item.filledFrom === 'archive') return false;
+  return Object.values(SK_PREFIX).some((prefix) => sk.startsWith(prefix));
+}
+
+async function botItems(botId: string, deps: ProcessDependencies): Promise<Item[]> {
+  const items: Item[] = [];
   let cursor: Record<string, unknown> | undefined;
   do {
-    const page = await db.send(
+    const page = await deps.table.db.send(
       new QueryCommand({
-        TableName: tableName,
+        TableName: deps.table.tableName,
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': keys.bot(botId) },
-        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
         ExclusiveStartKey: cursor,
       }),
     );
-    const items = page.Items ?? [];
-    for (let i = 0; i < items.length; i += 25) {
-      let requests = items.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > 8) throw new Error(`could not delete ${requests.length} items of ${botId}`);
-        const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-        requests = (result.UnprocessedItems?.[tableName] ?? []) as typeof requests;
-        if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-      }
-    }
-    deleted += items.length;
+    items.push(...(page.Items ?? []));
     cursor = page.LastEvaluatedKey;
   } while (cursor !== undefined);
-  return deleted;
+  return items;
+}
+
+async function clear(botId: string, items: Item[], deps: ProcessDependencies): Promise<void> {
+  const { db, tableName } = deps.table;
+  await db
+    .send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.meeting(botId),
+        UpdateExpression: `REMOVE ${WEBHOOK_MEETING_ATTRIBUTES.map((_, i) => `#a${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(WEBHOOK_MEETING_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!(error instanceof Error && error.name === 'ConditionalCheckFailedException')) throw error;
+    });
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 8) throw new Error(`could not delete ${requests.length} items of ${botId}`);
+      const result = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (result.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      if (requests.length > 0) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+    }
+  }
 }
