@@ -146,6 +146,21 @@ export class Monitoring extends Construct {
       app(METRICS.archiveFailed, SERVICES.archive),
     );
     alarm(
+      'ReconcilerUnknownBots',
+      'The service answered 404 for a bot three checks running; the reconciler set it aside (serviceMisses, unknownToService on the meeting).',
+      app(METRICS.reconcilerUnknownBot, SERVICES.reconciler),
+    );
+    alarm(
+      'ReconcilerFailures',
+      'Checking a meeting failed in a reconciler run (the run went on; the log line names the bot and why).',
+      app(METRICS.reconcilerFailed, SERVICES.reconciler),
+    );
+    alarm(
+      'ArchiveBackstopExhausted',
+      'A final meeting is still unarchived after the reconciler queued its last backstop archive job.',
+      app(METRICS.archiveBackstopExhausted, SERVICES.reconciler),
+    );
+    alarm(
       'LaunchFailures',
       'A scheduled bot could not be launched; the schedule says why.',
       app(METRICS.launchFailed, SERVICES.launchBot),

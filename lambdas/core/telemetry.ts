@@ -80,6 +80,12 @@ export const METRICS = {
   archiveBytes: metric('ArchiveBytes', 'Bytes'),
   archiveFailed: metric('ArchiveFailed', 'Count'),
   reconcilerHealed: metric('ReconcilerHealed', 'Count'),
+  /** Bots the service answered 404 for several checks running: set aside, a person should look. */
+  reconcilerUnknownBot: metric('ReconcilerUnknownBot', 'Count'),
+  /** Meetings whose check failed in a run (each on its own; the run goes on). */
+  reconcilerFailed: metric('ReconcilerFailed', 'Count'),
+  /** Final meetings still unarchived after their backstop archive jobs were used up. */
+  archiveBackstopExhausted: metric('ArchiveBackstopExhausted', 'Count'),
   botLaunched: metric('BotLaunched', 'Count'),
   launchFailed: metric('LaunchFailed', 'Count'),
   calendarEventRefused: metric('CalendarEventRefused', 'Count'),

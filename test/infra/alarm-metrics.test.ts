@@ -6,20 +6,36 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { archiveDependencies, createArchiveHandler } from '../../lambdas/archive/adapter';
+import { processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { acceptWebhook } from '../../lambdas/core/ingress/accept-webhook';
+import {
+  MAX_BACKSTOP_JOBS,
+  reconcileMeetings,
+  UNKNOWN_AFTER_MISSES,
+} from '../../lambdas/core/reconcile/reconcile-meetings';
 import { recordLaunchFailure } from '../../lambdas/core/schedule/launch';
 import { parseSigningSecrets } from '../../lambdas/core/signature/verify';
+import { keys } from '../../lambdas/core/store/table-layout';
 import { METRICS_NAMESPACE, SERVICES, type ServiceName } from '../../lambdas/core/telemetry';
-import { UpstreamClient } from '../../lambdas/core/upstream/client';
+import { NotFoundError, UpstreamClient } from '../../lambdas/core/upstream/client';
+import type { Bot } from '../../lambdas/core/upstream/rest-contract';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
+import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
-import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
+import {
+  createResources,
+  type LocalPipeline,
+  processDependencies,
+  queuedMessage,
+  startLocalPipeline,
+} from '../fixtures/local-pipeline';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
 import { synthTemplate } from './synth';
 
@@ -197,6 +213,52 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
           },
         ),
       ),
+  ],
+  [
+    'a reconciler run meets a bot gone from the service, a bot it cannot read, and a meeting out of backstop jobs',
+    () =>
+      invocation(SERVICES.reconciler, async (telemetry) => {
+        const processing = processDependencies(resources);
+        const at = Date.parse('2026-11-20T12:00:00Z');
+        const stuck = async (botId: string, state: string, extra: string) => {
+          const change = { oldState: 'joining', newState: state, eventType: 'x', createdAtMicros: at * 1000 };
+          await processQueuedEvent(queuedMessage(stateChange(botId, change), new Date(at)), processing);
+          await documentClient().send(
+            new UpdateCommand({
+              TableName: resources.tableName,
+              Key: keys.meeting(botId),
+              UpdateExpression: `SET ${extra} = :n`,
+              ExpressionAttributeValues: {
+                ':n': extra === 'serviceMisses' ? UNKNOWN_AFTER_MISSES - 1 : MAX_BACKSTOP_JOBS,
+              },
+            }),
+          );
+        };
+        await stuck('bot_alarm_gone', 'joining', 'serviceMisses');
+        await stuck('bot_alarm_unreadable', 'joined_recording', 'reconcileNote');
+        await stuck('bot_alarm_unarchivable', 'fatal_error', 'backstopArchiveJobs');
+        const report = await reconcileMeetings({
+          table: processing.table,
+          processing,
+          archive: processing.archive,
+          // The service as the reconciler sees it: one bot gone (404), one ended without any event time.
+          upstream: {
+            getBot: async (botId: string) => {
+              if (botId === 'bot_alarm_gone') throw new NotFoundError('Bot not found', 404);
+              return { id: botId, state: 'ended', events: [] } as unknown as Bot;
+            },
+          },
+          telemetry,
+          now: () => at + 3_600_000,
+          staleAfterMs: 15 * 60_000,
+          maxMeetings: 50,
+        });
+        expect(report).toMatchObject({
+          unknown: ['bot_alarm_gone'],
+          failures: [{ botId: 'bot_alarm_unreadable' }],
+          archiveGivenUp: ['bot_alarm_unarchivable'],
+        });
+      }),
   ],
   ...[SERVICES.archive, SERVICES.reconciler, SERVICES.launchBot].map(
     (service): [string, () => Promise<MetricIdentity[]>] => [

@@ -18,6 +18,7 @@ import {
   type LocalPipeline,
   processDependencies,
   queuedMessage,
+  recordingTelemetry,
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
 import { archiveJobsByBot } from '../fixtures/queues';
@@ -158,6 +159,43 @@ describe('reconciler', () => {
     await archiveJobsByBot(resources.archiveQueueUrl); // the job the webhook itself queued
     const report = await reconcileMeetings(deps());
     expect(report.archiveJobs).toEqual([botId]);
+  });
+
+  it('sets a bot the service no longer knows aside after three checks, counted', async () => {
+    await meetingStuckIn('bot_vanished', 'joining', HOUR);
+    const { telemetry, metrics } = recordingTelemetry();
+    const reports = [];
+    for (let run = 0; run < 4; run++) {
+      // Each run comes after the recheck interval, so the bot is due again.
+      reports.push(await reconcileMeetings(deps({ now: () => NOW + run * 20 * 60_000, telemetry })));
+    }
+    expect(reports.map((r) => r.missing.length)).toEqual([1, 1, 1, 0]);
+    expect(reports.map((r) => r.unknown)).toEqual([[], [], ['bot_vanished'], []]);
+    expect(metrics.filter((point) => point.name === 'ReconcilerUnknownBot')).toHaveLength(1);
+    expect(await meetingItem(resources.tableName, 'bot_vanished')).toMatchObject({ serviceMisses: 3 });
+  });
+
+  it('reads REST times as the webhooks spell them, and one bad bot does not stop the run', async () => {
+    const spaced = service.addBot({
+      state: 'post_processing',
+      events: [{ type: 'x', sub_type: null, created_at: '2026-11-20 14:20:00.5+0000' }],
+    });
+    const unreadable = service.addBot({ state: 'ended', events: [{ type: 'x', sub_type: null, created_at: 'soon' }] });
+    await meetingStuckIn(unreadable.id, 'joining', 2 * HOUR);
+    await meetingStuckIn(spaced.id, 'joining', HOUR);
+    const report = await reconcileMeetings(deps());
+    expect(report.healed).toEqual([{ botId: spaced.id, from: 'joining', to: 'post_processing' }]);
+    expect(await meetingItem(resources.tableName, spaced.id)).toMatchObject({ stateAt: '2026-11-20T14:20:00.500000Z' });
+    expect(report.failures).toEqual([{ botId: unreadable.id, error: expect.stringMatching(/without an event time/) }]);
+  });
+
+  it('queues at most three backstop archive jobs for one meeting', async () => {
+    const botId = 'bot_never_archives';
+    await meetingStuckIn(botId, 'ended', HOUR);
+    const reports = [];
+    for (let run = 0; run < 5; run++) reports.push(await reconcileMeetings(deps()));
+    expect(reports.map((r) => r.archiveJobs.length)).toEqual([1, 1, 1, 0, 0]);
+    expect(reports.map((r) => r.archiveGivenUp)).toEqual([[], [], [], [botId], [botId]]);
   });
 
   it('stops at once when the API key is refused', async () => {

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableAccess } from '../store/dynamo';
-import { keys } from '../store/table-layout';
+import { GSI, keys } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { UpstreamClient } from '../upstream/client';
 import { DownloadFailedError, DownloadRefusedError, LinkExpiredError, type OpenedDownload } from './download-guard';
@@ -87,7 +87,10 @@ export async function archiveMeeting(
       ExpressionAttributeNames: { '#archive': 'archive' },
     }),
   );
-  if (Item?.archive !== undefined) return { status: 'already-archived', record: Item.archive as ArchiveRecord };
+  if (Item?.archive !== undefined) {
+    await leaveStateIndex(table, botId); // a state that came after the archive put it back
+    return { status: 'already-archived', record: Item.archive as ArchiveRecord };
+  }
 
   const recording = await archiveRecording(botId, deps, options);
   const transcript = await upstream.getTranscript(botId);
@@ -116,8 +119,13 @@ export async function archiveMeeting(
     new UpdateCommand({
       TableName: table.tableName,
       Key: keys.meeting(botId),
-      UpdateExpression: 'SET botId = :bot, #archive = :archive',
-      ExpressionAttributeNames: { '#archive': 'archive' },
+      // Out of the state index: the reconciler's backstop looks there only for unarchived meetings.
+      UpdateExpression: 'SET botId = :bot, #archive = :archive REMOVE #statePk, #stateSk',
+      ExpressionAttributeNames: {
+        '#archive': 'archive',
+        '#statePk': GSI.byState.partitionKey,
+        '#stateSk': GSI.byState.sortKey,
+      },
       ExpressionAttributeValues: { ':bot': botId, ':archive': record },
     }),
   );
@@ -130,6 +138,17 @@ export async function archiveMeeting(
   telemetry.metrics.emit(METRICS.meetingArchived, 1);
   if (recording !== null) telemetry.metrics.emit(METRICS.archiveBytes, recording.bytes);
   return { status: 'archived', record };
+}
+
+async function leaveStateIndex(table: TableAccess, botId: string): Promise<void> {
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.meeting(botId),
+      UpdateExpression: 'REMOVE #statePk, #stateSk',
+      ExpressionAttributeNames: { '#statePk': GSI.byState.partitionKey, '#stateSk': GSI.byState.sortKey },
+    }),
+  );
 }
 
 /** Fetches a fresh link right before each download; an expired or broken download gets another link. */

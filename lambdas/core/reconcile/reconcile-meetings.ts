@@ -4,13 +4,21 @@
  * while, asks the service for each bot, and applies what it learns as a
  * `bot.state_change` with a deterministic idempotency key through the same
  * processing as webhooks, so it dedups like any other event. Final meetings
- * with no archive record get an archive job. Work per run is bounded.
+ * with no archive record get an archive job.
+ *
+ * Built to keep healing at scale: each run takes the meetings checked longest
+ * ago (a `reconciledAt` stamp), so permanently stale bots cannot fill every run;
+ * a bot the service no longer knows is set aside after a few checks (counted,
+ * alarmed); one meeting's failure is its own; calls to the service run a few at a
+ * time; and a meeting gets a bounded number of backstop archive jobs. The state
+ * index holds only unarchived final meetings (the archive removes its keys), so
+ * the backstop reads no archived ones.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ARCHIVABLE_STATES, isFinalState } from '../apply/state-order';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ARCHIVABLE_STATES, isFinalState, isoToMicros } from '../apply/state-order';
 import type { ArchiveQueue } from '../archive/archive-job';
 import { type ProcessDependencies, processQueuedEvent } from '../events/process-event';
-import type { TableAccess } from '../store/dynamo';
+import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import { NotFoundError, UnauthorizedError, type UpstreamClient } from '../upstream/client';
@@ -24,18 +32,24 @@ export interface ReconcileDependencies {
   archive: ArchiveQueue;
   telemetry: Telemetry;
   now(): number;
-  /** A meeting whose state has not changed for this long is checked. */
+  /** A meeting whose state has not changed for this long is checked (and not again within this long). */
   staleAfterMs: number;
   /** Meetings checked at most per run (and, separately, archive jobs queued at most). */
   maxMeetings: number;
+  /** Calls to the service in flight at once. */
+  concurrency?: number;
 }
 
 export interface ReconcileReport {
   checked: number;
   healed: Array<{ botId: string; from: string; to: string }>;
   missing: string[];
+  /** Bots the service answered 404 for `UNKNOWN_AFTER_MISSES` checks running: set aside. */
+  unknown: string[];
   failures: Array<{ botId: string; error: string }>;
   archiveJobs: string[];
+  /** Final meetings whose backstop jobs are used up (`MAX_BACKSTOP_JOBS`) and still unarchived. */
+  archiveGivenUp: string[];
 }
 
 interface StoredMeeting {
@@ -44,48 +58,151 @@ interface StoredMeeting {
 }
 
 const NON_FINAL_STATES = BOT_STATES.filter((state) => !isFinalState(state));
+/** 404s in a row after which a bot is taken to be gone from the service. */
+export const UNKNOWN_AFTER_MISSES = 3;
+/** Archive jobs the backstop queues for one meeting at most; after that it needs a person. */
+export const MAX_BACKSTOP_JOBS = 3;
+/** Index pages read per state and run: a bound on the work, not on what gets its turn. */
+const MAX_PAGES_PER_STATE = 20;
 
 export async function reconcileMeetings(deps: ReconcileDependencies): Promise<ReconcileReport> {
-  const report: ReconcileReport = { checked: 0, healed: [], missing: [], failures: [], archiveJobs: [] };
+  const report: ReconcileReport = {
+    checked: 0,
+    healed: [],
+    missing: [],
+    unknown: [],
+    failures: [],
+    archiveJobs: [],
+    archiveGivenUp: [],
+  };
   const cutoff = padMicros((deps.now() - deps.staleAfterMs) * 1000);
+  const recheckBefore = new Date(deps.now() - deps.staleAfterMs).toISOString();
 
-  const stale = await staleMeetings(deps.table, NON_FINAL_STATES, cutoff, deps.maxMeetings, false);
-  for (const meeting of stale) {
+  const stale = await staleMeetings(deps.table, NON_FINAL_STATES, cutoff, deps.maxMeetings, recheckBefore);
+  await inParallel(stale, deps.concurrency ?? 4, async (meeting) => {
     report.checked++;
-    let bot: Bot;
     try {
-      bot = await deps.upstream.getBot(meeting.botId);
+      await checkMeeting(meeting, deps, report);
     } catch (error) {
       if (error instanceof UnauthorizedError) throw error; // nothing will work until the key is replaced
-      if (error instanceof NotFoundError) report.missing.push(meeting.botId);
-      else
-        report.failures.push({ botId: meeting.botId, error: error instanceof Error ? error.message : String(error) });
-      continue;
+      report.failures.push({ botId: meeting.botId, error: error instanceof Error ? error.message : String(error) });
     }
-    if (bot.state === undefined || bot.state === meeting.state) continue;
-    await applyObservedState(meeting, bot, deps);
-    report.healed.push({ botId: meeting.botId, from: meeting.state, to: bot.state });
+  });
+
+  for (const meeting of await staleMeetings(deps.table, ARCHIVABLE_STATES, cutoff, deps.maxMeetings, undefined)) {
+    try {
+      if (await countBackstopJob(deps.table, meeting.botId)) {
+        await deps.archive.send({ bot_id: meeting.botId, reason: meeting.state });
+        report.archiveJobs.push(meeting.botId);
+      } else {
+        report.archiveGivenUp.push(meeting.botId);
+      }
+    } catch (error) {
+      report.failures.push({ botId: meeting.botId, error: error instanceof Error ? error.message : String(error) });
+    }
   }
 
-  for (const meeting of await staleMeetings(deps.table, ARCHIVABLE_STATES, cutoff, deps.maxMeetings, true)) {
-    await deps.archive.send({ bot_id: meeting.botId, reason: meeting.state });
-    report.archiveJobs.push(meeting.botId);
-  }
-
-  if (report.healed.length > 0) deps.telemetry.metrics.emit(METRICS.reconcilerHealed, report.healed.length);
+  const { metrics } = deps.telemetry;
+  if (report.healed.length > 0) metrics.emit(METRICS.reconcilerHealed, report.healed.length);
+  if (report.unknown.length > 0) metrics.emit(METRICS.reconcilerUnknownBot, report.unknown.length);
+  if (report.failures.length > 0) metrics.emit(METRICS.reconcilerFailed, report.failures.length);
+  if (report.archiveGivenUp.length > 0) metrics.emit(METRICS.archiveBackstopExhausted, report.archiveGivenUp.length);
   deps.telemetry.log.info('reconciler run', {
     checked: report.checked,
     healed: report.healed,
     missing: report.missing,
-    failures: report.failures.length,
+    unknown: report.unknown,
+    failures: report.failures,
     archive_jobs: report.archiveJobs.length,
+    archive_given_up: report.archiveGivenUp,
   });
   return report;
 }
 
+async function checkMeeting(meeting: StoredMeeting, deps: ReconcileDependencies, report: ReconcileReport) {
+  let bot: Bot;
+  try {
+    bot = await deps.upstream.getBot(meeting.botId);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    report.missing.push(meeting.botId);
+    if (await countMiss(deps, meeting.botId)) report.unknown.push(meeting.botId);
+    return;
+  }
+  await stamp(deps, meeting.botId, 'SET reconciledAt = :now, serviceMisses = :zero', { ':zero': 0 });
+  if (bot.state === undefined || bot.state === meeting.state) return;
+  const observedAt = latestEventTime(bot);
+  // Without an event time the observation cannot be ordered against webhooks; a later run may see one.
+  if (observedAt === undefined) throw new Error(`the service reports ${bot.state} without an event time`);
+  await applyObservedState(meeting, bot, observedAt, deps);
+  report.healed.push({ botId: meeting.botId, from: meeting.state, to: bot.state });
+}
+
+/** Counts a 404; true when it is the one that sets the bot aside (out of the state index, marked unknown). */
+async function countMiss(deps: ReconcileDependencies, botId: string): Promise<boolean> {
+  await stamp(deps, botId, 'SET reconciledAt = :now ADD serviceMisses :one', { ':one': 1 });
+  return writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.meeting(botId),
+        UpdateExpression: 'SET unknownToService = :now REMOVE #statePk, #stateSk',
+        ConditionExpression: 'serviceMisses >= :limit AND attribute_not_exists(unknownToService)',
+        ExpressionAttributeNames: { '#statePk': GSI.byState.partitionKey, '#stateSk': GSI.byState.sortKey },
+        ExpressionAttributeValues: { ':now': new Date(deps.now()).toISOString(), ':limit': UNKNOWN_AFTER_MISSES },
+      }),
+    ),
+  );
+}
+
+async function stamp(
+  deps: ReconcileDependencies,
+  botId: string,
+  update: string,
+  values: Record<string, unknown>,
+): Promise<void> {
+  await deps.table.db.send(
+    new UpdateCommand({
+      TableName: deps.table.tableName,
+      Key: keys.meeting(botId),
+      UpdateExpression: update,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': new Date(deps.now()).toISOString(), ...values },
+    }),
+  );
+}
+
+/** Takes one of the meeting's backstop jobs; false when they are used up. */
+function countBackstopJob(table: TableAccess, botId: string): Promise<boolean> {
+  return writeIfCondition(() =>
+    table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.meeting(botId),
+        UpdateExpression: 'ADD backstopArchiveJobs :one',
+        ConditionExpression: 'attribute_not_exists(backstopArchiveJobs) OR backstopArchiveJobs < :max',
+        ExpressionAttributeValues: { ':one': 1, ':max': MAX_BACKSTOP_JOBS },
+      }),
+    ),
+  );
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
 /** What the service says, as the webhook it would have sent: keyed by bot, state and time, so a repeat dedups. */
-async function applyObservedState(meeting: StoredMeeting, bot: Bot, deps: ReconcileDependencies): Promise<void> {
-  const observedAt = latestEventTime(bot) ?? new Date(deps.now()).toISOString();
+async function applyObservedState(
+  meeting: StoredMeeting,
+  bot: Bot,
+  observedAt: string,
+  deps: ReconcileDependencies,
+): Promise<void> {
   const envelope = {
     idempotency_key: `reconciler:${meeting.botId}:${bot.state}:${observedAt}`,
     bot_id: meeting.botId,
@@ -110,20 +227,47 @@ async function applyObservedState(meeting: StoredMeeting, bot: Bot, deps: Reconc
   );
 }
 
+/**
+ * The bot's latest event time, as the webhook contract spells it (ISO 8601 with
+ * `Z`): the REST API's times are normalized first (`+0000`, a space separator),
+ * and one that cannot be read is skipped rather than aborting the run.
+ */
 function latestEventTime(bot: Bot): string | undefined {
-  const times = (bot.events ?? [])
-    .map((event) => event.created_at)
-    .filter((at): at is string => typeof at === 'string' && !Number.isNaN(Date.parse(at)));
-  return times.sort((a, b) => Date.parse(a) - Date.parse(b)).at(-1);
+  let latest: { micros: number; iso: string } | undefined;
+  for (const event of bot.events ?? []) {
+    const iso = normalizedTime(event.created_at);
+    if (iso === undefined) continue;
+    const micros = isoToMicros(iso);
+    if (latest === undefined || micros > latest.micros) latest = { micros, iso };
+  }
+  return latest?.iso;
 }
 
-/** Meetings in `states` unchanged since `cutoff`, oldest first, at most `limit`; optionally only those not archived. */
+/** `2026-11-20 10:00:00.123456+0000` and the like as `2026-11-20T10:00:00.123456Z` (valid ones kept); undefined if unreadable. */
+export function normalizedTime(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  // Already as webhooks spell it: kept, so the same event has the same spelling either way.
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/.test(value)) return value;
+  const match = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})(\.\d{1,6})?(Z|[+-]\d{2}:?\d{2})$/.exec(value.trim());
+  if (match === null) return undefined;
+  const [, date, time, fraction = '', zone = 'Z'] = match;
+  const offset =
+    zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(-2)));
+  const ms = Date.parse(`${date}T${time}Z`) - offset * 60_000;
+  if (Number.isNaN(ms)) return undefined;
+  return `${new Date(ms).toISOString().slice(0, 19)}${fraction.padEnd(fraction === '' ? 0 : 7, '0')}Z`;
+}
+
+/**
+ * Meetings in `states` unchanged since `cutoff`, oldest first, at most `limit`;
+ * with `recheckBefore`, only those not checked since then (the others had their turn).
+ */
 async function staleMeetings(
   table: TableAccess,
   states: readonly string[],
   cutoff: string,
   limit: number,
-  unarchivedOnly: boolean,
+  recheckBefore: string | undefined,
 ): Promise<StoredMeeting[]> {
   const found: StoredMeeting[] = [];
   for (const state of states) {
@@ -135,22 +279,29 @@ async function staleMeetings(
           TableName: table.tableName,
           IndexName: GSI.byState.name,
           KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
-          ...(unarchivedOnly && { FilterExpression: 'attribute_not_exists(#archive)' }),
+          FilterExpression:
+            recheckBefore === undefined
+              ? 'attribute_not_exists(#archive)'
+              : 'attribute_not_exists(reconciledAt) OR reconciledAt < :recheck',
           ExpressionAttributeNames: {
             '#pk': GSI.byState.partitionKey,
             '#sk': GSI.byState.sortKey,
-            ...(unarchivedOnly && { '#archive': 'archive' }),
+            ...(recheckBefore === undefined && { '#archive': 'archive' }),
           },
-          ExpressionAttributeValues: { ':pk': keys.meetingsInState(state), ':cutoff': cutoff },
-          Limit: limit - found.length,
+          ExpressionAttributeValues: {
+            ':pk': keys.meetingsInState(state),
+            ':cutoff': cutoff,
+            ...(recheckBefore !== undefined && { ':recheck': recheckBefore }),
+          },
           ExclusiveStartKey: cursor,
         }),
       );
-      for (const item of page.Items ?? []) found.push({ botId: String(item.botId), state: String(item.state) });
+      for (const item of page.Items ?? []) {
+        if (found.length < limit) found.push({ botId: String(item.botId), state: String(item.state) });
+      }
       cursor = page.LastEvaluatedKey;
       pages++;
-      // A filtered query may read whole pages of archived meetings; a few pages per state is enough per run.
-    } while (cursor !== undefined && found.length < limit && pages < 5);
+    } while (cursor !== undefined && found.length < limit && pages < MAX_PAGES_PER_STATE);
     if (found.length >= limit) break;
   }
   return found;
