@@ -4,6 +4,7 @@
  * /schedules/{id} on the pipeline's HTTP API), and an EventBridge rule for
  * calendar events. Both ways in share one core (lambdas/core/schedule).
  */
+
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { type HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
@@ -32,6 +33,7 @@ import { Construct } from 'constructs';
 import { required } from '../lambdas/core/required';
 import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/schedule/calendar-events';
 import { SERVICES } from '../lambdas/core/telemetry';
+import { UPSTREAM_CALL_WORST_CASE_MS } from '../lambdas/core/upstream/client';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
 import { PipelineFunction } from './function';
 import { grantTableItems } from './grants';
@@ -47,6 +49,13 @@ export const TRANSIENT_LAUNCH_ERRORS = [
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',
   'Lambda.TooManyRequestsException',
+  // The launch is safe to repeat (it takes the schedule, then adopts its bot by key): a timeout or a
+  // table error after POST bots finds the same bot on the retry instead of marking the schedule failed.
+  'Sandbox.Timedout',
+  'TimeoutError',
+  'InternalServerError',
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
 ];
 
 /** State names the local runner and tests refer to. */
@@ -77,7 +86,8 @@ export class BotScheduler extends Construct {
       entry: 'lambdas/launch-bot/handler.ts',
       description: 'Launches a scheduled bot with POST bots and records the outcome',
       serviceName: SERVICES.launchBot,
-      timeout: Duration.seconds(60),
+      // POST bots and, after a lost answer, the lookup by key, each at its worst, and the table writes.
+      timeout: Duration.millis(2 * UPSTREAM_CALL_WORST_CASE_MS + 30_000),
       logRetention: props.logRetention,
       failureHandling:
         'Invoked synchronously by the state machine, which retries and records a final failure on the schedule.',

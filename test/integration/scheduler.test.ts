@@ -1,10 +1,13 @@
 import aslValidator from 'asl-validator';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { LaunchInput } from '../../lambdas/core/schedule/executions';
+import { type LaunchDependencies, launchScheduledBot, recordLaunchFailure } from '../../lambdas/core/schedule/launch';
 import { DEFAULT_TIMING, launchJitterMs } from '../../lambdas/core/schedule/schedule-request';
 import {
   cancelSchedule,
   getSchedule,
+  type Schedule,
   type ScheduleDependencies,
   upsertSchedule,
 } from '../../lambdas/core/schedule/schedules';
@@ -416,5 +419,122 @@ describe('schedule core', () => {
     expect(statuses).toContain(201);
     expect([200, 409]).toContain(statuses.find((status) => status !== 201));
     expect([...executions.executions.values()].filter((e) => !e.stopped)).toHaveLength(1);
+  });
+});
+
+describe('races between a launch in flight and changes to its schedule', () => {
+  /** Executions that never run on their own: the test runs the launch itself, at the moment it chooses. */
+  const heldExecutions = {
+    start: async (name: string) => ({ executionArn: `arn:held:${name}` }),
+    stop: async () => {},
+  };
+  const scheduleDeps = (): ScheduleDependencies => ({ ...deps(), executions: heldExecutions });
+
+  /** A launch whose POST bots has reached the service but whose answer is held until `release`. */
+  function launchInFlight(input: LaunchInput) {
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let posted: () => void = () => {};
+    const reachedService = new Promise<void>((resolve) => {
+      posted = resolve;
+    });
+    const client = upstream();
+    const slowPost: LaunchDependencies['upstream'] = {
+      createBot: async (request) => {
+        const bot = await client.createBot(request);
+        posted();
+        await held;
+        return bot;
+      },
+      findBotByDeduplicationKey: (key) => client.findBotByDeduplicationKey(key),
+      getBot: (id) => client.getBot(id),
+      updateBot: (id, changes) => client.updateBot(id, changes),
+      deleteBot: (id) => client.deleteBot(id),
+    };
+    const done = launchScheduledBot(input, {
+      table: { db: documentClient(), tableName: resources.tableName },
+      upstream: slowPost,
+      telemetry: silentTelemetry,
+      now: () => now,
+    });
+    return { reachedService, release, done };
+  }
+
+  const launchInput = (schedule: Schedule): LaunchInput => ({
+    scheduleId: schedule.scheduleId,
+    version: schedule.version,
+    launchAt: schedule.launchAt,
+    joinAt: schedule.joinAt,
+    meetingUrl: schedule.meetingUrl,
+    botName: schedule.botName,
+    metadata: schedule.metadata,
+  });
+
+  it('a move during the launch patches the one bot once it exists', async () => {
+    const created = await upsertSchedule('race-move', request(), scheduleDeps());
+    if (!('schedule' in created)) throw new Error('not created');
+    const launch = launchInFlight(launchInput(created.schedule));
+    await launch.reachedService;
+    const moved = await upsertSchedule('race-move', request({ join_at: '2026-11-22T11:00:00Z' }), scheduleDeps());
+    expect(moved).toMatchObject({ status: 202 });
+    launch.release();
+    expect(await launch.done).toMatchObject({ status: 'launched' });
+
+    const bots = botsFor('race-move');
+    expect(bots).toHaveLength(1);
+    expect(bots[0]).toMatchObject({ join_at: '2026-11-22T11:00:00Z', state: 'scheduled' });
+    expect(await getSchedule('race-move', deps())).toMatchObject({
+      status: 'launched',
+      botId: bots[0]?.id,
+      joinAt: '2026-11-22T11:00:00.000Z',
+    });
+    expect((await getSchedule('race-move', deps()))?.pendingChange).toBeUndefined();
+  });
+
+  it('a cancel during the launch deletes the bot once it exists, and the schedule stays cancelled', async () => {
+    const created = await upsertSchedule('race-cancel', request(), scheduleDeps());
+    if (!('schedule' in created)) throw new Error('not created');
+    const launch = launchInFlight(launchInput(created.schedule));
+    await launch.reachedService;
+    expect(await cancelSchedule('race-cancel', scheduleDeps())).toMatchObject({ status: 202 });
+    launch.release();
+    await launch.done;
+    expect(botsFor('race-cancel')).toHaveLength(0);
+    expect(await getSchedule('race-cancel', deps())).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('a table error after POST bots, then a retry: one bot, launched, never marked failed', async () => {
+    const created = await upsertSchedule('race-crash', request(), scheduleDeps());
+    if (!('schedule' in created)) throw new Error('not created');
+    const input = launchInput(created.schedule);
+    const db = documentClient();
+    const send = db.send.bind(db);
+    let failed = false;
+    // The write that records the bot fails once, as a DynamoDB timeout would.
+    db.send = ((command: { input?: { ExpressionAttributeValues?: Record<string, unknown> } }, ...rest: unknown[]) => {
+      if (!failed && command.input?.ExpressionAttributeValues?.[':launched'] === 'launched') {
+        failed = true;
+        return Promise.reject(Object.assign(new Error('timed out'), { name: 'TimeoutError' }));
+      }
+      return (send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+    }) as typeof db.send;
+    const launchDeps = {
+      table: { db, tableName: resources.tableName },
+      upstream: upstream(),
+      telemetry: silentTelemetry,
+      now: () => now,
+    };
+    await expect(launchScheduledBot(input, launchDeps)).rejects.toThrow(/timed out/);
+    expect(await launchScheduledBot(input, launchDeps)).toMatchObject({ status: 'launched' });
+    // A failure reported after that (a later state) does not undo the launch.
+    await recordLaunchFailure(input, { Error: 'TimeoutError', Cause: 'late' }, launchDeps);
+    const bots = botsFor('race-crash');
+    expect(bots).toHaveLength(1);
+    expect(await getSchedule('race-crash', deps())).toMatchObject({ status: 'launched', botId: bots[0]?.id });
+    // The same request again changes nothing and launches nothing.
+    expect(await upsertSchedule('race-crash', request(), scheduleDeps())).toMatchObject({ status: 200 });
+    expect(botsFor('race-crash')).toHaveLength(1);
   });
 });

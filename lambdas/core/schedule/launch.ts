@@ -9,6 +9,12 @@
  * service refuses a `join_at` in the past. A reused deduplication key is a 400
  * from the service, not the old bot, so after an answer we may have lost (a
  * timeout, a 5xx) or that 400, the bot is looked up by its key and adopted.
+ *
+ * The launch takes the schedule first (`launching`, for its version), so a move
+ * or cancel arriving meanwhile is recorded as a pending change instead of racing
+ * it, and applied here once the bot exists (PATCH or DELETE, or why not). The bot
+ * id is recorded before anything else can fail; a retried launch finds the
+ * schedule launching (or launched) and adopts the same bot by its key.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { required } from '../required';
@@ -19,11 +25,11 @@ import { BadRequestError, RateLimitedError, type UpstreamClient, UpstreamError }
 import { type Bot, type CreateBotRequest, DEDUPLICATION_CONFLICT } from '../upstream/rest-contract';
 import type { LaunchInput } from './executions';
 import { launchMetadata } from './schedule-request';
-import { getSchedule } from './schedules';
+import { applyPendingChange, getSchedule, type PendingChange, type Schedule } from './schedules';
 
 export interface LaunchDependencies {
   table: TableAccess;
-  upstream: Pick<UpstreamClient, 'createBot' | 'findBotByDeduplicationKey'>;
+  upstream: Pick<UpstreamClient, 'createBot' | 'findBotByDeduplicationKey' | 'getBot' | 'updateBot' | 'deleteBot'>;
   telemetry: Telemetry;
   now?: () => number;
   /** A join time less than this far ahead is launched without `join_at` (it could be past when the POST lands). */
@@ -36,14 +42,35 @@ export const DEFAULT_JOIN_AT_MARGIN_MS = 90_000;
 export type LaunchResult = { status: 'launched'; botId: string } | { status: 'skipped'; reason: string };
 
 export async function launchScheduledBot(input: LaunchInput, deps: LaunchDependencies): Promise<LaunchResult> {
-  const schedule = await getSchedule(input.scheduleId, deps);
-  if (schedule === undefined || schedule.version !== input.version || schedule.status !== 'scheduled') {
+  const now = deps.now?.() ?? Date.now();
+  const taken = await writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.schedule(input.scheduleId),
+        UpdateExpression: 'SET #status = :launching, launchingSince = :now',
+        // A retry of this version's launch finds it launching already, and goes on.
+        ConditionExpression: 'version = :version AND (#status = :scheduled OR #status = :launching)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':launching': 'launching',
+          ':scheduled': 'scheduled',
+          ':version': input.version,
+          ':now': new Date(now).toISOString(),
+        },
+      }),
+    ),
+  );
+  if (!taken) {
+    const schedule = await getSchedule(input.scheduleId, deps);
+    // Launched by an earlier attempt of this very launch (it failed after recording the bot).
+    if (schedule?.status === 'launched' && schedule.version === input.version && schedule.botId !== undefined)
+      return { status: 'launched', botId: schedule.botId };
     return {
       status: 'skipped',
       reason: `schedule ${input.scheduleId} v${input.version} is no longer due (${schedule?.status ?? 'gone'}, v${schedule?.version ?? '-'})`,
     };
   }
-  const now = deps.now?.() ?? Date.now();
   const request: CreateBotRequest = {
     meeting_url: input.meetingUrl,
     bot_name: input.botName,
@@ -53,17 +80,17 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
   if (Date.parse(input.joinAt) - now > (deps.joinAtMarginMs ?? DEFAULT_JOIN_AT_MARGIN_MS))
     request.join_at = input.joinAt;
   const bot = await createOrAdopt(request, deps);
-  await writeIfCondition(() =>
-    deps.table.db.send(
-      new UpdateCommand({
-        TableName: deps.table.tableName,
-        Key: keys.schedule(input.scheduleId),
-        UpdateExpression: 'SET #status = :launched, botId = :bot',
-        ConditionExpression: 'version = :version',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':launched': 'launched', ':bot': bot.id, ':version': input.version },
-      }),
-    ),
+  // First thing after the POST: the bot id, taking any change asked for during the launch.
+  const { Attributes: before } = await deps.table.db.send(
+    new UpdateCommand({
+      TableName: deps.table.tableName,
+      Key: keys.schedule(input.scheduleId),
+      UpdateExpression: 'SET #status = :launched, botId = :bot REMOVE pendingChange',
+      ConditionExpression: 'version = :version',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':launched': 'launched', ':bot': bot.id, ':version': input.version },
+      ReturnValues: 'ALL_OLD',
+    }),
   );
   await deps.table.db.send(
     new UpdateCommand({
@@ -80,6 +107,11 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
   );
   deps.telemetry.log.info('bot launched', { schedule_id: input.scheduleId, version: input.version, bot_id: bot.id });
   deps.telemetry.metrics.emit(METRICS.botLaunched, 1);
+  const pending = before?.pendingChange as PendingChange | undefined;
+  if (pending !== undefined) {
+    const launched = { ...(before as Schedule), status: 'launched' as const, botId: bot.id };
+    await applyPendingChange(launched, pending, { ...deps, now: () => deps.now?.() ?? Date.now() });
+  }
   return { status: 'launched', botId: bot.id };
 }
 
@@ -118,13 +150,16 @@ export async function recordLaunchFailure(
         TableName: deps.table.tableName,
         Key: keys.schedule(input.scheduleId),
         UpdateExpression: 'SET #status = :failed, failureReason = :reason',
-        ConditionExpression: 'version = :version AND #status = :scheduled',
+        // A recorded bot means the launch happened: a later error does not undo it.
+        ConditionExpression:
+          'version = :version AND (#status = :scheduled OR #status = :launching) AND attribute_not_exists(botId)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':failed': 'failed',
           ':reason': reason,
           ':version': input.version,
           ':scheduled': 'scheduled',
+          ':launching': 'launching',
         },
       }),
     ),

@@ -28,7 +28,10 @@ import {
   scheduleRequestSchema,
 } from './schedule-request';
 
-export type ScheduleStatus = 'scheduled' | 'launched' | 'failed' | 'cancelled';
+export type ScheduleStatus = 'scheduled' | 'launching' | 'launched' | 'failed' | 'cancelled';
+
+/** A move or cancel asked for while the launch was in flight; the launcher applies it once the bot exists. */
+export type PendingChange = { kind: 'cancel' } | { kind: 'move'; request: ScheduleRequest; requestHash: string };
 
 export interface Schedule {
   scheduleId: string;
@@ -44,6 +47,9 @@ export interface Schedule {
   executionArn?: string;
   botId?: string;
   failureReason?: string;
+  pendingChange?: PendingChange;
+  /** Why a change asked for during the launch could not be made to the bot. */
+  changeRefused?: string;
 }
 
 export interface ScheduleDependencies {
@@ -56,8 +62,11 @@ export interface ScheduleDependencies {
   now(): number;
 }
 
+/** What moving or cancelling a launched bot needs. */
+type ChangeDependencies = Pick<ScheduleDependencies, 'table' | 'upstream' | 'telemetry' | 'now'>;
+
 export type ScheduleResult =
-  | { status: 200 | 201; schedule: Schedule; message?: string }
+  | { status: 200 | 201 | 202; schedule: Schedule; message?: string }
   | { status: 400 | 404 | 409; error: { code: string; message: string } };
 
 const fail = (status: 400 | 404 | 409, code: string, message: string): ScheduleResult => ({
@@ -77,11 +86,22 @@ export async function getSchedule(scheduleId: string, deps: { table: TableAccess
   return Item as Schedule | undefined;
 }
 
+/** Conflicting writers (a calendar event and an API call at once) are retried this many times in all. */
+const CONCURRENT_UPDATE_ATTEMPTS = 3;
+
 export async function upsertSchedule(
   scheduleId: string,
   body: unknown,
   deps: ScheduleDependencies,
 ): Promise<ScheduleResult> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await upsertOnce(scheduleId, body, deps);
+    if (!('error' in result) || result.error.code !== 'concurrent-update' || attempt >= CONCURRENT_UPDATE_ATTEMPTS)
+      return result;
+  }
+}
+
+async function upsertOnce(scheduleId: string, body: unknown, deps: ScheduleDependencies): Promise<ScheduleResult> {
   if (!SCHEDULE_ID.test(scheduleId))
     return fail(
       400,
@@ -106,6 +126,11 @@ export async function upsertSchedule(
     .digest('hex');
 
   const existing = await getSchedule(scheduleId, deps);
+  if (existing?.status === 'launching') {
+    if (existing.requestHash === requestHash && existing.pendingChange === undefined)
+      return { status: 200, schedule: existing };
+    return recordPendingChange(existing, { kind: 'move', request: { ...request, join_at: joinAt }, requestHash }, deps);
+  }
   if (existing?.status === 'launched') {
     if (existing.requestHash === requestHash) return { status: 200, schedule: existing };
     return moveLaunchedBot(existing, { ...request, join_at: joinAt }, requestHash, deps);
@@ -138,8 +163,19 @@ export async function upsertSchedule(
       new PutCommand({
         TableName: deps.table.tableName,
         Item: { ...keys.schedule(scheduleId), ...schedule },
-        ConditionExpression: existing === undefined ? 'attribute_not_exists(pk)' : 'version = :previous',
-        ...(existing !== undefined && { ExpressionAttributeValues: { ':previous': existing.version } }),
+        // Not over a launch that began meanwhile: that one takes the change as pending (a retry sees it).
+        ConditionExpression:
+          existing === undefined
+            ? 'attribute_not_exists(pk)'
+            : 'version = :previous AND #status <> :launching AND #status <> :launched',
+        ...(existing !== undefined && {
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':previous': existing.version,
+            ':launching': 'launching',
+            ':launched': 'launched',
+          },
+        }),
       }),
     ),
   );
@@ -178,6 +214,7 @@ export async function cancelSchedule(scheduleId: string, deps: ScheduleDependenc
   const existing = await getSchedule(scheduleId, deps);
   if (existing === undefined) return fail(404, 'not-found', `No schedule ${scheduleId}.`);
   if (existing.status === 'launched') return cancelLaunchedBot(existing, deps);
+  if (existing.status === 'launching') return recordPendingChange(existing, { kind: 'cancel' }, deps);
   if (existing.status === 'cancelled') return { status: 200, schedule: existing };
   if (existing.executionArn !== undefined) await deps.executions.stop(existing.executionArn);
   const cancelled = await writeIfCondition(() =>
@@ -186,9 +223,14 @@ export async function cancelSchedule(scheduleId: string, deps: ScheduleDependenc
         TableName: deps.table.tableName,
         Key: keys.schedule(scheduleId),
         UpdateExpression: 'SET #status = :cancelled',
-        ConditionExpression: 'version = :version AND #status <> :launched',
+        ConditionExpression: 'version = :version AND #status <> :launched AND #status <> :launching',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':version': existing.version, ':launched': 'launched' },
+        ExpressionAttributeValues: {
+          ':cancelled': 'cancelled',
+          ':version': existing.version,
+          ':launched': 'launched',
+          ':launching': 'launching',
+        },
       }),
     ),
   );
@@ -197,8 +239,71 @@ export async function cancelSchedule(scheduleId: string, deps: ScheduleDependenc
   return { status: 200, schedule: { ...existing, status: 'cancelled' } };
 }
 
+/**
+ * A launch is in flight: the change waits on the schedule and the launcher makes
+ * it once the bot exists. If the launch finished meanwhile, answer from there.
+ */
+async function recordPendingChange(
+  existing: Schedule,
+  change: PendingChange,
+  deps: ScheduleDependencies,
+): Promise<ScheduleResult> {
+  const recorded = await writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.schedule(existing.scheduleId),
+        UpdateExpression: 'SET pendingChange = :change',
+        ConditionExpression: 'version = :version AND #status = :launching',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':change': change, ':version': existing.version, ':launching': 'launching' },
+      }),
+    ),
+  );
+  if (!recorded) {
+    return change.kind === 'cancel'
+      ? cancelSchedule(existing.scheduleId, deps)
+      : upsertOnce(existing.scheduleId, change.request, deps);
+  }
+  deps.telemetry.log.info('change waits for the launch in flight', {
+    schedule_id: existing.scheduleId,
+    change: change.kind,
+  });
+  return {
+    status: 202,
+    schedule: { ...existing, pendingChange: change },
+    message: `A bot is being launched for this schedule; it will be ${change.kind === 'cancel' ? 'deleted' : 'updated'} as soon as it exists (see the schedule's status).`,
+  };
+}
+
+/** The launcher's part: make the change asked for during its launch, or record why it could not. */
+export async function applyPendingChange(
+  launched: Schedule,
+  change: PendingChange,
+  deps: ChangeDependencies,
+): Promise<void> {
+  const result =
+    change.kind === 'cancel'
+      ? await cancelLaunchedBot(launched, deps)
+      : await moveLaunchedBot(launched, change.request, change.requestHash, deps);
+  if (!('error' in result)) return;
+  deps.telemetry.log.warn('change asked for during the launch not made', {
+    schedule_id: launched.scheduleId,
+    change: change.kind,
+    reason: result.error.message,
+  });
+  await deps.table.db.send(
+    new UpdateCommand({
+      TableName: deps.table.tableName,
+      Key: keys.schedule(launched.scheduleId),
+      UpdateExpression: 'SET changeRefused = :reason',
+      ExpressionAttributeValues: { ':reason': result.error.message },
+    }),
+  );
+}
+
 /** Why a launched bot cannot change any more, or undefined while the service still holds it as `scheduled`. */
-async function startedBotProblem(schedule: Schedule, deps: ScheduleDependencies): Promise<ScheduleResult | undefined> {
+async function startedBotProblem(schedule: Schedule, deps: ChangeDependencies): Promise<ScheduleResult | undefined> {
   const botId = required(schedule.botId, `schedule ${schedule.scheduleId} bot id`);
   let state: string | undefined;
   try {
@@ -220,7 +325,7 @@ async function moveLaunchedBot(
   existing: Schedule,
   request: ScheduleRequest,
   requestHash: string,
-  deps: ScheduleDependencies,
+  deps: ChangeDependencies,
 ): Promise<ScheduleResult> {
   const refused = await startedBotProblem(existing, deps);
   if (refused !== undefined) return refused;
@@ -286,7 +391,7 @@ async function moveLaunchedBot(
 }
 
 /** A launched schedule cancelled: delete its bot while the service still holds it as scheduled. */
-async function cancelLaunchedBot(existing: Schedule, deps: ScheduleDependencies): Promise<ScheduleResult> {
+async function cancelLaunchedBot(existing: Schedule, deps: ChangeDependencies): Promise<ScheduleResult> {
   const refused = await startedBotProblem(existing, deps);
   if (refused !== undefined) return refused;
   try {

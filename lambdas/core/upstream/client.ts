@@ -88,6 +88,13 @@ export interface UpstreamClientOptions {
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
+/** Default limits of one call (with its own retries); the launcher's timeout is sized from them. */
+export const UPSTREAM_CALL_DEFAULTS = { timeoutMs: 10_000, maxAttempts: 4, maxRetryAfterMs: 30_000 } as const;
+/** The longest one call can take with the defaults: every attempt timing out, the longest waits between them. */
+export const UPSTREAM_CALL_WORST_CASE_MS =
+  UPSTREAM_CALL_DEFAULTS.maxAttempts * UPSTREAM_CALL_DEFAULTS.timeoutMs +
+  (UPSTREAM_CALL_DEFAULTS.maxAttempts - 1) * UPSTREAM_CALL_DEFAULTS.maxRetryAfterMs;
+
 export class UpstreamClient {
   private readonly base: URL;
   private readonly options: Required<Omit<UpstreamClientOptions, 'baseUrl' | 'apiKey'>> &
@@ -98,11 +105,9 @@ export class UpstreamClient {
     if (!this.base.pathname.endsWith(API_PATH_SUFFIX))
       throw new Error(`base URL must end in ${API_PATH_SUFFIX}: ${options.baseUrl}`);
     this.options = {
-      timeoutMs: 10_000,
-      maxAttempts: 4,
+      ...UPSTREAM_CALL_DEFAULTS,
       baseDelayMs: 250,
       maxDelayMs: 8_000,
-      maxRetryAfterMs: 30_000,
       maxPages: 1_000,
       telemetry: silentTelemetry,
       fetch: (...args) => fetch(...args),
