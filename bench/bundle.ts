@@ -4,9 +4,11 @@
  * time (a fresh Node process importing the bundle, the import timed from inside).
  * The ingress's on-demand S3 module is built and sized too.
  */
+
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { BUNDLING, onDemandBundleCommand, onDemandFileName } from '../lib/function';
 import { bundleLikeDeployed } from '../local/bundle-like-deployed';
@@ -22,14 +24,16 @@ async function bundle(entry: string, name: string): Promise<string> {
   return outfile;
 }
 
-// Environment the ingress reads at init; nothing is called during the import.
-const INIT_ENV = {
+// Environment the ingress reads at init (typed by its schema, so a new variable cannot be missed); nothing is called.
+const INIT_ENV: { [K in keyof IngressEnvironment]: string } & Record<string, string> = {
   EVENTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111111111111/events',
   PAYLOAD_BUCKET: 'payloads',
   SIGNING_SECRET_ID: 'meeting-pipeline/webhook-signing-secret',
   MAX_BODY_BYTES: '3145728',
   INLINE_MESSAGE_LIMIT_BYTES: '1048576',
   SECRET_CACHE_SECONDS: '60',
+  TABLE_NAME: 'meetings',
+  DEDUP_RETENTION_DAYS: '7',
   AWS_REGION: 'eu-west-1',
   POWERTOOLS_SERVICE_NAME: 'bench',
 };

@@ -11,6 +11,8 @@ export interface ApplyContext {
   receivedAt: string;
   /** Where a value too large for an item goes (a long summary); S3 in AWS and local mode. */
   largeValues?: PayloadStore;
+  /** False when the ledger already held this event: its key is on the item already, nothing to remember. */
+  firstDelivery?: boolean;
 }
 
 /**
@@ -23,6 +25,7 @@ export async function rememberAppliedKey(
   key: Record<string, string>,
   keySet: 'appliedKeys' | 'summaryKeys',
 ): Promise<void> {
+  if (ctx.firstDelivery === false) return;
   await writeIfCondition(() =>
     ctx.table.db.send(
       new UpdateCommand({

@@ -119,7 +119,7 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
   } else {
     const firstDelivery = await ledger.record(await entry());
     try {
-      effects = await applyWebhook(webhook, ctx, deps.archive);
+      effects = await applyWebhook(webhook, { ...ctx, firstDelivery }, deps.archive);
     } catch (error) {
       throw asPoisonIfTooLarge(error, trigger);
     }
