@@ -7,7 +7,7 @@ import { DEFAULT_TIMING, launchJitterMs } from '../../lambdas/core/schedule/sche
 import {
   cancelSchedule,
   getSchedule,
-  type Schedule,
+  launchInputOf,
   type ScheduleDependencies,
   upsertSchedule,
 } from '../../lambdas/core/schedule/schedules';
@@ -462,20 +462,10 @@ describe('races between a launch in flight and changes to its schedule', () => {
     return { reachedService, release, done };
   }
 
-  const launchInput = (schedule: Schedule): LaunchInput => ({
-    scheduleId: schedule.scheduleId,
-    version: schedule.version,
-    launchAt: schedule.launchAt,
-    joinAt: schedule.joinAt,
-    meetingUrl: schedule.meetingUrl,
-    botName: schedule.botName,
-    metadata: schedule.metadata,
-  });
-
   it('a move during the launch patches the one bot once it exists', async () => {
     const created = await upsertSchedule('race-move', request(), scheduleDeps());
     if (!('schedule' in created)) throw new Error('not created');
-    const launch = launchInFlight(launchInput(created.schedule));
+    const launch = launchInFlight(launchInputOf(created.schedule));
     await launch.reachedService;
     const moved = await upsertSchedule('race-move', request({ join_at: '2026-11-22T11:00:00Z' }), scheduleDeps());
     expect(moved).toMatchObject({ status: 202 });
@@ -496,7 +486,7 @@ describe('races between a launch in flight and changes to its schedule', () => {
   it('a cancel during the launch deletes the bot once it exists, and the schedule stays cancelled', async () => {
     const created = await upsertSchedule('race-cancel', request(), scheduleDeps());
     if (!('schedule' in created)) throw new Error('not created');
-    const launch = launchInFlight(launchInput(created.schedule));
+    const launch = launchInFlight(launchInputOf(created.schedule));
     await launch.reachedService;
     expect(await cancelSchedule('race-cancel', scheduleDeps())).toMatchObject({ status: 202 });
     launch.release();
@@ -508,7 +498,7 @@ describe('races between a launch in flight and changes to its schedule', () => {
   it('a table error after POST bots, then a retry: one bot, launched, never marked failed', async () => {
     const created = await upsertSchedule('race-crash', request(), scheduleDeps());
     if (!('schedule' in created)) throw new Error('not created');
-    const input = launchInput(created.schedule);
+    const input = launchInputOf(created.schedule);
     const db = documentClient();
     const send = db.send.bind(db);
     let failed = false;

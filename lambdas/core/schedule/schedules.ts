@@ -184,8 +184,9 @@ async function upsertOnce(scheduleId: string, body: unknown, deps: ScheduleDepen
   return { status: existing === undefined ? 201 : 200, schedule: await ensureStarted(schedule, deps) };
 }
 
-async function ensureStarted(schedule: Schedule, deps: ScheduleDependencies): Promise<Schedule> {
-  const input: LaunchInput = {
+/** What the launcher execution of this schedule version is started with. */
+export function launchInputOf(schedule: Schedule): LaunchInput {
+  return {
     scheduleId: schedule.scheduleId,
     version: schedule.version,
     launchAt: schedule.launchAt,
@@ -194,7 +195,10 @@ async function ensureStarted(schedule: Schedule, deps: ScheduleDependencies): Pr
     botName: schedule.botName,
     metadata: schedule.metadata,
   };
-  const { executionArn } = await deps.executions.start(schedule.executionName, input);
+}
+
+async function ensureStarted(schedule: Schedule, deps: ScheduleDependencies): Promise<Schedule> {
+  const { executionArn } = await deps.executions.start(schedule.executionName, launchInputOf(schedule));
   if (schedule.executionArn === executionArn) return schedule;
   await writeIfCondition(() =>
     deps.table.db.send(
