@@ -62,6 +62,8 @@ export const pipelineConfigSchema = z.object({
   maxRecordingBytes: contextNumber.min(1024 * 1024).default(10 * 1024 ** 3),
   /** After a crash (`fatal_error`) the service uploads the recording late: how long the archive waits for it. */
   recordingWaitMinutes: contextNumber.min(0).max(720).default(30),
+  /** How long S3 keeps a replaced version of an archived recording, transcript or participants file. */
+  replacedVersionRetentionDays: contextNumber.min(1).default(30),
   /** How often the reconciler runs. */
   reconcileEveryMinutes: contextNumber.min(1).max(1440).default(5),
   /** A meeting whose non-final state has not changed for this long is checked with the service. */

@@ -64,6 +64,7 @@ export class MeetingPipelineStack extends Stack {
       secretCacheSeconds: config.secretCacheSeconds,
       maxRecordingBytes: config.maxRecordingBytes,
       recordingWaitMinutes: config.recordingWaitMinutes,
+      replacedVersionRetentionDays: config.replacedVersionRetentionDays,
       logRetention: config.logRetentionDays,
       removalPolicy,
     });

@@ -31,6 +31,8 @@ export interface RecordingArchiveProps extends UpstreamSettings {
   maxRecordingBytes: number;
   /** After `fatal_error`, how long a recording not uploaded yet is waited for. */
   recordingWaitMinutes: number;
+  /** How long a replaced (noncurrent) version of an archived object is kept before S3 expires it. */
+  replacedVersionRetentionDays: number;
   logRetention: RetentionDays;
   removalPolicy: RemovalPolicy;
 }
@@ -48,8 +50,15 @@ export class RecordingArchive extends Construct {
       removalPolicy: props.removalPolicy,
       accessLogs: props.accessLogs,
       accessLogsPrefix: 'recordings/',
-      // Backstop for uploads a crashed function could not abort.
-      lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        // Backstop for uploads a crashed function could not abort.
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Versioning guards against an overwrite or delete by mistake; a replaced copy is not kept forever.
+        {
+          id: 'expire-replaced-versions',
+          noncurrentVersionExpiration: Duration.days(props.replacedVersionRetentionDays),
+        },
+      ],
     });
 
     // FIFO so that SQS drops a repeated job for the same bot (dedup id = bot id) within 5 minutes,
@@ -93,17 +102,29 @@ export class RecordingArchive extends Construct {
     );
     this.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));
     grantTableItems(this.function, props.table);
+    // Reads a meeting's utterances and participants (one partition, never an index) before filling gaps.
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [props.table.tableArn] }),
+    );
     // PutObject covers the multipart calls that create and complete an upload; aborting is its own action.
+    // GetObject (HEAD and GET) lets a resumed job adopt a recording an earlier run already uploaded.
     this.function.addToRolePolicy(
       new PolicyStatement({
-        actions: ['s3:PutObject', 's3:AbortMultipartUpload'],
+        actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject'],
         resources: [this.bucket.arnForObjects('meetings/*')],
+      }),
+    );
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [this.bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': 'meetings/*' } },
       }),
     );
     acknowledge(
       required(this.function.role, 'the archive function role'),
       wildcardResourceId(this.bucket, '/meetings/*'),
-      'Put and abort uploads under meetings/ only: one folder per meeting.',
+      'Put, read back and abort uploads under meetings/ only: one folder per meeting.',
     );
     grantApiKey(this.function, props);
   }

@@ -1,5 +1,12 @@
 import type { Readable } from 'node:stream';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { RecordingStore } from '../core/archive/recording-store';
 import type { ClientTimeouts } from './aws-clients';
@@ -23,6 +30,9 @@ export interface UploadSettings {
  */
 export const RECORDING_UPLOAD: UploadSettings = { partSize: 8 * 1024 * 1024, queueSize: 4 };
 
+const notFound = (error: unknown): boolean =>
+  error instanceof S3ServiceException && (error.name === 'NotFound' || error.$metadata.httpStatusCode === 404);
+
 export function s3Recordings(
   client: S3Client,
   bucket: string,
@@ -30,10 +40,10 @@ export function s3Recordings(
 ): RecordingStore {
   return {
     bucket,
-    async upload(key: string, body: Readable, contentType: string) {
+    async upload(key, body, contentType, metadata) {
       const transfer = new Upload({
         client,
-        params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
+        params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType, Metadata: metadata },
         partSize: upload.partSize,
         queueSize: upload.queueSize,
         // On failure the multipart upload is aborted; the bucket's lifecycle rule is the backstop.
@@ -41,12 +51,43 @@ export function s3Recordings(
       });
       await transfer.done();
     },
-    async putJson(key: string, value: unknown) {
-      const bytes = Buffer.from(JSON.stringify(value), 'utf8');
+    async put(key, body, contentType, metadata) {
       await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: 'application/json' }),
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: contentType, Metadata: metadata }),
       );
-      return { bytes: bytes.length };
+    },
+    async head(key) {
+      try {
+        const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+        return {
+          key,
+          bytes: head.ContentLength ?? 0,
+          contentType: head.ContentType ?? 'application/octet-stream',
+          metadata: head.Metadata ?? {},
+        };
+      } catch (error) {
+        if (notFound(error)) return null;
+        throw error;
+      }
+    },
+    async list(prefix) {
+      const found: Array<{ key: string; bytes: number }> = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+        );
+        for (const object of page.Contents ?? []) {
+          if (object.Key !== undefined) found.push({ key: object.Key, bytes: object.Size ?? 0 });
+        }
+        token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      } while (token !== undefined);
+      return found;
+    },
+    async read(key) {
+      const { Body } = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      if (Body === undefined) throw new Error(`s3://${bucket}/${key} has no body`);
+      return Body as Readable;
     },
   };
 }

@@ -19,6 +19,7 @@ describe('configuration', () => {
       eventConcurrency: 10,
       maxRecordingBytes: 10 * 1024 ** 3,
       recordingWaitMinutes: 30,
+      replacedVersionRetentionDays: 30,
       reconcileEveryMinutes: 5,
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actionsOf, functionStatements, wildcardDataActions } from './iam';
+import { actionsOf, functionStatements, type Statement, wildcardDataActions } from './iam';
 import { synthTemplate } from './synth';
 
 let template: Template;
@@ -16,9 +16,11 @@ const archiveFunction = () =>
   )[0]!;
 
 describe('recording archive', () => {
-  it('keeps recordings in a private, encrypted, versioned, TLS-only, retained bucket that removes incomplete uploads', () => {
+  it('keeps recordings in a private, encrypted, versioned, TLS-only, retained bucket that removes incomplete uploads and expires replaced versions', () => {
     const buckets = template.findResources('AWS::S3::Bucket', {
-      Properties: { LifecycleConfiguration: { Rules: [Match.objectLike({ Id: 'abort-incomplete-uploads' })] } },
+      Properties: {
+        LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Id: 'expire-replaced-versions' })]) },
+      },
     });
     const [recordings] = Object.values(buckets);
     expect(recordings).toMatchObject({
@@ -32,7 +34,14 @@ describe('recording archive', () => {
         },
         VersioningConfiguration: { Status: 'Enabled' },
         LifecycleConfiguration: {
-          Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }],
+          Rules: [
+            {
+              Id: 'abort-incomplete-uploads',
+              AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+              Status: 'Enabled',
+            },
+            { Id: 'expire-replaced-versions', NoncurrentVersionExpiration: { NoncurrentDays: 30 }, Status: 'Enabled' },
+          ],
         },
       },
     });
@@ -73,21 +82,37 @@ describe('recording archive', () => {
     });
   });
 
-  it('may write recordings and abort its uploads, touch table items and read the API key, nothing more', () => {
+  it('may write, read back and list recordings under meetings/, abort its uploads, touch and query table items and read the API key, nothing more', () => {
     const statements = functionStatements(template, 'recording-archive');
     expect(wildcardDataActions(statements)).toEqual([]);
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:') && !a.startsWith('sqs:'))).toEqual(
       [
         'dynamodb:GetItem',
         'dynamodb:PutItem',
+        'dynamodb:Query',
         'dynamodb:UpdateItem',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:AbortMultipartUpload',
+        's3:GetObject',
+        's3:ListBucket',
         's3:PutObject',
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
       ].sort(),
     );
+    const list = statements.find((statement) => actionsOf([statement]).includes('s3:ListBucket')) as
+      | (Statement & { Condition?: unknown })
+      | undefined;
+    expect(list?.Condition).toEqual({ StringLike: { 's3:prefix': 'meetings/*' } });
+  });
+
+  it('keeps replaced versions as long as configured', () => {
+    const { template: custom } = synthTemplate({ replacedVersionRetentionDays: 7 });
+    custom.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 7 } })]),
+      },
+    });
   });
 });

@@ -4,6 +4,14 @@
  * its final transcript and participants as JSON, anything the webhooks missed
  * filled into the table, and where everything is recorded on the meeting.
  * Running it twice does no harm: a meeting archived once is skipped.
+ *
+ * A run cut off part way resumes rather than repeats: the recording an earlier run
+ * uploaded is found in the bucket (only whole objects exist: a short download fails
+ * its upload) and adopted, never copied again nor downgraded to "none" by a later
+ * 404 (the recording's record is kept on the meeting as `archiveProgress` until the
+ * archive record replaces it, so it is not even read again); a JSON body already
+ * stored unchanged is not written again (each write would be another version in
+ * the versioned bucket); filled gaps are counted alike on every run (fill-gaps.ts).
  */
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
@@ -14,7 +22,7 @@ import { METRICS, type Telemetry } from '../telemetry';
 import type { UpstreamClient } from '../upstream/client';
 import { DownloadFailedError, DownloadRefusedError, LinkExpiredError, type OpenedDownload } from './download-guard';
 import { fillMissingParticipants, writeFinalTranscript } from './fill-gaps';
-import { archiveKeys, extensionFor, type RecordingStore } from './recording-store';
+import { ARCHIVE_METADATA, archiveKeys, extensionFor, type RecordingStore } from './recording-store';
 
 export interface ArchiveDependencies {
   table: TableAccess;
@@ -45,6 +53,11 @@ export interface ArchiveRecord {
   participants: { key: string; count: number; bytes: number };
   /** Utterances the final transcript added and corrected, participants it filled in. */
   filled: { utterances: number; correctedUtterances: number; participants: number };
+}
+
+/** What an unfinished run completed, kept on the meeting until the archive record replaces it. */
+interface ArchiveProgress {
+  recording?: ArchivedRecording;
 }
 
 /**
@@ -83,22 +96,27 @@ export async function archiveMeeting(
       TableName: table.tableName,
       Key: keys.meeting(botId),
       ConsistentRead: true,
-      ProjectionExpression: '#archive',
-      ExpressionAttributeNames: { '#archive': 'archive' },
+      ProjectionExpression: '#archive, #progress',
+      ExpressionAttributeNames: { '#archive': 'archive', '#progress': 'archiveProgress' },
     }),
   );
   if (Item?.archive !== undefined) {
     await leaveStateIndex(table, botId); // a state that came after the archive put it back
     return { status: 'already-archived', record: Item.archive as ArchiveRecord };
   }
+  const progress = (Item?.archiveProgress as ArchiveProgress | undefined) ?? {};
 
-  const recording = await archiveRecording(botId, deps, options);
+  let recording = progress.recording ?? null;
+  if (recording === null) {
+    recording = await archiveRecording(botId, deps, options);
+    if (recording !== null) await saveProgress(table, botId, { ...progress, recording });
+  }
   const transcript = await upstream.getTranscript(botId);
   const participants = await upstream.listParticipants(botId);
   const transcriptKey = archiveKeys.transcript(botId);
   const participantsKey = archiveKeys.participants(botId);
-  const transcriptJson = await recordings.putJson(transcriptKey, transcript);
-  const participantsJson = await recordings.putJson(participantsKey, participants);
+  const transcriptJson = await putJsonOnce(recordings, transcriptKey, transcript);
+  const participantsJson = await putJsonOnce(recordings, participantsKey, participants);
   const finalTranscript = await writeFinalTranscript(table, botId, transcript);
   const filled = {
     utterances: finalTranscript.created,
@@ -120,9 +138,10 @@ export async function archiveMeeting(
       TableName: table.tableName,
       Key: keys.meeting(botId),
       // Out of the state index: the reconciler's backstop looks there only for unarchived meetings.
-      UpdateExpression: 'SET botId = :bot, #archive = :archive REMOVE #statePk, #stateSk',
+      UpdateExpression: 'SET botId = :bot, #archive = :archive REMOVE #progress, #statePk, #stateSk',
       ExpressionAttributeNames: {
         '#archive': 'archive',
+        '#progress': 'archiveProgress',
         '#statePk': GSI.byState.partitionKey,
         '#stateSk': GSI.byState.sortKey,
       },
@@ -138,6 +157,33 @@ export async function archiveMeeting(
   telemetry.metrics.emit(METRICS.meetingArchived, 1);
   if (recording !== null) telemetry.metrics.emit(METRICS.archiveBytes, recording.bytes);
   return { status: 'archived', record };
+}
+
+async function saveProgress(table: TableAccess, botId: string, progress: ArchiveProgress): Promise<void> {
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.meeting(botId),
+      UpdateExpression: 'SET botId = :bot, #progress = :progress',
+      ExpressionAttributeNames: { '#progress': 'archiveProgress' },
+      ExpressionAttributeValues: { ':bot': botId, ':progress': progress },
+    }),
+  );
+}
+
+/** Writes a JSON body unless the object already holds exactly these bytes (checked by their SHA-256). */
+async function putJsonOnce(
+  recordings: RecordingStore,
+  key: string,
+  value: unknown,
+): Promise<{ bytes: number; sha256: string }> {
+  const body = Buffer.from(JSON.stringify(value), 'utf8');
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  const stored = await recordings.head(key);
+  if (stored?.metadata[ARCHIVE_METADATA.sha256] !== sha256) {
+    await recordings.put(key, body, 'application/json', { [ARCHIVE_METADATA.sha256]: sha256 });
+  }
+  return { bytes: body.length, sha256 };
 }
 
 async function leaveStateIndex(table: TableAccess, botId: string): Promise<void> {
@@ -157,6 +203,9 @@ async function archiveRecording(
   deps: ArchiveDependencies,
   options: ArchiveOptions,
 ): Promise<ArchivedRecording | null> {
+  // Before asking the service: an upload completed by a run that crashed before recording it.
+  const stored = await findUploadedRecording(botId, deps);
+  if (stored !== null) return stored;
   for (let attempt = 1; ; attempt++) {
     const link = await deps.upstream.getRecording(botId);
     if (link === null) {
@@ -183,9 +232,12 @@ async function archiveRecording(
   }
 }
 
+/** Size metadata of a recording whose length the download did not announce. */
+const UNANNOUNCED = 'unannounced';
+
 async function copyRecording(botId: string, url: string, deps: ArchiveDependencies): Promise<ArchivedRecording> {
   const download = await deps.openDownload(url);
-  const meter = new RecordingMeter(deps.maxRecordingBytes);
+  const meter = new RecordingMeter(deps.maxRecordingBytes, download.contentLength);
   // A broken download fails the meter, which fails (and aborts) the upload.
   download.stream.on('error', (error) =>
     meter.destroy(new DownloadFailedError(`the recording download broke: ${error.message}`)),
@@ -193,22 +245,64 @@ async function copyRecording(botId: string, url: string, deps: ArchiveDependenci
   download.stream.on('aborted', () => meter.destroy(new DownloadFailedError('the recording download was cut off')));
   download.stream.pipe(meter);
   const key = archiveKeys.recording(botId, extensionFor(download.contentType));
-  await deps.recordings.upload(key, meter, download.contentType);
-  if (download.contentLength !== undefined && meter.bytes !== download.contentLength) {
-    throw new DownloadFailedError(
-      `the recording download ended after ${meter.bytes} of ${download.contentLength} bytes`,
-    );
-  }
+  await deps.recordings.upload(key, meter, download.contentType, {
+    [ARCHIVE_METADATA.sourceBytes]: download.contentLength === undefined ? UNANNOUNCED : String(download.contentLength),
+  });
   return { key, bytes: meter.bytes, sha256: meter.sha256(), contentType: download.contentType };
 }
 
-/** Counts and hashes the bytes passing through, and stops past the size cap. */
+/**
+ * A recording an earlier run uploaded whole: its size matches what the service
+ * announced. Its SHA-256 is computed again from the bucket (a read within the
+ * region), not from another download.
+ */
+async function findUploadedRecording(botId: string, deps: ArchiveDependencies): Promise<ArchivedRecording | null> {
+  for (const candidate of await deps.recordings.list(archiveKeys.recordingPrefix(botId))) {
+    const stored = await deps.recordings.head(candidate.key);
+    const announced = stored?.metadata[ARCHIVE_METADATA.sourceBytes];
+    if (stored === null || announced === undefined) continue;
+    if (announced !== UNANNOUNCED && Number(announced) !== stored.bytes) continue;
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of await deps.recordings.read(stored.key)) {
+      hash.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    }
+    if (bytes !== stored.bytes) continue;
+    deps.telemetry.log.info('recording already in the bucket; adopted instead of copied again', {
+      bot_id: botId,
+      key: stored.key,
+      bytes,
+    });
+    return { key: stored.key, bytes, sha256: hash.digest('hex'), contentType: stored.contentType };
+  }
+  return null;
+}
+
+/**
+ * Counts and hashes the bytes passing through, and stops past the size cap. A body
+ * shorter than announced fails at its end, before the upload can complete, so the
+ * bucket never holds a truncated recording.
+ */
 class RecordingMeter extends Transform {
   bytes = 0;
   private readonly hash = createHash('sha256');
 
-  constructor(private readonly maxBytes: number) {
+  constructor(
+    private readonly maxBytes: number,
+    private readonly expectedBytes: number | undefined,
+  ) {
     super();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.expectedBytes !== undefined && this.bytes !== this.expectedBytes) {
+      callback(
+        new DownloadFailedError(`the recording download ended after ${this.bytes} of ${this.expectedBytes} bytes`),
+      );
+      return;
+    }
+    callback();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
