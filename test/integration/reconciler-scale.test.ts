@@ -1,9 +1,10 @@
 /**
  * The reconciler at the scale users run: 300 meetings archived long ago (still in
  * the state index, as data written before the archive left it), 60 bots stale for
- * good (30 abandoned in `ready`, 30 the service no longer knows), and 40 meetings
- * whose state webhooks were 30% dropped. Within two runs (50 meetings each) every
- * one of the 40 is healed and archived, and nothing archived gets a job.
+ * good (30 abandoned in `ready`, 30 the service no longer knows), 40 meetings
+ * whose state webhooks were 30% dropped, and 20 bots our launcher created that
+ * never sent a webhook at all. Within two runs (50 meetings each) every one of
+ * the 60 is healed and archived, and nothing archived gets a job.
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -23,6 +24,7 @@ import type { LocalResources } from '../../local/resources';
 import { seededRandom } from '../../local/seeded-random';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { pythonIsoTime, stateChange } from '../../local/simulator/payloads';
+import { launchedBot } from '../fixtures/launched-bots';
 import {
   createResources,
   type LocalPipeline,
@@ -101,6 +103,18 @@ describe('reconciler at scale', () => {
       (meeting) => meeting?.state === 'ended',
     ).length;
     expect(endedByWebhook).toBeLessThan(40); // some did lose their `ended`
+    // 20 launched for 90 minutes ago that ended (or crashed) at the service without one webhook reaching us.
+    const silent: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const joinAt = NOW - 90 * MINUTE + i * 1000;
+      const bot = await launchedBot(service, processing.table, `silent-${i}`, joinAt, NOW - 2 * 60 * MINUTE);
+      Object.assign(bot, {
+        state: i % 2 === 0 ? 'ended' : 'fatal_error',
+        events: [{ type: 'x', sub_type: null, created_at: pythonIsoTime((joinAt + 40 * MINUTE) * 1000) }],
+        recording: { size: 4096, seed: 100 + i, contentType: 'video/mp4' },
+      });
+      silent.push(bot.id);
+    }
 
     const bucket = `${resources.tableName}-recordings`;
     await s3Client().send(new CreateBucketCommand({ Bucket: bucket }));
@@ -145,14 +159,17 @@ describe('reconciler at scale', () => {
     }
     await drainArchiveJobs();
 
-    const after = await Promise.all(meetings.map((id) => meetingItem(resources.tableName, id)));
-    expect(after.map((meeting) => meeting?.state)).toEqual(Array(40).fill('ended'));
+    const after = await Promise.all([...meetings, ...silent].map((id) => meetingItem(resources.tableName, id)));
+    expect(after.map((meeting) => meeting?.state)).toEqual([
+      ...Array(40).fill('ended'),
+      ...silent.map((_, i) => (i % 2 === 0 ? 'ended' : 'fatal_error')),
+    ]);
     expect(after.map((meeting) => (meeting?.archive as { recordingStatus?: string })?.recordingStatus)).toEqual(
-      Array(40).fill('archived'),
+      Array(60).fill('archived'),
     );
-    // Run one took the 50 oldest (stale for good); run two the other 10 and the meetings not ended by webhook.
-    expect(runs.map((run) => run.checked)).toEqual([50, 10 + (40 - endedByWebhook)]);
-    expect(runs.flatMap((run) => run.healed).length).toBe(40 - endedByWebhook);
+    // Run one took the 50 oldest (stale for good); run two the other 10, the meetings not ended by webhook and the silent bots.
+    expect(runs.map((run) => run.checked)).toEqual([50, 10 + (40 - endedByWebhook) + 20]);
+    expect(runs.flatMap((run) => run.healed).length).toBe(40 - endedByWebhook + 20);
     expect(runs.flatMap((run) => run.failures)).toEqual([]);
     // The backstop queued nothing for the 300 archived meetings.
     expect(runs.flatMap((run) => run.archiveJobs).filter((id) => id.startsWith('bot_old'))).toEqual([]);

@@ -4,6 +4,7 @@ import { createArchiveHandler } from '../../lambdas/archive/adapter';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { type ReconcileDependencies, reconcileMeetings } from '../../lambdas/core/reconcile/reconcile-meetings';
+import { GSI, keys, padMicros } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
@@ -13,6 +14,8 @@ import { QueuePoller } from '../../local/queue-poller';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, SimulatedServiceApi } from '../../local/simulator/api-server';
 import { pythonIsoTime, stateChange } from '../../local/simulator/payloads';
+import { faultyClient } from '../fixtures/faulty-client';
+import { launched, launchedBot, savedSchedule } from '../fixtures/launched-bots';
 import {
   createResources,
   type LocalPipeline,
@@ -22,7 +25,7 @@ import {
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
 import { archiveJobsByBot } from '../fixtures/queues';
-import { meetingItem } from '../fixtures/store-reader';
+import { botItems, meetingItem } from '../fixtures/store-reader';
 
 const service = new SimulatedServiceApi();
 const HOUR = 3_600_000;
@@ -58,6 +61,9 @@ function deps(overrides: Partial<ReconcileDependencies> = {}): ReconcileDependen
     ...overrides,
   };
 }
+
+/** Whether the service was asked about the bot since the requests were last cleared. */
+const askedAbout = (botId: string) => service.requests.some((request) => request.path.endsWith(`/bots/${botId}`));
 
 /** A meeting whose webhooks stopped at `lastState`, `ageMs` before NOW. */
 async function meetingStuckIn(botId: string, lastState: string, ageMs: number): Promise<void> {
@@ -205,5 +211,130 @@ describe('reconciler', () => {
         deps({ upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'revoked' }) }),
       ),
     ).rejects.toThrow(/401/);
+  });
+});
+
+describe('reconciler and bots launched but never heard from', () => {
+  it('heals a silent launched bot once its join time has passed, and archives it once', async () => {
+    const bot = await launchedBot(service, processing.table, 'silent-ended', NOW - 2 * HOUR, NOW - 3 * HOUR);
+    // Launched: the meeting shows the state the service answered with, before any webhook.
+    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({
+      state: 'scheduled',
+      scheduleId: 'silent-ended',
+    });
+    // The meeting happened at the service; not one of its webhooks reached us.
+    const endedMicros = (NOW - HOUR) * 1000;
+    const endedAt = pythonIsoTime(endedMicros);
+    Object.assign(bot, {
+      state: 'ended',
+      events: [{ type: 'post_processing_completed', sub_type: null, created_at: endedAt }],
+      recording: { size: 4096, seed: 9, contentType: 'video/mp4' },
+    });
+
+    // Two runs at once (a slow run overlapping the next): the heal still happens once.
+    const runs = await Promise.all([reconcileMeetings(deps()), reconcileMeetings(deps())]);
+    expect(runs.flatMap((run) => run.healed)).toEqual([{ botId: bot.id, from: 'scheduled', to: 'ended' }]);
+    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({
+      state: 'ended',
+      stateAt: endedAt,
+      archiveRequested: true,
+    });
+    expect((await archiveJobsByBot(resources.archiveQueueUrl)).get(bot.id)).toBe(1);
+    const history = await botItems(resources.tableName, bot.id, 'STATE#');
+    expect(history.map((item) => item.idempotencyKey)).toEqual([`reconciler:${bot.id}:ended:${endedAt}`]);
+    // In the ledger like a webhook: deduped by its key, kept for replay and the delivery log.
+    expect(await processing.ledger.eventsOfBot(bot.id)).toMatchObject([
+      { idempotencyKey: `reconciler:${bot.id}:ended:${endedAt}`, trigger: 'bot.state_change', status: 'completed' },
+    ]);
+
+    // The real webhooks arrive late after all: nothing moves back, no second archive job.
+    for (const [from, to, micros] of [
+      ['joined_recording', 'post_processing', endedMicros - 60_000_000],
+      ['post_processing', 'ended', endedMicros],
+    ] as const) {
+      const outcome = await processQueuedEvent(
+        queuedMessage(
+          stateChange(bot.id, { oldState: from, newState: to, eventType: 'x', createdAtMicros: micros }),
+          new Date(NOW),
+        ),
+        processing,
+      );
+      expect(outcome).toMatchObject({ status: 'applied', effects: { stateApplied: false, archiveRequested: false } });
+    }
+    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({ state: 'ended', stateAt: endedAt });
+    expect((await reconcileMeetings(deps({ now: () => NOW + HOUR }))).checked).toBe(0);
+  });
+
+  it('does not ask the service about a launched bot until its join time is past by the stale window', async () => {
+    const due = await launchedBot(service, processing.table, 'silent-due', NOW - 10 * 60_000, NOW - HOUR);
+    const ahead = await launchedBot(service, processing.table, 'silent-ahead', NOW + 2 * HOUR, NOW - HOUR);
+    service.requests.length = 0;
+    const first = await reconcileMeetings(deps());
+    expect(first.checked).toBe(0);
+    expect(askedAbout(due.id) || askedAbout(ahead.id)).toBe(false);
+
+    // In the meeting since its join time; its webhooks were lost.
+    Object.assign(due, {
+      state: 'joined_recording',
+      events: [{ type: 'bot_recording', sub_type: null, created_at: pythonIsoTime((NOW - 9 * 60_000) * 1000) }],
+    });
+    const later = await reconcileMeetings(deps({ now: () => NOW + 30 * 60_000 }));
+    expect(later.checked).toBe(1);
+    expect(later.healed).toEqual([{ botId: due.id, from: 'scheduled', to: 'joined_recording' }]);
+    expect(askedAbout(ahead.id)).toBe(false);
+  });
+
+  it('waits for the new join time of a bot the service still holds scheduled', async () => {
+    const bot = await launchedBot(service, processing.table, 'silent-moved', NOW - 30 * 60_000, NOW - 2 * HOUR);
+    // Moved at the service after the launch: the meeting still shows the old join time.
+    bot.join_at = new Date(NOW + 3 * HOUR).toISOString();
+    const runs = [];
+    for (const at of [NOW, NOW + 20 * 60_000, NOW + 3 * HOUR + 20 * 60_000])
+      runs.push(await reconcileMeetings(deps({ now: () => at })));
+    expect(runs.map((run) => run.checked)).toEqual([1, 0, 1]);
+    expect(runs.flatMap((run) => [...run.healed, ...run.failures])).toEqual([]);
+    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({
+      state: 'scheduled',
+      [GSI.byState.sortKey]: `${padMicros((NOW + 3 * HOUR) * 1000)}#${bot.id}`,
+    });
+  });
+
+  it('lets a webhook win over the launch, and a launch recorded late keeps the webhook state', async () => {
+    const joinAt = NOW + HOUR;
+    const startedAt = (joinAt - 7 * 60_000) * 1000; // the service starts it minutes ahead
+    const joining = (botId: string) =>
+      processQueuedEvent(
+        queuedMessage(
+          stateChange(botId, { oldState: 'staged', newState: 'joining', eventType: 'x', createdAtMicros: startedAt }),
+          new Date(startedAt / 1000),
+        ),
+        processing,
+      );
+
+    const first = await launchedBot(service, processing.table, 'heard-after', joinAt, NOW);
+    expect(await joining(first.id)).toMatchObject({ effects: { stateApplied: true } });
+    expect(await meetingItem(resources.tableName, first.id)).toMatchObject({
+      state: 'joining',
+      scheduleId: 'heard-after',
+    });
+
+    // The launch fails right after recording the bot on its schedule, before the meeting (a table timeout).
+    const input = await savedSchedule(service, processing.table, 'heard-first', joinAt, NOW);
+    const faulty = faultyClient(processing.table.db);
+    faulty.reset({ failAt: 3, mode: 'before' });
+    const table = { db: faulty.client, tableName: resources.tableName };
+    await expect(launched(service, table, input, NOW)).rejects.toThrow(/injected fault/);
+    const [bot] = [...service.bots.values()].filter((b) => b.metadata?.schedule_id === 'heard-first');
+    if (bot === undefined) throw new Error('no bot launched');
+    expect(await meetingItem(resources.tableName, bot.id)).toBeUndefined();
+    await joining(bot.id);
+    // The retry finds the bot recorded and records the meeting, without undoing the state.
+    faulty.reset();
+    expect((await launched(service, table, input, NOW + 60_000)).id).toBe(bot.id);
+    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({
+      state: 'joining',
+      scheduleId: 'heard-first',
+      [GSI.byState.partitionKey]: keys.meetingsInState('joining'),
+    });
   });
 });

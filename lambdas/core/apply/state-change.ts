@@ -1,10 +1,24 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveQueue } from '../archive/archive-job';
-import { writeIfCondition } from '../store/dynamo';
-import { GSI, keys, padMicros } from '../store/table-layout';
+import { type TableAccess, writeIfCondition } from '../store/dynamo';
+import { GSI, keys } from '../store/table-layout';
 import type { StateChangeData } from '../upstream/webhook-contract';
 import { type ApplyContext, jsonText } from './context';
 import { ARCHIVABLE_STATES, isoToMicros, stateOrderKey } from './state-order';
+
+/** The meeting's entries in the day and state indexes (table-layout.ts), set with `indexValues`. */
+const INDEX_UPDATE = '#dayPk = :day, #daySk = :byTime, #statePk = :statePk, #stateSk = :byTime';
+const INDEX_NAMES = {
+  '#dayPk': GSI.byDay.partitionKey,
+  '#daySk': GSI.byDay.sortKey,
+  '#statePk': GSI.byState.partitionKey,
+  '#stateSk': GSI.byState.sortKey,
+};
+const indexValues = (botId: string, state: string, atMicros: number) => ({
+  ':day': keys.meetingsOfDay(new Date(atMicros / 1000).toISOString().slice(0, 10)),
+  ':byTime': keys.meetingAt(atMicros, botId),
+  ':statePk': keys.meetingsInState(state),
+});
 
 export interface StateChangeResult {
   /** The event's state is now the meeting's state (false: a later or final state holds). */
@@ -45,30 +59,20 @@ export async function applyStateChange(
   );
 
   const order = stateOrderKey(data.new_state, createdAtMicros);
-  const byTime = `${padMicros(createdAtMicros)}#${ctx.botId}`;
   const stateApplied = await writeIfCondition(() =>
     db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: meeting,
-        UpdateExpression:
-          'SET botId = :bot, #state = :state, stateAt = :at, stateOrder = :order, #dayPk = :day, #daySk = :byTime, #statePk = :statePk, #stateSk = :byTime',
+        UpdateExpression: `SET botId = :bot, #state = :state, stateAt = :at, stateOrder = :order, ${INDEX_UPDATE}`,
         ConditionExpression: 'attribute_not_exists(stateOrder) OR stateOrder < :order',
-        ExpressionAttributeNames: {
-          '#state': 'state',
-          '#dayPk': GSI.byDay.partitionKey,
-          '#daySk': GSI.byDay.sortKey,
-          '#statePk': GSI.byState.partitionKey,
-          '#stateSk': GSI.byState.sortKey,
-        },
+        ExpressionAttributeNames: { '#state': 'state', ...INDEX_NAMES },
         ExpressionAttributeValues: {
           ':bot': ctx.botId,
           ':state': data.new_state,
           ':at': data.created_at,
           ':order': order,
-          ':day': keys.meetingsOfDay(new Date(createdAtMicros / 1000).toISOString().slice(0, 10)),
-          ':byTime': byTime,
-          ':statePk': keys.meetingsInState(data.new_state),
+          ...indexValues(ctx.botId, data.new_state, createdAtMicros),
         },
       }),
     ),
@@ -112,4 +116,55 @@ export async function applyStateChange(
     }
   }
   return { stateApplied, archiveRequested };
+}
+
+/** What the launcher knows of a meeting once it has created the bot. */
+export interface LaunchedMeeting {
+  botId: string;
+  scheduleId: string;
+  /** ISO 8601 with a zone. */
+  joinAt: string;
+  meetingUrl: string;
+  /** The bot's state in the service's answer to the launch (`scheduled` when it has a join time). */
+  state: string | undefined;
+}
+
+/**
+ * Records a launched bot on its meeting. Until a state change is heard of, the
+ * meeting shows the state the service answered the launch with, indexed at its
+ * join time: a bot that never sends a webhook is then seen by the reconciler
+ * once its join time has passed, and not before (the service starts it only
+ * minutes ahead). That state has no order key, so every state change (webhook
+ * or the reconciler's observation) wins over it, and one applied first is kept.
+ */
+export async function recordLaunchedMeeting(table: TableAccess, launch: LaunchedMeeting): Promise<void> {
+  const { botId } = launch;
+  const state = launch.state ?? 'scheduled';
+  const launchFields = 'SET botId = :bot, scheduleId = :schedule, scheduledJoinAt = :joinAt, meetingUrl = :url';
+  const values = { ':bot': botId, ':schedule': launch.scheduleId, ':joinAt': launch.joinAt, ':url': launch.meetingUrl };
+  const shown = await writeIfCondition(() =>
+    table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.meeting(botId),
+        UpdateExpression: `${launchFields}, #state = :state, ${INDEX_UPDATE}`,
+        ConditionExpression: 'attribute_not_exists(#state)',
+        ExpressionAttributeNames: { '#state': 'state', ...INDEX_NAMES },
+        ExpressionAttributeValues: {
+          ...values,
+          ':state': state,
+          ...indexValues(botId, state, isoToMicros(launch.joinAt)),
+        },
+      }),
+    ),
+  );
+  if (shown) return;
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.meeting(botId),
+      UpdateExpression: launchFields,
+      ExpressionAttributeValues: values,
+    }),
+  );
 }

@@ -83,7 +83,27 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
   const parsed = parseBody(text);
   const envelope = parseWebhookEnvelope(parsed);
   if (!envelope.ok) return keepUnbound(describeUnboundWebhook(parsed, text), text, stored, receivedAt, deps);
-  const webhook = typedWebhook(envelope.value);
+  return applyValidatedEvent({ webhook: typedWebhook(envelope.value), text, stored, receivedAt }, deps);
+}
+
+/** A webhook that passed the upstream contract, with the body the ledger keeps for replay. */
+export interface ValidatedEvent {
+  webhook: TypedWebhook;
+  /** The raw body, which the ledger keeps and replay decodes again. */
+  text: string;
+  /** Where the body already is in S3, when it came by claim check. */
+  stored?: ClaimCheckPointer;
+  /** When the event was first accepted (ISO 8601). */
+  receivedAt: string;
+}
+
+/**
+ * Applies a validated event exactly once in effect, deduped by its idempotency
+ * key through the ledger, which also keeps it for replay and the delivery log.
+ * The queue consumer and the reconciler both come here.
+ */
+export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDependencies): Promise<ProcessOutcome> {
+  const { webhook, text, stored, receivedAt } = event;
   const { idempotency_key: idempotencyKey, bot_id: botId, trigger } = webhook.envelope;
   const log = { idempotency_key: idempotencyKey, bot_id: botId, trigger };
   const { ledger, telemetry } = deps;

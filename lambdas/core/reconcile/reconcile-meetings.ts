@@ -2,9 +2,13 @@
  * Heals webhooks the service never delivered (it gives up after about three quick
  * attempts). Finds meetings whose state is not final and has not changed for a
  * while, asks the service for each bot, and applies what it learns as a
- * `bot.state_change` with a deterministic idempotency key through the same
- * processing as webhooks, so it dedups like any other event. Final meetings
- * with no archive record get an archive job.
+ * `bot.state_change` with a deterministic idempotency key through the same apply
+ * core and ledger as webhooks, so it dedups like any other event and replays.
+ * Final meetings with no archive record get an archive job. A bot our launcher
+ * created is in the state index from its launch (state-change.ts,
+ * recordLaunchedMeeting), due at its join time, so one never heard from is
+ * checked too; one the service still holds `scheduled` for a later time waits
+ * for that time.
  *
  * Built to keep healing at scale: each run takes the meetings checked longest
  * ago (a `reconciledAt` stamp), so permanently stale bots cannot fill every run;
@@ -17,13 +21,13 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ARCHIVABLE_STATES, isFinalState, isoToMicros } from '../apply/state-order';
 import type { ArchiveQueue } from '../archive/archive-job';
-import { type ProcessDependencies, processQueuedEvent } from '../events/process-event';
+import { applyValidatedEvent, type ProcessDependencies } from '../events/process-event';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import { NotFoundError, UnauthorizedError, type UpstreamClient } from '../upstream/client';
 import type { Bot } from '../upstream/rest-contract';
-import { BOT_STATES } from '../upstream/webhook-contract';
+import { BOT_STATES, type StateChangeData, type WebhookEnvelope } from '../upstream/webhook-contract';
 
 export interface ReconcileDependencies {
   table: TableAccess;
@@ -130,12 +134,42 @@ async function checkMeeting(meeting: StoredMeeting, deps: ReconcileDependencies,
     return;
   }
   await stamp(deps, meeting.botId, 'SET reconciledAt = :now, serviceMisses = :zero', { ':zero': 0 });
-  if (bot.state === undefined || bot.state === meeting.state) return;
+  if (bot.state === undefined) return;
+  if (bot.state === meeting.state) {
+    if (bot.state === 'scheduled') await dueAtJoinTime(meeting.botId, bot, deps);
+    return;
+  }
   const observedAt = latestEventTime(bot);
   // Without an event time the observation cannot be ordered against webhooks; a later run may see one.
   if (observedAt === undefined) throw new Error(`the service reports ${bot.state} without an event time`);
-  await applyObservedState(meeting, bot, observedAt, deps);
-  report.healed.push({ botId: meeting.botId, from: meeting.state, to: bot.state });
+  if (await applyObservedState(meeting, { bot, state: bot.state, at: observedAt }, deps))
+    report.healed.push({ botId: meeting.botId, from: meeting.state, to: bot.state });
+}
+
+/**
+ * The service still waits to start the bot: if its join time is ahead (a schedule
+ * moved after the launch), the meeting is not due before then, rather than
+ * asking again every run until it is.
+ */
+async function dueAtJoinTime(botId: string, bot: Bot, deps: ReconcileDependencies): Promise<void> {
+  const joinAt = normalizedTime(bot.join_at);
+  if (joinAt === undefined || isoToMicros(joinAt) <= deps.now() * 1000) return;
+  await writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.meeting(botId),
+        UpdateExpression: 'SET #stateSk = :due',
+        // Only while it is indexed as scheduled: a state applied meanwhile keeps its own place.
+        ConditionExpression: '#statePk = :scheduled',
+        ExpressionAttributeNames: { '#statePk': GSI.byState.partitionKey, '#stateSk': GSI.byState.sortKey },
+        ExpressionAttributeValues: {
+          ':due': keys.meetingAt(isoToMicros(joinAt), botId),
+          ':scheduled': keys.meetingsInState('scheduled'),
+        },
+      }),
+    ),
+  );
 }
 
 /** Counts a 404; true when it is the one that sets the bot aside (out of the state index, marked unknown). */
@@ -196,35 +230,40 @@ async function inParallel<T>(items: T[], limit: number, work: (item: T) => Promi
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/** What the service says, as the webhook it would have sent: keyed by bot, state and time, so a repeat dedups. */
+/**
+ * What the service says, as the webhook it would have sent: keyed by bot, state
+ * and time, so a repeat dedups. True when it became the meeting's state.
+ */
 async function applyObservedState(
   meeting: StoredMeeting,
-  bot: Bot,
-  observedAt: string,
+  observed: { bot: Bot; state: string; at: string },
   deps: ReconcileDependencies,
-): Promise<void> {
-  const envelope = {
-    idempotency_key: `reconciler:${meeting.botId}:${bot.state}:${observedAt}`,
-    bot_id: meeting.botId,
-    bot_metadata: bot.metadata ?? null,
-    trigger: 'bot.state_change',
-    data: {
-      event_type: 'reconciled',
-      event_sub_type: null,
-      event_metadata: { source: 'reconciler' },
-      old_state: meeting.state,
-      new_state: bot.state,
-      created_at: observedAt,
-    },
+): Promise<boolean> {
+  const data: StateChangeData = {
+    event_type: 'reconciled',
+    event_sub_type: null,
+    event_metadata: { source: 'reconciler' },
+    old_state: meeting.state,
+    new_state: observed.state,
+    created_at: observed.at,
   };
-  await processQueuedEvent(
+  const envelope: WebhookEnvelope = {
+    idempotency_key: `reconciler:${meeting.botId}:${observed.state}:${observed.at}`,
+    bot_id: meeting.botId,
+    bot_metadata: observed.bot.metadata ?? null,
+    trigger: 'bot.state_change',
+    data,
+  };
+  const outcome = await applyValidatedEvent(
     {
-      messageId: envelope.idempotency_key,
-      body: JSON.stringify(envelope),
-      attributes: { received_at: new Date(deps.now()).toISOString(), body_location: 'inline' },
+      webhook: { trigger: 'bot.state_change', envelope, data },
+      // The body the ledger keeps, so a replay applies the observation again.
+      text: JSON.stringify(envelope),
+      receivedAt: new Date(deps.now()).toISOString(),
     },
     deps.processing,
   );
+  return outcome.effects?.stateApplied === true;
 }
 
 /**

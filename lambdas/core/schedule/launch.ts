@@ -17,6 +17,7 @@
  * schedule launching (or launched) and adopts the same bot by its key.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { recordLaunchedMeeting } from '../apply/state-change';
 import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
@@ -64,8 +65,12 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
   if (!taken) {
     const schedule = await getSchedule(input.scheduleId, deps);
     // Launched by an earlier attempt of this very launch (it failed after recording the bot).
-    if (schedule?.status === 'launched' && schedule.version === input.version && schedule.botId !== undefined)
-      return { status: 'launched', botId: schedule.botId };
+    if (schedule?.status === 'launched' && schedule.version === input.version && schedule.botId !== undefined) {
+      // It may have failed before recording the meeting; recording it again changes nothing.
+      const { botId } = schedule;
+      await recordLaunchedMeeting(deps.table, { botId, ...meetingOf(input), state: undefined });
+      return { status: 'launched', botId };
+    }
     return {
       status: 'skipped',
       reason: `schedule ${input.scheduleId} v${input.version} is no longer due (${schedule?.status ?? 'gone'}, v${schedule?.version ?? '-'})`,
@@ -92,19 +97,7 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
       ReturnValues: 'ALL_OLD',
     }),
   );
-  await deps.table.db.send(
-    new UpdateCommand({
-      TableName: deps.table.tableName,
-      Key: keys.meeting(bot.id),
-      UpdateExpression: 'SET botId = :bot, scheduleId = :schedule, scheduledJoinAt = :joinAt, meetingUrl = :url',
-      ExpressionAttributeValues: {
-        ':bot': bot.id,
-        ':schedule': input.scheduleId,
-        ':joinAt': input.joinAt,
-        ':url': input.meetingUrl,
-      },
-    }),
-  );
+  await recordLaunchedMeeting(deps.table, { botId: bot.id, ...meetingOf(input), state: bot.state });
   deps.telemetry.log.info('bot launched', { schedule_id: input.scheduleId, version: input.version, bot_id: bot.id });
   deps.telemetry.metrics.emit(METRICS.botLaunched, 1);
   const pending = before?.pendingChange as PendingChange | undefined;
@@ -114,6 +107,8 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
   }
   return { status: 'launched', botId: bot.id };
 }
+
+const meetingOf = ({ scheduleId, joinAt, meetingUrl }: LaunchInput) => ({ scheduleId, joinAt, meetingUrl });
 
 async function createOrAdopt(request: CreateBotRequest, deps: LaunchDependencies): Promise<Bot> {
   const key = required(request.deduplication_key, 'the launch request deduplication_key');

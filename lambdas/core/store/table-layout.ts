@@ -13,7 +13,9 @@
  * | event record    | EVENT#<key>     | EVENT                               | EVENTS#<bot_id> / <received_at>#<key> |                       |
  * | schedule        | SCHEDULE#<id>   | SCHEDULE                            |                                   |                           |
  *
- * Event records (dedup and replay) expire through the TTL attribute.
+ * Event records (dedup and replay) expire through the TTL attribute. A meeting
+ * launched but not yet heard from, or one the service still holds `scheduled`,
+ * is indexed at its join time instead of `stateAt`: it is not due before then.
  */
 
 export const TABLE_KEYS = {
@@ -95,6 +97,8 @@ export const keys = {
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,
   meetingsOfDay: (day: string) => `DAY#${day}`,
   meetingsInState: (state: string) => `STATE#${state}`,
+  /** A meeting's sort key in both meeting indexes: its state's time, then the bot (a scheduled meeting: its join time). */
+  meetingAt: (micros: number, botId: string) => `${padMicros(micros)}#${botId}`,
 } as const;
 
 /** Zero-padded so string order is numeric order; used in version strings. */
