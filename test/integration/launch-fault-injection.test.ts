@@ -1,0 +1,170 @@
+/**
+ * The launcher under a fault at each call it makes — to DynamoDB (a timeout) and
+ * to the service (a network error), before the call or after it took effect — run
+ * by the synthesized state machine, whose own Retry is what tries again: every
+ * time one bot at the service, the schedule launched with that bot, and the
+ * meeting recorded for the reconciler.
+ */
+import type { StateMachineDefinition } from 'aws-local-stepfunctions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LaunchDependencies } from '../../lambdas/core/schedule/launch';
+import { DEFAULT_TIMING } from '../../lambdas/core/schedule/schedule-request';
+import {
+  getSchedule,
+  launchInputOf,
+  type ScheduleDependencies,
+  upsertSchedule,
+} from '../../lambdas/core/schedule/schedules';
+import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { UpstreamClient, UpstreamError } from '../../lambdas/core/upstream/client';
+import { createLaunchTaskHandler } from '../../lambdas/launch-bot/adapter';
+import { documentClient } from '../../lambdas/shared/dynamo-client';
+import type { LocalResources } from '../../local/resources';
+import { SimulatedServiceApi } from '../../local/simulator/api-server';
+import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
+import { type FaultMode, faultyClient } from '../fixtures/faulty-client';
+import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
+import { meetingItem } from '../fixtures/store-reader';
+import { synthTemplate } from '../infra/synth';
+
+const service = new SimulatedServiceApi();
+const NOW = Date.parse('2026-11-22T09:00:00Z');
+let pipeline: LocalPipeline;
+let resources: LocalResources;
+let definition: StateMachineDefinition;
+
+beforeAll(async () => {
+  definition = launcherDefinition(synthTemplate().template.toJSON());
+  pipeline = await startLocalPipeline();
+  resources = await createResources();
+  await service.start();
+  service.apiKeys.set('k', 'all');
+  // The service's clock is the test's: it refuses join times before it.
+  service.now = () => NOW;
+});
+afterAll(async () => {
+  await service.stop();
+  await pipeline?.stop();
+});
+
+type Upstream = LaunchDependencies['upstream'];
+
+/** The service client with its N-th call failing as a network error would: before it arrives, or with the answer lost. */
+function faultyUpstream(real: Upstream) {
+  let calls = 0;
+  let plan = { failAt: 0, mode: 'before' as FaultMode };
+  const wrap =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      calls++;
+      if (calls !== plan.failAt) return call(...args);
+      if (plan.mode === 'after') await call(...args).catch(() => undefined);
+      throw new UpstreamError(`injected network fault at service call ${calls} (${plan.mode})`);
+    };
+  const client: Upstream = {
+    createBot: wrap((request) => real.createBot(request)),
+    findBotByDeduplicationKey: wrap((key: string) => real.findBotByDeduplicationKey(key)),
+    getBot: wrap((id: string) => real.getBot(id)),
+    updateBot: wrap((id: string, changes) => real.updateBot(id, changes)),
+    deleteBot: wrap((id: string) => real.deleteBot(id)),
+  };
+  return {
+    client,
+    calls: () => calls,
+    reset(next = { failAt: 0, mode: 'before' as FaultMode }) {
+      calls = 0;
+      plan = next;
+    },
+  };
+}
+
+/** Schedules are saved without starting anything: the test runs the state machine itself. */
+const scheduleDeps = (): ScheduleDependencies => ({
+  table: { db: documentClient(), tableName: resources.tableName },
+  executions: { start: async (name) => ({ executionArn: `arn:held:${name}` }), stop: async () => {} },
+  upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', maxAttempts: 1 }),
+  timing: DEFAULT_TIMING,
+  telemetry: silentTelemetry,
+  now: () => NOW,
+});
+
+function harness() {
+  const db = faultyClient(documentClient());
+  const upstream = faultyUpstream(
+    new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', maxAttempts: 1 }),
+  );
+  const executions = new LocalExecutions(definition, {
+    task: createLaunchTaskHandler({
+      table: { db: db.client, tableName: resources.tableName },
+      upstream: upstream.client,
+      telemetry: silentTelemetry,
+      now: () => NOW,
+    }) as (event: unknown) => Promise<unknown>,
+    waitMs: () => 0,
+    retryIntervalMs: 0,
+  });
+  return { db, upstream, executions };
+}
+
+/** Saves a schedule and runs its launch execution to the end. */
+async function launch(scheduleId: string, h: ReturnType<typeof harness>) {
+  const saved = await upsertSchedule(
+    scheduleId,
+    { meeting_url: 'https://meet.google.com/abc-defg-hij', join_at: '2026-11-22T10:00:00Z', bot_name: 'Notetaker' },
+    scheduleDeps(),
+  );
+  if (!('schedule' in saved)) throw new Error(`schedule ${scheduleId} not saved`);
+  const execution = await h.executions.start(scheduleId, launchInputOf(saved.schedule));
+  return h.executions.executions.get(scheduleId)?.done ?? Promise.reject(new Error(execution.executionArn));
+}
+
+const botsFor = (scheduleId: string) =>
+  [...service.bots.values()].filter((bot) => bot.metadata?.schedule_id === scheduleId);
+
+async function expectOneLaunchedBot(scheduleId: string) {
+  const bots = botsFor(scheduleId);
+  expect(bots).toHaveLength(1);
+  const botId = bots[0]!.id;
+  expect(await getSchedule(scheduleId, scheduleDeps())).toMatchObject({ status: 'launched', botId });
+  expect(await meetingItem(resources.tableName, botId)).toMatchObject({ botId, scheduleId, state: 'scheduled' });
+}
+
+let clean: { db: number; service: number };
+
+describe('launcher fault injection', () => {
+  beforeAll(async () => {
+    const h = harness();
+    expect(await launch('fault-clean', h)).toMatchObject({ status: 'SUCCEEDED' });
+    await expectOneLaunchedBot('fault-clean');
+    clean = { db: h.db.calls(), service: h.upstream.calls() };
+  });
+
+  it('makes the calls this test breaks one by one', () => {
+    // Take the schedule, record the bot on it, record the meeting; POST bots.
+    expect(clean).toEqual({ db: 3, service: 1 });
+  });
+
+  const plans = (client: 'db' | 'service', calls: number) =>
+    (['before', 'after'] as const).flatMap((mode) =>
+      Array.from({ length: calls }, (_, i) => ({ client, mode, failAt: i + 1 })),
+    );
+
+  it.each([...plans('db', 3), ...plans('service', 1)])(
+    'a fault at $client call $failAt ($mode), retried by the state machine: one bot, launched and recorded',
+    async ({ client, mode, failAt }) => {
+      const h = harness();
+      if (client === 'db') h.db.reset({ failAt, mode, errorName: 'TimeoutError' });
+      else h.upstream.reset({ failAt, mode });
+      const scheduleId = `fault-${client}-${failAt}-${mode}`;
+      expect(await launch(scheduleId, h)).toMatchObject({ status: 'SUCCEEDED' });
+      await expectOneLaunchedBot(scheduleId);
+      // Another run of the same launch (Step Functions may start a task twice) launches nothing more.
+      h.db.reset();
+      h.upstream.reset();
+      await h.executions.stop(`arn:aws:states:local:000000000000:execution:launcher:${scheduleId}`).catch(() => {});
+      h.executions.executions.delete(scheduleId);
+      await launch(scheduleId, h);
+      await expectOneLaunchedBot(scheduleId);
+    },
+  );
+});
