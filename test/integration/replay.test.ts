@@ -1,8 +1,9 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordLaunchedMeeting } from '../../lambdas/core/apply/state-change';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { replayBotEvents } from '../../lambdas/core/events/replay';
-import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
+import { GSI, keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import {
@@ -132,9 +133,14 @@ describe('replaying a bot from the ledger', () => {
       new UpdateCommand({
         TableName: resources.tableName,
         Key: keys.meeting(botId),
+        // As the archive leaves it: out of the state index.
         UpdateExpression:
-          'SET #archive = :a, scheduleId = :s, scheduledJoinAt = :j, meetingUrl = :u, archiveRequested = :r',
-        ExpressionAttributeNames: { '#archive': 'archive' },
+          'SET #archive = :a, scheduleId = :s, scheduledJoinAt = :j, meetingUrl = :u, archiveRequested = :r REMOVE #statePk, #stateSk',
+        ExpressionAttributeNames: {
+          '#archive': 'archive',
+          '#statePk': GSI.byState.partitionKey,
+          '#stateSk': GSI.byState.sortKey,
+        },
         ExpressionAttributeValues: {
           ':a': kept.archive,
           ':s': kept.scheduleId,
@@ -151,6 +157,24 @@ describe('replaying a bot from the ledger', () => {
     const report = await replayBotEvents(botId, deps, { rebuild: true, apply: true });
     expect(report.failures).toEqual([]);
     expect(await meetingItem(resources.tableName, botId)).toMatchObject(kept);
+    // Still out of the state index, though the replayed state changes put it there.
     expect(await meetingData(botId)).toEqual(before);
+  });
+
+  it('keeps a launched meeting never heard from visible to the reconciler', async () => {
+    const botId = 'bot_replay_launched';
+    await recordLaunchedMeeting(deps.table, {
+      botId,
+      scheduleId: 'sched_silent',
+      joinAt: '2026-11-20T09:00:00.000Z',
+      meetingUrl: 'https://meet.google.com/abc-defg-hij',
+      state: 'scheduled',
+    });
+    const before = await meetingItem(resources.tableName, botId);
+    expect(before).toMatchObject({ state: 'scheduled', [GSI.byState.partitionKey]: keys.meetingsInState('scheduled') });
+
+    const report = await replayBotEvents(botId, deps, { rebuild: true, apply: true });
+    expect(report).toMatchObject({ applied: true, events: 0, failures: [] });
+    expect(await meetingItem(resources.tableName, botId)).toEqual(before);
   });
 });

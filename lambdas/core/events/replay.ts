@@ -10,9 +10,10 @@
  * before anything else, and a rebuild is refused while the meeting shows events
  * the ledger no longer holds (they expired), since it would lose them.
  */
-import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applyWebhook } from '../apply/apply-webhook';
-import { keys, MEETING_SK, SK_PREFIX } from '../store/table-layout';
+import { recordLaunchedMeeting } from '../apply/state-change';
+import { GSI, keys, MEETING_SK, SK_PREFIX } from '../store/table-layout';
 import type { StoredEvent } from './event-ledger';
 import { decodeWebhook, type ProcessDependencies } from './process-event';
 
@@ -51,6 +52,11 @@ const WEBHOOK_MEETING_ATTRIBUTES = [
   'summaryData',
   'summaryVersion',
   'summaryKeys',
+  // The meeting's index entries follow its state (the launcher's too: restored below).
+  GSI.byDay.partitionKey,
+  GSI.byDay.sortKey,
+  GSI.byState.partitionKey,
+  GSI.byState.sortKey,
 ] as const;
 
 type Item = Record<string, unknown>;
@@ -95,7 +101,46 @@ export async function replayBotEvents(
       });
     }
   }
+  await restoreDerivedState(botId, deps);
   return report;
+}
+
+/**
+ * What the replayed events do not give back: a launched meeting never heard from
+ * shows its launch state again (so the reconciler still sees it), and an archived
+ * meeting leaves the state index again (the backstop reads only unarchived ones).
+ */
+async function restoreDerivedState(botId: string, deps: ProcessDependencies): Promise<void> {
+  const { Item: meeting } = await deps.table.db.send(
+    new GetCommand({ TableName: deps.table.tableName, Key: keys.meeting(botId), ConsistentRead: true }),
+  );
+  if (meeting === undefined) return;
+  if (meeting.archive !== undefined && meeting[GSI.byState.partitionKey] !== undefined) {
+    await deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.meeting(botId),
+        UpdateExpression: 'REMOVE #statePk, #stateSk',
+        ExpressionAttributeNames: { '#statePk': GSI.byState.partitionKey, '#stateSk': GSI.byState.sortKey },
+      }),
+    );
+  }
+  const { scheduleId, scheduledJoinAt, meetingUrl } = meeting;
+  if (
+    meeting.state === undefined &&
+    meeting.archive === undefined &&
+    typeof scheduleId === 'string' &&
+    typeof scheduledJoinAt === 'string' &&
+    typeof meetingUrl === 'string'
+  ) {
+    await recordLaunchedMeeting(deps.table, {
+      botId,
+      scheduleId,
+      joinAt: scheduledJoinAt,
+      meetingUrl,
+      state: undefined,
+    });
+  }
 }
 
 async function reapply(botId: string, event: StoredEvent, deps: ProcessDependencies): Promise<void> {
