@@ -25,7 +25,8 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
-import { type FaultMode, faultyClient } from '../fixtures/faulty-client';
+import { endedBot } from '../fixtures/ended-meeting';
+import { faultyClient, faultyMethods } from '../fixtures/faulty-client';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { watchMultipart } from '../fixtures/multipart-ledger';
 import { meetingItem } from '../fixtures/store-reader';
@@ -68,42 +69,14 @@ function countWrites(client: ReturnType<typeof s3Client>) {
   return { client: counted, writes, names };
 }
 
-type Upstream = ArchiveDependencies['upstream'];
-
-/** The service client with its N-th call failing: before it reaches the service, or with the answer lost. */
-function faultyUpstream(real: Upstream) {
-  let calls = 0;
-  let plan = { failAt: 0, mode: 'before' as FaultMode };
-  const wrap =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      calls++;
-      if (calls !== plan.failAt) return call(...args);
-      if (plan.mode === 'after') await call(...args).catch(() => undefined);
-      throw Object.assign(new Error(`injected fault at service call ${calls}`), { name: 'InjectedFault' });
-    };
-  const client: Upstream = {
-    getRecording: wrap((id: string) => real.getRecording(id)),
-    getTranscript: wrap((id: string) => real.getTranscript(id)),
-    listParticipants: wrap((id: string) => real.listParticipants(id)),
-  };
-  return {
-    client,
-    calls: () => calls,
-    reset(next = { failAt: 0, mode: 'before' as FaultMode }) {
-      calls = 0;
-      plan = next;
-    },
-  };
-}
-
 function harness() {
   const multipart = watchMultipart(s3Client());
   const counted = countWrites(multipart.client);
   const s3 = faultyClient(counted.client);
   const db = faultyClient(documentClient());
-  const upstream = faultyUpstream(
+  const upstream = faultyMethods(
     new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
+    ['getRecording', 'getTranscript', 'listParticipants'],
   );
   const deps: ArchiveDependencies = {
     table: { db: db.client, tableName: resources.tableName },
@@ -121,23 +94,7 @@ function harness() {
 
 /** An ended meeting whose webhooks delivered one utterance (with other text) and one participant. */
 async function endedMeeting(): Promise<SimulatedBot> {
-  const bot = service.addBot({
-    state: 'ended',
-    recording: { size: RECORDING_BYTES, seed: 31, contentType: 'video/mp4' },
-    transcript: [1000, 2000, 3000].map((ms, i) => ({
-      speaker_name: `S${i}`,
-      speaker_uuid: `s${i}`,
-      speaker_user_uuid: null,
-      speaker_is_host: i === 0,
-      timestamp_ms: ms,
-      duration_ms: 500,
-      transcription: { transcript: `line ${i}` },
-    })),
-    participants: [
-      { id: 'par_1', name: 'Ada', uuid: 'p1', user_uuid: null, is_host: true },
-      { id: 'par_2', name: 'Lin', uuid: 'p2', user_uuid: 'u2', is_host: false },
-    ],
-  });
+  const bot = endedBot(service, { size: RECORDING_BYTES, seed: 31 });
   const db = documentClient();
   await db.send(
     new PutCommand({

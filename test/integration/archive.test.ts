@@ -19,6 +19,7 @@ import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
 import type { PyValue } from '../../local/simulator/python-json';
+import { endedBot } from '../fixtures/ended-meeting';
 import {
   createResources,
   type LocalPipeline,
@@ -70,23 +71,7 @@ function deps(overrides: Partial<ArchiveDependencies> = {}): ArchiveDependencies
 }
 
 function endedMeeting(size = 12 * MiB): SimulatedBot {
-  return service.addBot({
-    state: 'ended',
-    recording: { size, seed: size % 997, contentType: 'video/mp4' },
-    transcript: [1000, 2000, 3000].map((ms, i) => ({
-      speaker_name: `S${i}`,
-      speaker_uuid: `s${i}`,
-      speaker_user_uuid: null,
-      speaker_is_host: i === 0,
-      timestamp_ms: ms,
-      duration_ms: 500,
-      transcription: { transcript: `line ${i}` },
-    })),
-    participants: [
-      { id: 'par_1', name: 'Ada', uuid: 'p1', user_uuid: null, is_host: true },
-      { id: 'par_2', name: 'Lin', uuid: 'p2', user_uuid: 'u2', is_host: false },
-    ],
-  });
+  return endedBot(service, { size, seed: size % 997 });
 }
 
 async function objectBytes(key: string): Promise<Buffer> {

@@ -7,7 +7,6 @@
  */
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LaunchDependencies } from '../../lambdas/core/schedule/launch';
 import { DEFAULT_TIMING } from '../../lambdas/core/schedule/schedule-request';
 import {
   getSchedule,
@@ -22,7 +21,7 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
-import { type FaultMode, faultyClient } from '../fixtures/faulty-client';
+import { faultyClient, faultyMethods } from '../fixtures/faulty-client';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
 import { synthTemplate } from '../infra/synth';
@@ -47,37 +46,6 @@ afterAll(async () => {
   await pipeline?.stop();
 });
 
-type Upstream = LaunchDependencies['upstream'];
-
-/** The service client with its N-th call failing as a network error would: before it arrives, or with the answer lost. */
-function faultyUpstream(real: Upstream) {
-  let calls = 0;
-  let plan = { failAt: 0, mode: 'before' as FaultMode };
-  const wrap =
-    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
-    async (...args: A): Promise<R> => {
-      calls++;
-      if (calls !== plan.failAt) return call(...args);
-      if (plan.mode === 'after') await call(...args).catch(() => undefined);
-      throw new UpstreamError(`injected network fault at service call ${calls} (${plan.mode})`);
-    };
-  const client: Upstream = {
-    createBot: wrap((request) => real.createBot(request)),
-    findBotByDeduplicationKey: wrap((key: string) => real.findBotByDeduplicationKey(key)),
-    getBot: wrap((id: string) => real.getBot(id)),
-    updateBot: wrap((id: string, changes) => real.updateBot(id, changes)),
-    deleteBot: wrap((id: string) => real.deleteBot(id)),
-  };
-  return {
-    client,
-    calls: () => calls,
-    reset(next = { failAt: 0, mode: 'before' as FaultMode }) {
-      calls = 0;
-      plan = next;
-    },
-  };
-}
-
 /** Schedules are saved without starting anything: the test runs the state machine itself. */
 const scheduleDeps = (): ScheduleDependencies => ({
   table: { db: documentClient(), tableName: resources.tableName },
@@ -90,8 +58,11 @@ const scheduleDeps = (): ScheduleDependencies => ({
 
 function harness() {
   const db = faultyClient(documentClient());
-  const upstream = faultyUpstream(
+  // A network error: the service never answered, whether or not it did the work.
+  const upstream = faultyMethods(
     new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', maxAttempts: 1 }),
+    ['createBot', 'findBotByDeduplicationKey', 'getBot', 'updateBot', 'deleteBot'],
+    (call, mode) => new UpstreamError(`injected network fault at service call ${call} (${mode})`),
   );
   const executions = new LocalExecutions(definition, {
     task: createLaunchTaskHandler({
