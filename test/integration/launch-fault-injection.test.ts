@@ -62,7 +62,7 @@ function harness() {
   const upstream = faultyMethods(
     new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', maxAttempts: 1 }),
     ['createBot', 'findBotByDeduplicationKey', 'getBot', 'updateBot', 'deleteBot'],
-    (call, mode) => new UpstreamError(`injected network fault at service call ${call} (${mode})`),
+    (call, plan) => new UpstreamError(`injected network fault at service call ${call} (${plan.mode})`),
   );
   const executions = new LocalExecutions(definition, {
     task: createLaunchTaskHandler({
