@@ -174,16 +174,28 @@ async function dueAtJoinTime(botId: string, bot: Bot, deps: ReconcileDependencie
 
 /** Counts a 404; true when it is the one that sets the bot aside (out of the state index, marked unknown). */
 async function countMiss(deps: ReconcileDependencies, botId: string): Promise<boolean> {
-  await stamp(deps, botId, 'SET reconciledAt = :now ADD serviceMisses :one', { ':one': 1 });
+  const now = new Date(deps.now()).toISOString();
+  const { Attributes } = await deps.table.db.send(
+    new UpdateCommand({
+      TableName: deps.table.tableName,
+      Key: keys.meeting(botId),
+      UpdateExpression: 'SET reconciledAt = :now ADD serviceMisses :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': now, ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  // A second write only for the miss that reaches the limit (one a run, at most, per bot).
+  if (Number(Attributes?.serviceMisses ?? 0) < UNKNOWN_AFTER_MISSES) return false;
   return writeIfCondition(() =>
     deps.table.db.send(
       new UpdateCommand({
         TableName: deps.table.tableName,
         Key: keys.meeting(botId),
         UpdateExpression: 'SET unknownToService = :now REMOVE #statePk, #stateSk',
-        ConditionExpression: 'serviceMisses >= :limit AND attribute_not_exists(unknownToService)',
+        ConditionExpression: 'attribute_not_exists(unknownToService)',
         ExpressionAttributeNames: { '#statePk': GSI.byState.partitionKey, '#stateSk': GSI.byState.sortKey },
-        ExpressionAttributeValues: { ':now': new Date(deps.now()).toISOString(), ':limit': UNKNOWN_AFTER_MISSES },
+        ExpressionAttributeValues: { ':now': now },
       }),
     ),
   );
