@@ -13,6 +13,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import {
@@ -57,6 +58,9 @@ export const TRANSIENT_LAUNCH_ERRORS = [
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
 ];
+
+/** A calendar event older than this is set aside in the DLQ rather than delivered or retried again. */
+const CALENDAR_EVENT_MAX_AGE = Duration.hours(2);
 
 /** State names the local runner and tests refer to. */
 export const LAUNCHER_STATES = {
@@ -161,7 +165,7 @@ export class BotScheduler extends Construct {
       logRetention: props.logRetention,
       environment,
       failureHandling:
-        'Invoked synchronously by the HTTP API, or by EventBridge, whose target keeps failed calendar events in its own DLQ.',
+        'Invoked synchronously by the HTTP API, or asynchronously by EventBridge: a calendar event it cannot deliver, or one the function still fails after its retries, lands in the calendar events DLQ.',
     });
     grantTableItems(this.schedulesFunction, props.table);
     // Moving or cancelling a launched bot patches or deletes it at the service.
@@ -192,18 +196,25 @@ export class BotScheduler extends Construct {
       authorizer: new HttpIamAuthorizer(),
     });
 
-    // Calendar events EventBridge could not deliver after its retries are kept, not lost.
+    // Calendar events are kept, not lost, whichever side fails: EventBridge delivering one after its retries
+    // (the rule target's DLQ: the event itself), or the function failing it after Lambda's own retries of
+    // an accepted asynchronous invocation (its on-failure destination: the event under requestPayload).
     this.calendarDeadLetterQueue = encryptedQueue(this, 'CalendarEventsDeadLetterQueue');
+    this.schedulesFunction.configureAsyncInvoke({
+      onFailure: new SqsDestination(this.calendarDeadLetterQueue),
+      retryAttempts: 2,
+      maxEventAge: CALENDAR_EVENT_MAX_AGE,
+    });
     acknowledge(
       this.calendarDeadLetterQueue,
       'Serverless-SQSRedrivePolicy',
-      'This is the dead-letter queue of the calendar rule; its events are replayed by hand (README runbook).',
+      'This is the dead-letter queue of the calendar rule and of the schedules function; its events are replayed by hand (README runbook).',
     );
     // cdk-nag recognizes DLQs by a queue's redrive policy; an EventBridge target's DLQ has none.
     acknowledge(
       this.calendarDeadLetterQueue,
       'AwsSolutions-SQS3',
-      "This queue is the calendar rule target's dead-letter queue.",
+      "This queue is the calendar rule target's dead-letter queue and the schedules function's on-failure destination.",
     );
     this.calendarRule = new Rule(this, 'CalendarEvents', {
       description: 'Calendar integrations schedule, move and cancel bots',
@@ -214,7 +225,7 @@ export class BotScheduler extends Construct {
       targets: [
         new LambdaFunction(this.schedulesFunction, {
           retryAttempts: 8,
-          maxEventAge: Duration.hours(2),
+          maxEventAge: CALENDAR_EVENT_MAX_AGE,
           deadLetterQueue: this.calendarDeadLetterQueue,
         }),
       ],

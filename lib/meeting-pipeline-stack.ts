@@ -105,6 +105,7 @@ export class MeetingPipelineStack extends Stack {
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       api: this.ingress.api,
+      throttledRequests: this.ingress.throttledRequests,
       functions: {
         [SERVICES.ingress]: this.ingress.function,
         [SERVICES.processEvents]: this.eventProcessing.function,
@@ -139,6 +140,10 @@ export class MeetingPipelineStack extends Stack {
     new CfnOutput(this, 'ScheduleApiUrl', {
       value: `${this.ingress.stage.url.replace(/\/$/, '')}/schedules/{id}`,
       description: 'PUT/GET/DELETE with SigV4 (IAM) authentication',
+    });
+    new CfnOutput(this, 'CalendarEventsDeadLetterQueueUrl', {
+      value: this.scheduler.calendarDeadLetterQueue.queueUrl,
+      description: 'Calendar events that could not be delivered or applied',
     });
     new CfnOutput(this, 'LauncherStateMachineArn', { value: this.scheduler.stateMachine.stateMachineArn });
     new CfnOutput(this, 'AlarmTopicArn', {

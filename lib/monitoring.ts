@@ -25,6 +25,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { EVENT_FAILURE_REASONS } from '../lambdas/core/events/failure-reasons';
 import {
   type DimensionArgs,
   METRICS,
@@ -37,6 +38,8 @@ import { KNOWN_TRIGGERS, UNBOUND_EVENTS } from '../lambdas/core/upstream/webhook
 
 export interface MonitoringProps {
   api: HttpApi;
+  /** Requests the API answered 429, from its access log (lib/webhook-ingress.ts). */
+  throttledRequests: IMetric;
   /** Functions by the `service` name their metrics carry (POWERTOOLS_SERVICE_NAME). */
   functions: Record<ServiceName, IFunction>;
   eventsQueue: IQueue;
@@ -135,6 +138,28 @@ export class Monitoring extends Construct {
       props.api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }),
     );
     alarm(
+      'IngressThrottled',
+      'The HTTP API answered 429 (throttled): the service retries a few times, then the webhook is lost.',
+      props.throttledRequests,
+    );
+    // Failed records of a batch are reported back to SQS, not thrown: Lambda counts no error for them.
+    const eventFailures = new MathExpression({
+      expression: EVENT_FAILURE_REASONS.map((_, i) => `FILL(r${i},0)`).join(' + '),
+      usingMetrics: Object.fromEntries(
+        EVENT_FAILURE_REASONS.map((reason, i) => [
+          `r${i}`,
+          app(METRICS.eventFailed, SERVICES.processEvents, { reason }),
+        ]),
+      ),
+      label: 'EventFailed (every reason)',
+      period: FIVE_MINUTES,
+    });
+    alarm(
+      'EventFailures',
+      'Applying an event failed (it is retried, and dead-lettered after 5 receives).',
+      eventFailures,
+    );
+    alarm(
       'SignatureRejections',
       'Many webhooks failed the signature check: the signing secret is probably wrong or rotated on one side only.',
       app(METRICS.webhookRejected, SERVICES.ingress, { reason: 'signature-mismatch' }),
@@ -226,6 +251,7 @@ export class Monitoring extends Construct {
           props.api.metricCount({ period: FIVE_MINUTES }),
           props.api.metricClientError({ period: FIVE_MINUTES }),
           props.api.metricServerError({ period: FIVE_MINUTES }),
+          props.throttledRequests,
         ],
         [props.api.metricLatency({ period: FIVE_MINUTES, statistic: 'p99' })],
       ),
@@ -248,7 +274,8 @@ export class Monitoring extends Construct {
           app(METRICS.eventApplied, SERVICES.processEvents, { trigger }),
         ),
       ),
-      graph('Processing: duplicates, unknown triggers, healed', [
+      graph('Processing: failures, unknown triggers, healed', [
+        eventFailures,
         app(METRICS.unknownTrigger, SERVICES.processEvents),
         app(METRICS.reconcilerHealed, SERVICES.reconciler),
       ]),

@@ -7,9 +7,10 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -18,7 +19,7 @@ import { QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
-import { SERVICES } from '../lambdas/core/telemetry';
+import { METRICS_NAMESPACE, SERVICES } from '../lambdas/core/telemetry';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
@@ -28,6 +29,13 @@ import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
 
 export const WEBHOOK_PATH = '/webhooks';
+
+/**
+ * Requests the HTTP API refused with 429 (throttled), counted from its access log:
+ * HTTP APIs publish no metric of their own for 429s (the 4xx one mixes them with
+ * refused signatures), and the service gives up on a webhook after ~3 attempts.
+ */
+export const THROTTLED_REQUESTS_METRIC = { namespace: METRICS_NAMESPACE, name: 'ApiRequestsThrottled' } as const;
 
 export interface WebhookIngressProps {
   /** Where the payload bucket's server access logs go. */
@@ -58,6 +66,8 @@ export class WebhookIngress extends Construct {
   readonly payloadBucket: Bucket;
   /** The URL to register with the meeting assistant service. */
   readonly webhookUrl: string;
+  /** Requests answered 429, per 5 minutes (THROTTLED_REQUESTS_METRIC). */
+  readonly throttledRequests: Metric;
 
   constructor(scope: Construct, id: string, props: WebhookIngressProps) {
     super(scope, id);
@@ -177,5 +187,14 @@ export class WebhookIngress extends Construct {
       },
     });
     this.webhookUrl = `${this.stage.url.replace(/\/$/, '')}${WEBHOOK_PATH}`;
+
+    // Reads the `status` field of the access-log format above (a string there, as the format quotes it).
+    this.throttledRequests = new MetricFilter(this, 'ThrottledRequests', {
+      logGroup: accessLogs,
+      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
+      metricNamespace: THROTTLED_REQUESTS_METRIC.namespace,
+      metricName: THROTTLED_REQUESTS_METRIC.name,
+      metricValue: '1',
+    }).metric({ statistic: 'Sum', period: Duration.minutes(5) });
   }
 }

@@ -69,7 +69,7 @@ export const METRICS = {
   signingSecretUnavailable: metric('SigningSecretUnavailable', 'Count'),
   eventApplied: metric('EventApplied', 'Count', ['trigger']),
   eventDuplicate: metric('EventDuplicate', 'Count', ['trigger']),
-  /** By error class name (PoisonEventError, LeaseHeldError, an AWS SDK error): a small set. */
+  /** By reason, one of EVENT_FAILURE_REASONS (core/events/failure-reasons.ts): a closed set one alarm covers. */
   eventFailed: metric('EventFailed', 'Count', ['reason']),
   unknownTrigger: metric('UnknownTrigger', 'Count'),
   archiveRequested: metric('ArchiveRequested', 'Count'),
@@ -89,6 +89,8 @@ export const METRICS = {
   botLaunched: metric('BotLaunched', 'Count'),
   launchFailed: metric('LaunchFailed', 'Count'),
   calendarEventRefused: metric('CalendarEventRefused', 'Count'),
+  /** Calendar events older (by the calendar's own ordering) than the last one applied: delivered late, ignored. */
+  calendarEventStale: metric('CalendarEventStale', 'Count'),
 } as const;
 
 /**

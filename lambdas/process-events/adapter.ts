@@ -4,6 +4,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { EventLedger } from '../core/events/event-ledger';
+import { eventFailureReason } from '../core/events/failure-reasons';
 import { type ProcessDependencies, processQueuedEvent, type QueuedMessage } from '../core/events/process-event';
 import { QUEUE_SETTINGS } from '../core/queue/queue-settings';
 import { METRICS, type Telemetry } from '../core/telemetry';
@@ -57,11 +58,12 @@ export function createProcessEventsHandler(deps: ProcessDependencies): ProcessEv
     try {
       return await processQueuedEvent(toQueuedMessage(record), deps);
     } catch (error) {
-      const reason = error instanceof Error ? error.name : 'Error';
+      const reason = eventFailureReason(error);
       deps.telemetry.log.error('event failed; it will be retried', {
         message_id: record.messageId,
         receive_count: record.attributes?.ApproximateReceiveCount,
         reason,
+        error_name: error instanceof Error ? error.name : typeof error,
         error: error instanceof Error ? error.message : String(error),
       });
       deps.telemetry.metrics.emit(METRICS.eventFailed, 1, { reason });

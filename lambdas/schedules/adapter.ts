@@ -1,16 +1,32 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
-import { CALENDAR_DETAIL_TYPES, calendarEventDetailSchema } from '../core/schedule/calendar-events';
 import {
+  CALENDAR_DETAIL_TYPES,
+  type CalendarEventKind,
+  calendarEventDetailSchema,
+  calendarEventOrder,
+} from '../core/schedule/calendar-events';
+import {
+  CONCURRENT_UPDATE,
   cancelSchedule,
   getSchedule,
+  OLDER_EVENT,
   type Schedule,
   type ScheduleDependencies,
   type ScheduleResult,
   upsertSchedule,
 } from '../core/schedule/schedules';
 import { METRICS } from '../core/telemetry';
+import { describeIssues } from '../core/validation';
 
 export type SchedulesEvent = APIGatewayProxyEventV2 | EventBridgeEvent<string, unknown>;
+
+/** A calendar event that lost to other writers of its schedule on every attempt. */
+export class CalendarEventConflictError extends Error {
+  override name = 'CalendarEventConflictError';
+  constructor(scheduleId: string, message: string) {
+    super(`schedule ${scheduleId}: ${message}`);
+  }
+}
 
 /** What a caller sees of a schedule. */
 function view(schedule: Schedule) {
@@ -74,24 +90,29 @@ async function handleCalendarEvent(
   event: EventBridgeEvent<string, unknown>,
   deps: ScheduleDependencies,
 ): Promise<void> {
-  const detail = calendarEventDetailSchema.safeParse(event.detail);
+  const about = { detail_type: event['detail-type'], event_id: event.id };
   const refuse = (message: string) => {
     // Not retried: EventBridge would only deliver the same bad event again.
-    deps.telemetry.log.error('calendar event refused', {
-      detail_type: event['detail-type'],
-      event_id: event.id,
-      reason: message,
-    });
+    deps.telemetry.log.error('calendar event refused', { ...about, reason: message });
     deps.telemetry.metrics.emit(METRICS.calendarEventRefused, 1);
   };
-  if (!detail.success) return refuse('detail.schedule_id is missing');
+  const detail = calendarEventDetailSchema.safeParse(event.detail);
+  if (!detail.success) return refuse(describeIssues(detail.error, 'detail').join('; '));
+  const kind = (Object.keys(CALENDAR_DETAIL_TYPES) as CalendarEventKind[]).find(
+    (key) => CALENDAR_DETAIL_TYPES[key] === event['detail-type'],
+  );
+  if (kind === undefined) return refuse(`unknown detail-type ${event['detail-type']}`);
   const id = detail.data.schedule_id;
+  const order = calendarEventOrder(detail.data, kind);
   const result =
-    event['detail-type'] === CALENDAR_DETAIL_TYPES.cancelled
-      ? await cancelSchedule(id, deps)
-      : event['detail-type'] === CALENDAR_DETAIL_TYPES.upserted
-        ? await upsertSchedule(id, event.detail, deps)
-        : undefined;
-  if (result === undefined) return refuse(`unknown detail-type ${event['detail-type']}`);
-  if ('error' in result && result.error.code !== 'not-found') refuse(`${result.error.code}: ${result.error.message}`);
+    kind === 'cancelled' ? await cancelSchedule(id, deps, order) : await upsertSchedule(id, event.detail, deps, order);
+  if (!('error' in result) || result.error.code === 'not-found') return;
+  // Transient: thrown, so Lambda tries the event again and then sends it to the calendar DLQ (alarmed).
+  if (result.error.code === CONCURRENT_UPDATE) throw new CalendarEventConflictError(id, result.error.message);
+  if (result.error.code === OLDER_EVENT) {
+    deps.telemetry.log.info('calendar event ignored as older', { ...about, schedule_id: id, order });
+    deps.telemetry.metrics.emit(METRICS.calendarEventStale, 1);
+    return;
+  }
+  refuse(`${result.error.code}: ${result.error.message}`);
 }

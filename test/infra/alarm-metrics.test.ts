@@ -2,15 +2,20 @@
  * Every alarm on one of our own metrics must watch a metric the code really emits:
  * same namespace, name and exact dimension set, `service` included. The alarms come
  * from the synthesized template; the emitted metrics from running each alarmed code
- * path with the real Powertools Metrics and reading the EMF lines it writes.
+ * path with the real Powertools Metrics and reading the EMF lines it writes, and
+ * from the metric filters on the API's access log, run over the lines its
+ * synthesized access-log format produces.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Template } from 'aws-cdk-lib/assertions';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { archiveDependencies, createArchiveHandler } from '../../lambdas/archive/adapter';
-import { processQueuedEvent } from '../../lambdas/core/events/process-event';
+import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
+import { processQueuedEvent, type QueuedMessage } from '../../lambdas/core/events/process-event';
 import { acceptWebhook } from '../../lambdas/core/ingress/accept-webhook';
 import {
   MAX_BACKSTOP_JOBS,
@@ -20,9 +25,10 @@ import {
 import { recordLaunchFailure } from '../../lambdas/core/schedule/launch';
 import { parseSigningSecrets } from '../../lambdas/core/signature/verify';
 import { keys } from '../../lambdas/core/store/table-layout';
-import { METRICS_NAMESPACE, SERVICES, type ServiceName } from '../../lambdas/core/telemetry';
+import { METRICS, METRICS_NAMESPACE, SERVICES, type ServiceName } from '../../lambdas/core/telemetry';
 import { NotFoundError, UpstreamClient } from '../../lambdas/core/upstream/client';
 import type { Bot } from '../../lambdas/core/upstream/rest-contract';
+import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
 import { s3Client } from '../../lambdas/shared/s3-client';
@@ -36,6 +42,7 @@ import {
   queuedMessage,
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
+import { matchesFilterPattern } from '../fixtures/log-filter-pattern';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
 import { synthTemplate } from './synth';
 
@@ -51,9 +58,10 @@ const identity = (m: MetricIdentity) =>
 type CfnDimension = { Name: string; Value: unknown };
 type CfnMetric = { Namespace?: string; MetricName?: string; Dimensions?: CfnDimension[] };
 
+let template: Template;
+
 /** Our-namespace metrics of every alarm, single-metric and metric-math alike. */
 function alarmedMetrics(): Array<MetricIdentity & { alarm: string }> {
-  const { template } = synthTemplate();
   const found: Array<MetricIdentity & { alarm: string }> = [];
   for (const [alarm, resource] of Object.entries(template.findResources('AWS::CloudWatch::Alarm'))) {
     const props = resource.Properties as CfnMetric & { Metrics?: Array<{ MetricStat?: { Metric: CfnMetric } }> };
@@ -69,7 +77,6 @@ function alarmedMetrics(): Array<MetricIdentity & { alarm: string }> {
 
 /** The service names the functions are deployed with. */
 function deployedServiceNames(): string[] {
-  const { template } = synthTemplate();
   return Object.values(template.findResources('AWS::Lambda::Function')).map(
     (fn) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME as string,
   );
@@ -106,6 +113,108 @@ async function emittedBy(run: () => Promise<unknown>): Promise<MetricIdentity[]>
   return found;
 }
 
+type CfnMetricFilter = {
+  FilterPattern: string;
+  MetricTransformations: Array<{
+    MetricNamespace: string;
+    MetricName: string;
+    Dimensions?: Array<{ Key: string; Value: string }>;
+  }>;
+};
+
+/** The API stage's access-log format and the metric filters on its log group, as synthesized. */
+function accessLog(): { format: string; filters: CfnMetricFilter[] } {
+  const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+  expect(stages).toHaveLength(1);
+  const settings = stages[0]?.Properties.AccessLogSettings as {
+    DestinationArn: { 'Fn::GetAtt': [string, string] };
+    Format: string;
+  };
+  const logGroup = settings.DestinationArn['Fn::GetAtt'][0];
+  const filters = Object.values(template.findResources('AWS::Logs::MetricFilter'))
+    .filter((filter) => filter.Properties.LogGroupName?.Ref === logGroup)
+    .map((filter) => filter.Properties as CfnMetricFilter);
+  return { format: settings.Format, filters };
+}
+
+/**
+ * The access-log line API Gateway writes for a webhook answered `status`: the
+ * synthesized format with each variable filled in as API Gateway fills it (as
+ * text, inside the format's quotes; `-` for a value the request does not have).
+ */
+function accessLogLine(format: string, status: 202 | 429): string {
+  const throttled = status === 429;
+  const values: Record<string, string> = {
+    '$context.requestId': 'Zx3kYhQ1oAMEbCw=',
+    '$context.identity.sourceIp': '203.0.113.7',
+    '$context.requestTime': '22/Nov/2026:09:00:00 +0000',
+    '$context.routeKey': 'POST /webhooks',
+    '$context.status': String(status),
+    '$context.responseLength': throttled ? '29' : '0',
+    // A throttled request never reaches the integration.
+    '$context.integrationLatency': throttled ? '-' : '41',
+    '$context.integrationErrorMessage': '-',
+    '$context.error.message': throttled ? 'Too Many Requests' : '-',
+  };
+  return format.replace(/\$context(?:\.[A-Za-z]+)+/g, (variable) => {
+    const value = values[variable];
+    if (value === undefined) throw new Error(`no value for ${variable} in the rendered access-log line`);
+    return value;
+  });
+}
+
+/** What the access log's metric filters publish when this line is written. */
+function publishedFor(line: string): MetricIdentity[] {
+  return accessLog()
+    .filters.filter((filter) => matchesFilterPattern(filter.FilterPattern, line))
+    .flatMap((filter) =>
+      filter.MetricTransformations.map((t) => ({
+        namespace: t.MetricNamespace,
+        name: t.MetricName,
+        dimensions: Object.fromEntries((t.Dimensions ?? []).map((d) => [d.Key, d.Value])),
+      })),
+    );
+}
+
+/** A queued message as Lambda hands it to the process-events function. */
+const sqsRecord = (message: QueuedMessage) => ({
+  messageId: message.messageId,
+  body: message.body,
+  attributes: { ApproximateReceiveCount: '1' },
+  messageAttributes: Object.fromEntries(
+    Object.entries(message.attributes).map(([name, value]) => [name, { stringValue: value, dataType: 'String' }]),
+  ),
+});
+
+/** A batch where applying fails for each reason there is: a body that is not JSON, a held lease, a table error. */
+function eventFailures(): Promise<MetricIdentity[]> {
+  return invocation(SERVICES.processEvents, async (telemetry) => {
+    const at = new Date('2026-11-20T12:00:00Z');
+    const change = { oldState: 'joining', newState: 'joined_recording', eventType: 'x', createdAtMicros: 1 };
+    const message = () => queuedMessage(stateChange(`bot_alarm_${randomUUID()}`, change), at);
+    const poison = { ...message(), body: 'not json' };
+    const busy = message();
+    const processing = processDependencies(resources, telemetry);
+    // Another delivery of the same event holds its lease.
+    await processing.ledger.claim({
+      idempotencyKey: String(busy.attributes.idempotency_key),
+      botId: String(busy.attributes.bot_id),
+      trigger: 'bot.state_change',
+      receivedAt: at.toISOString(),
+      body: { inline: busy.body },
+    });
+    const batch = (records: QueuedMessage[]) => ({ Records: records.map(sqsRecord) }) as unknown as SQSEvent;
+    const failed = (error: Error) => error.name;
+    await expect(createProcessEventsHandler(processing)(batch([poison, busy])).catch(failed)).resolves.toBe(
+      'FullBatchFailureError',
+    );
+    const unreachable = processDependencies({ ...resources, tableName: 'no-such-table' }, telemetry);
+    await expect(createProcessEventsHandler(unreachable)(batch([message()])).catch(failed)).resolves.toBe(
+      'FullBatchFailureError',
+    );
+  });
+}
+
 const context = { awsRequestId: 'req-1', functionName: 'test', invokedFunctionArn: 'arn' } as Context;
 
 /** Runs `body` as one invocation of a function deployed as `service`: the handler's own wrapper publishes. */
@@ -120,6 +229,7 @@ let upstreamServer: Server;
 let upstreamOrigin: string;
 
 beforeAll(async () => {
+  template = synthTemplate().template;
   pipeline = await startLocalPipeline();
   resources = await createResources();
   // A service that refuses the key (401) or fails (500), by path prefix.
@@ -260,6 +370,11 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
         });
       }),
   ],
+  ['applying events fails for every reason there is', eventFailures],
+  [
+    'the API throttles a webhook (429): its access-log line',
+    async () => publishedFor(accessLogLine(accessLog().format, 429)),
+  ],
   ...[SERVICES.archive, SERVICES.reconciler, SERVICES.launchBot].map(
     (service): [string, () => Promise<MetricIdentity[]>] => [
       `the service refuses the API key in ${service}`,
@@ -292,5 +407,37 @@ describe('alarms and the metrics the code emits', () => {
       unmatched.map((m) => `${m.alarm}: ${identity(m)}`),
       `emitted:\n${[...emitted].join('\n')}`,
     ).toEqual([]);
+  });
+
+  it('watches EventFailed for each reason the processing emits, and it emits every listed reason', async () => {
+    const watched = new Set(alarmedMetrics().map(identity));
+    const failures = (await eventFailures()).filter((m) => m.name === METRICS.eventFailed.name);
+    expect(new Set(failures.map((m) => m.dimensions.reason))).toEqual(new Set(EVENT_FAILURE_REASONS));
+    expect(failures.filter((m) => !watched.has(identity(m)))).toEqual([]);
+  });
+
+  it('counts a 429 from the API access log (and not a 202), into the metric the throttling alarm watches', () => {
+    const { format } = accessLog();
+    const throttled = accessLogLine(format, 429);
+    // The format renders JSON, with the status as text.
+    expect(JSON.parse(throttled)).toMatchObject({ status: '429' });
+    const [published, ...more] = publishedFor(throttled);
+    expect(more).toEqual([]);
+    expect(published).toMatchObject({ namespace: METRICS_NAMESPACE, dimensions: {} });
+    expect(publishedFor(accessLogLine(format, 202))).toEqual([]);
+    const watching = alarmedMetrics().filter((m) => published && identity(m) === identity(published));
+    expect(watching.map((m) => m.alarm)).toEqual([expect.stringMatching(/^MonitoringIngressThrottled/)]);
+  });
+
+  it('evaluates filter patterns strictly: text against text only, and nothing it does not model', () => {
+    const line = JSON.stringify({ status: '429', bytes: 12 });
+    expect(matchesFilterPattern('{ $.status = "429" }', line)).toBe(true);
+    expect(matchesFilterPattern('{ $.status = 429 }', line)).toBe(false);
+    expect(matchesFilterPattern('{ $.bytes = 12 }', line)).toBe(true);
+    expect(matchesFilterPattern('{ $.status != "429" }', line)).toBe(false);
+    expect(matchesFilterPattern('{ $.missing = "429" }', line)).toBe(false);
+    expect(matchesFilterPattern('{ $.status = "429" }', 'status 429')).toBe(false);
+    for (const unmodelled of ['{ $.status = "4*" }', '{ $.status > 400 }', '[ip, status=429]', '429'])
+      expect(() => matchesFilterPattern(unmodelled, line)).toThrow(/not modelled/);
   });
 });

@@ -41,6 +41,31 @@ describe('bot scheduler', () => {
     });
   });
 
+  it('sends calendar events the schedules function still fails after its retries to the calendar DLQ', () => {
+    const [rule] = Object.values(
+      template.findResources('AWS::Events::Rule', {
+        Properties: { EventPattern: { source: ['meeting-pipeline.calendar'] } },
+      }),
+    );
+    const targetDlq = rule?.Properties.Targets[0].DeadLetterConfig.Arn['Fn::GetAtt'][0];
+    const [schedules] = Object.entries(template.findResources('AWS::Lambda::Function')).filter(
+      ([, fn]) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'schedules',
+    );
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: schedules?.[0] },
+      Qualifier: '$LATEST',
+      MaximumRetryAttempts: 2,
+      MaximumEventAgeInSeconds: 7200,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [targetDlq, 'Arn'] } } },
+    });
+    expect(template.findResources('AWS::SQS::Queue')[targetDlq]?.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+    });
+    const send = functionStatements(template, 'schedules').find((s) => actionsOf([s]).includes('sqs:SendMessage'));
+    expect(send?.Resource).toEqual({ 'Fn::GetAtt': [targetDlq, 'Arn'] });
+    template.hasOutput('CalendarEventsDeadLetterQueueUrl', { Value: { Ref: targetDlq } });
+  });
+
   it('lets the schedules function start and stop only launcher executions', () => {
     const statements = functionStatements(template, 'schedules');
     expect(wildcardDataActions(statements)).toEqual([]);

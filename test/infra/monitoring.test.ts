@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
 import { parseConfig } from '../../lib/config';
 import { synthTemplate } from './synth';
 
@@ -64,6 +65,55 @@ describe('monitoring', () => {
       Namespace: 'MeetingPipeline',
     });
     expect(JSON.stringify(alarmNamed('refused the API key'))).toContain('UpstreamUnauthorized');
+  });
+
+  it('alarms on any 429 at the API, counted by a metric filter on its access log', () => {
+    const [filter, ...others] = Object.values(template.findResources('AWS::Logs::MetricFilter'));
+    expect(others).toHaveLength(0);
+    const [transformation] = filter?.Properties.MetricTransformations ?? [];
+    const [alarm, ...more] = alarmNamed('IngressThrottled');
+    expect(more).toHaveLength(0);
+    expect(alarm?.Properties).toMatchObject({
+      Namespace: transformation.MetricNamespace,
+      MetricName: transformation.MetricName,
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(alarm?.Properties.Dimensions).toBeUndefined();
+  });
+
+  it('alarms on EventFailed summed over every failure reason', () => {
+    const [alarm] = alarmNamed('EventFailures');
+    const metrics = alarm?.Properties.Metrics as Array<{
+      Expression?: string;
+      ReturnData?: boolean;
+      MetricStat?: { Metric: { MetricName: string; Dimensions: Array<{ Name: string; Value: string }> } };
+    }>;
+    const reasons = metrics.flatMap((m) =>
+      m.MetricStat?.Metric.MetricName === 'EventFailed'
+        ? m.MetricStat.Metric.Dimensions.filter((d) => d.Name === 'reason').map((d) => d.Value)
+        : [],
+    );
+    expect(reasons.sort()).toEqual([...EVENT_FAILURE_REASONS].sort());
+    const [sum] = metrics.filter((m) => m.ReturnData !== false);
+    expect(sum?.Expression?.match(/FILL\(\w+,0\)/g)).toHaveLength(EVENT_FAILURE_REASONS.length);
+    expect(alarm?.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  it('alarms on the schedules function: its errors, and the DLQ its failed calendar events land in', () => {
+    const [config] = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig'));
+    const dlq = config?.Properties.DestinationConfig.OnFailure.Destination['Fn::GetAtt'][0];
+    const [dlqAlarm] = alarmNamed('CalendarEventsDeadLetterQueueNotEmpty');
+    expect(dlqAlarm?.Properties.Dimensions).toEqual([
+      { Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } },
+    ]);
+    const [errors] = alarmNamed('SchedulesErrors');
+    expect(errors?.Properties).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Errors' });
+    expect(errors?.Properties.Dimensions).toEqual([
+      { Name: 'FunctionName', Value: { Ref: config?.Properties.FunctionName.Ref } },
+    ]);
   });
 
   it("alarms on every function's errors and throttles, and on failed or timed-out launcher executions", () => {

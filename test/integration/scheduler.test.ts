@@ -1,6 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import aslValidator from 'asl-validator';
+import type { EventBridgeEvent } from 'aws-lambda';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  CALENDAR_DETAIL_TYPES,
+  CALENDAR_EVENT_SOURCE,
+  type CalendarEventKind,
+} from '../../lambdas/core/schedule/calendar-events';
 import type { LaunchInput } from '../../lambdas/core/schedule/executions';
 import { type LaunchDependencies, launchScheduledBot, recordLaunchFailure } from '../../lambdas/core/schedule/launch';
 import { DEFAULT_TIMING, launchJitterMs } from '../../lambdas/core/schedule/schedule-request';
@@ -11,14 +19,20 @@ import {
   type ScheduleDependencies,
   upsertSchedule,
 } from '../../lambdas/core/schedule/schedules';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { METRICS, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient, type UpstreamClientOptions } from '../../lambdas/core/upstream/client';
 import { createLaunchTaskHandler } from '../../lambdas/launch-bot/adapter';
+import { createSchedulesHandler } from '../../lambdas/schedules/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
-import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
+import {
+  createResources,
+  type LocalPipeline,
+  recordingTelemetry,
+  startLocalPipeline,
+} from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
 import { synthTemplate } from '../infra/synth';
 
@@ -43,7 +57,7 @@ afterAll(async () => {
 // One attempt per call, so the state machine's own Retry is what retries.
 const upstream = (options: Partial<UpstreamClientOptions> = {}) =>
   new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', maxAttempts: 1, ...options });
-const launcher = (options: Partial<UpstreamClientOptions> = {}) =>
+const launcher = (options: Partial<UpstreamClientOptions> = {}, waitMs: (input: LaunchInput) => number = () => 0) =>
   new LocalExecutions(definition, {
     task: createLaunchTaskHandler({
       table: { db: documentClient(), tableName: resources.tableName },
@@ -51,7 +65,7 @@ const launcher = (options: Partial<UpstreamClientOptions> = {}) =>
       telemetry: silentTelemetry,
       now: () => now,
     }) as (event: unknown) => Promise<unknown>,
-    waitMs: () => 0,
+    waitMs,
     retryIntervalMs: 0,
   });
 
@@ -526,5 +540,142 @@ describe('races between a launch in flight and changes to its schedule', () => {
     // The same request again changes nothing and launches nothing.
     expect(await upsertSchedule('race-crash', request(), scheduleDeps())).toMatchObject({ status: 200 });
     expect(botsFor('race-crash')).toHaveLength(1);
+  });
+});
+
+describe('calendar events delivered out of order (EventBridge does not order them)', () => {
+  /** Version 1 waits at the launcher until stopped; any later version launches at once, so a revival shows as a bot. */
+  const holdFirstVersion = (input: LaunchInput) => (input.version === 1 ? 3_600_000 : 0);
+  beforeEach(() => {
+    executions = launcher({}, holdFirstVersion);
+  });
+
+  /** The schedules function as EventBridge invokes it, with the metrics it emits. */
+  const calendar = (overrides: Partial<ScheduleDependencies> = {}) => {
+    const { telemetry, metrics } = recordingTelemetry();
+    const handle = createSchedulesHandler({ ...deps(), telemetry, ...overrides });
+    const deliver = (kind: CalendarEventKind, detail: Record<string, unknown>) =>
+      handle({
+        version: '0',
+        id: randomUUID(),
+        'detail-type': CALENDAR_DETAIL_TYPES[kind],
+        source: CALENDAR_EVENT_SOURCE,
+        account: '111111111111',
+        time: '2026-11-22T09:00:00Z',
+        region: 'eu-west-1',
+        resources: [],
+        detail,
+      } satisfies EventBridgeEvent<string, unknown>);
+    const stale = () => metrics.filter((m) => m.name === METRICS.calendarEventStale.name).length;
+    return { deliver, stale };
+  };
+  /** Every execution past version 1 run to its end: a revived schedule has launched its bot by then. */
+  const laterVersionsDone = () =>
+    Promise.all([...executions.executions.values()].filter((e) => e.input.version > 1).map((e) => e.done));
+
+  it.each([
+    ['a newer sequence', 2],
+    ['the same sequence (a cancellation wins the tie)', 1],
+  ])('an Upserted redelivered after a Cancelled with %s launches no bot', async (_label, cancelSequence) => {
+    const id = `order-revive-${cancelSequence}`;
+    const { deliver, stale } = calendar();
+    await deliver('upserted', { schedule_id: id, ...request(), sequence: 1 });
+    await deliver('cancelled', { schedule_id: id, sequence: cancelSequence });
+    await deliver('upserted', { schedule_id: id, ...request(), sequence: 1 });
+    await laterVersionsDone();
+
+    expect(botsFor(id)).toEqual([]);
+    expect(await getSchedule(id, deps())).toMatchObject({ status: 'cancelled', version: 1 });
+    expect([...executions.executions.values()].map((e) => [e.input.version, e.stopped])).toEqual([[1, true]]);
+    expect(stale()).toBe(1);
+  });
+
+  it('a Cancelled delivered before its first Upserted keeps the meeting out; a newer Upserted still schedules it', async () => {
+    const { deliver, stale } = calendar();
+    await deliver('cancelled', { schedule_id: 'order-cancel-first', sequence: 2 });
+    await deliver('upserted', { schedule_id: 'order-cancel-first', ...request(), sequence: 1 });
+    expect(await getSchedule('order-cancel-first', deps())).toBeUndefined();
+    expect(executions.executions.size).toBe(0);
+    expect(stale()).toBe(1);
+
+    await deliver('upserted', { schedule_id: 'order-cancel-first', ...request(), sequence: 3 });
+    expect(await getSchedule('order-cancel-first', deps())).toMatchObject({ status: 'scheduled', version: 1 });
+    expect(executions.executions.size).toBe(1);
+  });
+
+  it.each([
+    ['sequence', { sequence: 7 }, { sequence: 6 }],
+    // The same instant written in two zones: compared as times, not as text.
+    ['updated_at', { updated_at: '2026-11-22T08:00:05-01:00' }, { updated_at: '2026-11-22T09:00:04Z' }],
+  ])('an older Upserted (by %s) delivered after a newer one changes nothing', async (field, newer, older) => {
+    const id = `order-stale-${field}`;
+    const { deliver, stale } = calendar();
+    await deliver('upserted', { schedule_id: id, ...request({ join_at: '2026-11-22T11:00:00Z' }), ...newer });
+    await deliver('upserted', { schedule_id: id, ...request({ join_at: '2026-11-22T10:00:00Z' }), ...older });
+    await laterVersionsDone();
+
+    expect(await getSchedule(id, deps())).toMatchObject({
+      status: 'scheduled',
+      version: 1,
+      joinAt: '2026-11-22T11:00:00.000Z',
+    });
+    expect([...executions.executions.values()].map((e) => [e.input.version, e.stopped])).toEqual([[1, false]]);
+    expect(botsFor(id)).toEqual([]);
+    expect(stale()).toBe(1);
+  });
+
+  it('an older Upserted that read the schedule before a newer Cancelled was written does not overwrite it', async () => {
+    const id = 'order-write-race';
+    const { deliver: setUp } = calendar();
+    await setUp('upserted', { schedule_id: id, ...request(), sequence: 1 });
+    // The newer cancellation lands between the older move's read and its write (the conditional write decides).
+    const db = documentClient();
+    const send = db.send.bind(db);
+    let cancelledMeanwhile = false;
+    db.send = (async (command: unknown, ...rest: unknown[]) => {
+      if (!cancelledMeanwhile && command instanceof PutCommand && command.input.Item?.scheduleId === id) {
+        cancelledMeanwhile = true;
+        await calendar().deliver('cancelled', { schedule_id: id, sequence: 3 });
+      }
+      return (send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+    }) as typeof db.send;
+    const { deliver, stale } = calendar({ table: { db, tableName: resources.tableName } });
+    await deliver('upserted', { schedule_id: id, ...request({ join_at: '2026-11-22T11:00:00Z' }), sequence: 2 });
+    await laterVersionsDone();
+
+    expect(cancelledMeanwhile).toBe(true);
+    expect(await getSchedule(id, deps())).toMatchObject({ status: 'cancelled', version: 1 });
+    expect([...executions.executions.values()].map((e) => [e.input.version, e.stopped])).toEqual([[1, true]]);
+    expect(botsFor(id)).toEqual([]);
+    expect(stale()).toBe(1);
+  });
+
+  it('events without an ordering apply as delivered, as before: a late Upserted schedules the meeting again', async () => {
+    const id = 'order-none';
+    const { deliver, stale } = calendar();
+    await deliver('upserted', { schedule_id: id, ...request() });
+    await deliver('cancelled', { schedule_id: id });
+    await deliver('upserted', { schedule_id: id, ...request() });
+    await laterVersionsDone();
+
+    expect(await getSchedule(id, deps())).toMatchObject({ status: 'launched', version: 2 });
+    expect(botsFor(id)).toHaveLength(1);
+    expect(stale()).toBe(0);
+  });
+
+  it('the schedule API applies its requests as they come and keeps the calendar ordering for later events', async () => {
+    const id = 'order-api';
+    const { deliver, stale } = calendar();
+    await deliver('upserted', { schedule_id: id, ...request(), sequence: 4 });
+    expect(await upsertSchedule(id, request({ join_at: '2026-11-22T12:00:00Z' }), deps())).toMatchObject({
+      status: 200,
+      schedule: { version: 2 },
+    });
+    await deliver('upserted', { schedule_id: id, ...request({ join_at: '2026-11-22T10:30:00Z' }), sequence: 3 });
+    await laterVersionsDone();
+
+    expect(await getSchedule(id, deps())).toMatchObject({ version: 2, joinAt: '2026-11-22T12:00:00.000Z' });
+    expect(botsFor(id)).toHaveLength(1);
+    expect(stale()).toBe(1);
   });
 });

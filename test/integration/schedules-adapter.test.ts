@@ -5,7 +5,7 @@ import { DEFAULT_TIMING, launchJitterMs } from '../../lambdas/core/schedule/sche
 import { getSchedule } from '../../lambdas/core/schedule/schedules';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
-import { createSchedulesHandler } from '../../lambdas/schedules/adapter';
+import { CalendarEventConflictError, createSchedulesHandler } from '../../lambdas/schedules/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
@@ -122,5 +122,28 @@ describe('schedules handler', () => {
     expect(
       await getSchedule('cal-eb-bad', { table: { db: documentClient(), tableName: resources.tableName } }),
     ).toBeUndefined();
+  });
+
+  it('fails a calendar event that lost to other writers on every attempt, so Lambda retries it and then dead-letters it', async () => {
+    const db = documentClient();
+    const send = db.send.bind(db) as (command: unknown) => Promise<unknown>;
+    const contested = Object.create(db) as typeof db;
+    // Every write of this schedule loses its condition, as when other writers keep changing it.
+    (contested as { send: unknown }).send = async (command: { constructor: { name: string } }) => {
+      if (command.constructor.name === 'PutCommand')
+        throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+      return send(command);
+    };
+    const contestedHandler = createSchedulesHandler({
+      table: { db: contested, tableName: resources.tableName },
+      executions,
+      upstream: new UpstreamClient({ baseUrl: 'http://127.0.0.1:9/api/v1/', apiKey: async () => 'unused' }),
+      timing: DEFAULT_TIMING,
+      telemetry: silentTelemetry,
+      now: () => Date.parse('2026-11-22T09:00:00Z'),
+    });
+    await expect(
+      contestedHandler(calendarEvent('Calendar Event Upserted', { schedule_id: 'cal-contested', ...body })),
+    ).rejects.toBeInstanceOf(CalendarEventConflictError);
   });
 });

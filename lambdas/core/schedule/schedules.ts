@@ -6,6 +6,12 @@
  * service starts it: moving then patches the bot and cancelling deletes it; a
  * bot the service already started cannot be moved or deleted, and the answer
  * (409) says so. The schedule API and calendar events both call these.
+ *
+ * A calendar event may carry its calendar's ordering (calendar-events.ts): an
+ * event older than the last one applied is ignored, checked by a conditional
+ * write, so a late redelivery neither revives a cancelled meeting nor undoes a
+ * newer change. Requests without one (the schedule API, unordered events) apply
+ * as they come and leave the stored ordering as it is.
  */
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -50,7 +56,29 @@ export interface Schedule {
   pendingChange?: PendingChange;
   /** Why a change asked for during the launch could not be made to the bot. */
   changeRefused?: string;
+  /** The calendar ordering of the last calendar event applied (calendarEventOrder); kept when cancelled. */
+  calendarOrder?: string;
 }
+
+/** A calendar cancellation seen before any upsert of its schedule: only its ordering is kept. */
+interface CancellationOnly {
+  scheduleId: string;
+  version: 0;
+  status: 'cancelled';
+  calendarOrder: string;
+}
+type StoredSchedule = Schedule | CancellationOnly;
+
+const isSchedule = (stored: StoredSchedule | undefined): stored is Schedule =>
+  stored !== undefined && stored.version > 0;
+
+/** The ordering of a calendar event (calendarEventOrder), or undefined: the schedule API and unordered events. */
+type EventOrder = string | undefined;
+
+/** The answer to a calendar event older than the last one applied to its schedule. */
+export const OLDER_EVENT = 'older-event';
+/** The answer when other writers kept changing the schedule through every attempt: worth trying again later. */
+export const CONCURRENT_UPDATE = 'concurrent-update';
 
 export interface ScheduleDependencies {
   table: TableAccess;
@@ -79,12 +107,49 @@ export function executionName(scheduleId: string, version: number): string {
   return `schedule-${createHash('sha256').update(scheduleId).digest('hex').slice(0, 40)}-v${version}`;
 }
 
-export async function getSchedule(scheduleId: string, deps: { table: TableAccess }): Promise<Schedule | undefined> {
+async function readSchedule(scheduleId: string, deps: { table: TableAccess }): Promise<StoredSchedule | undefined> {
   const { Item } = await deps.table.db.send(
     new GetCommand({ TableName: deps.table.tableName, Key: keys.schedule(scheduleId), ConsistentRead: true }),
   );
-  return Item as Schedule | undefined;
+  return Item as StoredSchedule | undefined;
 }
+
+export async function getSchedule(scheduleId: string, deps: { table: TableAccess }): Promise<Schedule | undefined> {
+  const stored = await readSchedule(scheduleId, deps);
+  return isSchedule(stored) ? stored : undefined;
+}
+
+/**
+ * Takes this event's place in the calendar's order before anything else changes
+ * (the service included); false when a newer event was applied first.
+ */
+async function claimOrder(scheduleId: string, order: string, deps: { table: TableAccess }): Promise<boolean> {
+  return writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.schedule(scheduleId),
+        UpdateExpression: 'SET calendarOrder = :order',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(calendarOrder) OR calendarOrder <= :order)',
+        ExpressionAttributeValues: { ':order': order },
+      }),
+    ),
+  );
+}
+
+/** A condition to add to a write after the claim: it holds while no newer calendar event was applied meanwhile. */
+function orderGuard(order: EventOrder): { condition: string; values: Record<string, string> } {
+  return order === undefined
+    ? { condition: '', values: {} }
+    : {
+        condition: ' AND (attribute_not_exists(calendarOrder) OR calendarOrder <= :order)',
+        values: { ':order': order },
+      };
+}
+
+const olderEvent = (scheduleId: string): ScheduleResult =>
+  fail(409, OLDER_EVENT, `A newer calendar event for schedule ${scheduleId} was applied already; this one is ignored.`);
 
 /** Conflicting writers (a calendar event and an API call at once) are retried this many times in all. */
 const CONCURRENT_UPDATE_ATTEMPTS = 3;
@@ -93,15 +158,21 @@ export async function upsertSchedule(
   scheduleId: string,
   body: unknown,
   deps: ScheduleDependencies,
+  order?: EventOrder,
 ): Promise<ScheduleResult> {
   for (let attempt = 1; ; attempt++) {
-    const result = await upsertOnce(scheduleId, body, deps);
-    if (!('error' in result) || result.error.code !== 'concurrent-update' || attempt >= CONCURRENT_UPDATE_ATTEMPTS)
+    const result = await upsertOnce(scheduleId, body, deps, order);
+    if (!('error' in result) || result.error.code !== CONCURRENT_UPDATE || attempt >= CONCURRENT_UPDATE_ATTEMPTS)
       return result;
   }
 }
 
-async function upsertOnce(scheduleId: string, body: unknown, deps: ScheduleDependencies): Promise<ScheduleResult> {
+async function upsertOnce(
+  scheduleId: string,
+  body: unknown,
+  deps: ScheduleDependencies,
+  order: EventOrder,
+): Promise<ScheduleResult> {
   if (!SCHEDULE_ID.test(scheduleId))
     return fail(
       400,
@@ -125,24 +196,27 @@ async function upsertOnce(scheduleId: string, body: unknown, deps: ScheduleDepen
     .update(JSON.stringify([request.meeting_url, joinAt, request.bot_name, request.metadata]))
     .digest('hex');
 
-  const existing = await getSchedule(scheduleId, deps);
+  const stored = await readSchedule(scheduleId, deps);
+  if (order !== undefined && stored !== undefined && !(await claimOrder(scheduleId, order, deps)))
+    return olderEvent(scheduleId);
+  const existing = isSchedule(stored) ? stored : undefined;
   if (existing?.status === 'launching') {
     if (existing.requestHash === requestHash && existing.pendingChange === undefined)
       return { status: 200, schedule: existing };
-    return recordPendingChange(existing, { kind: 'move', request: { ...request, join_at: joinAt }, requestHash }, deps);
+    const change: PendingChange = { kind: 'move', request: { ...request, join_at: joinAt }, requestHash };
+    return recordPendingChange(existing, change, deps, order);
   }
   if (existing?.status === 'launched') {
     if (existing.requestHash === requestHash) return { status: 200, schedule: existing };
-    return moveLaunchedBot(existing, { ...request, join_at: joinAt }, requestHash, deps);
+    return moveLaunchedBot(existing, { ...request, join_at: joinAt }, requestHash, deps, order);
   }
   if (existing?.status === 'scheduled' && existing.requestHash === requestHash) {
     // The same request again: nothing changes, but make sure its execution runs (a start may have failed).
     return { status: 200, schedule: await ensureStarted(existing, deps) };
   }
-  if (existing?.status === 'scheduled' && existing.executionArn !== undefined)
-    await deps.executions.stop(existing.executionArn);
 
-  const version = (existing?.version ?? 0) + 1;
+  const version = (stored?.version ?? 0) + 1;
+  const calendarOrder = order ?? stored?.calendarOrder;
   const tooLong = launchMetadataProblem(launchMetadata(request.metadata, scheduleId, version));
   if (tooLong !== undefined) return fail(400, 'invalid-schedule', tooLong);
   const schedule: Schedule = {
@@ -157,7 +231,9 @@ async function upsertOnce(scheduleId: string, body: unknown, deps: ScheduleDepen
     metadata: request.metadata,
     requestHash,
     executionName: executionName(scheduleId, version),
+    ...(calendarOrder !== undefined && { calendarOrder }),
   };
+  const guard = orderGuard(order);
   const written = await writeIfCondition(() =>
     deps.table.db.send(
       new PutCommand({
@@ -165,21 +241,26 @@ async function upsertOnce(scheduleId: string, body: unknown, deps: ScheduleDepen
         Item: { ...keys.schedule(scheduleId), ...schedule },
         // Not over a launch that began meanwhile: that one takes the change as pending (a retry sees it).
         ConditionExpression:
-          existing === undefined
+          stored === undefined
             ? 'attribute_not_exists(pk)'
-            : 'version = :previous AND #status <> :launching AND #status <> :launched',
-        ...(existing !== undefined && {
+            : `version = :previous AND #status <> :launching AND #status <> :launched${guard.condition}`,
+        ...(stored !== undefined && {
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
-            ':previous': existing.version,
+            ':previous': stored.version,
             ':launching': 'launching',
             ':launched': 'launched',
+            ...guard.values,
           },
         }),
       }),
     ),
   );
-  if (!written) return fail(409, 'concurrent-update', 'The schedule changed while this request ran; send it again.');
+  if (!written) return fail(409, CONCURRENT_UPDATE, 'The schedule changed while this request ran; send it again.');
+  // Stopped only once the new version is written: a write that lost leaves the old one running, and an
+  // old execution that is not stopped launches nothing (its version is no longer the schedule's).
+  if (existing?.status === 'scheduled' && existing.executionArn !== undefined)
+    await deps.executions.stop(existing.executionArn);
   deps.telemetry.log.info('schedule saved', { schedule_id: scheduleId, version, launch_at: schedule.launchAt });
   return { status: existing === undefined ? 201 : 200, schedule: await ensureStarted(schedule, deps) };
 }
@@ -214,33 +295,66 @@ async function ensureStarted(schedule: Schedule, deps: ScheduleDependencies): Pr
   return { ...schedule, executionArn };
 }
 
-export async function cancelSchedule(scheduleId: string, deps: ScheduleDependencies): Promise<ScheduleResult> {
-  const existing = await getSchedule(scheduleId, deps);
-  if (existing === undefined) return fail(404, 'not-found', `No schedule ${scheduleId}.`);
-  if (existing.status === 'launched') return cancelLaunchedBot(existing, deps);
-  if (existing.status === 'launching') return recordPendingChange(existing, { kind: 'cancel' }, deps);
+export async function cancelSchedule(
+  scheduleId: string,
+  deps: ScheduleDependencies,
+  order?: EventOrder,
+): Promise<ScheduleResult> {
+  const stored = await readSchedule(scheduleId, deps);
+  if (stored === undefined && order !== undefined) return keepCancellation(scheduleId, order, deps);
+  if (order !== undefined && stored !== undefined && !(await claimOrder(scheduleId, order, deps)))
+    return olderEvent(scheduleId);
+  if (!isSchedule(stored)) return fail(404, 'not-found', `No schedule ${scheduleId}.`);
+  const existing = stored;
+  if (existing.status === 'launched') return cancelLaunchedBot(existing, deps, order);
+  if (existing.status === 'launching') return recordPendingChange(existing, { kind: 'cancel' }, deps, order);
   if (existing.status === 'cancelled') return { status: 200, schedule: existing };
-  if (existing.executionArn !== undefined) await deps.executions.stop(existing.executionArn);
+  const guard = orderGuard(order);
   const cancelled = await writeIfCondition(() =>
     deps.table.db.send(
       new UpdateCommand({
         TableName: deps.table.tableName,
         Key: keys.schedule(scheduleId),
         UpdateExpression: 'SET #status = :cancelled',
-        ConditionExpression: 'version = :version AND #status <> :launched AND #status <> :launching',
+        ConditionExpression: `version = :version AND #status <> :launched AND #status <> :launching${guard.condition}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':cancelled': 'cancelled',
           ':version': existing.version,
           ':launched': 'launched',
           ':launching': 'launching',
+          ...guard.values,
         },
       }),
     ),
   );
-  if (!cancelled) return cancelSchedule(scheduleId, deps); // it launched or moved meanwhile: answer from the new state
+  // It launched, moved or got a newer calendar event meanwhile: answer from the new state.
+  if (!cancelled) return cancelSchedule(scheduleId, deps, order);
+  // Stopped once cancelled: an execution left running by a crash here launches nothing for a cancelled schedule.
+  if (existing.executionArn !== undefined) await deps.executions.stop(existing.executionArn);
   deps.telemetry.log.info('schedule cancelled', { schedule_id: scheduleId, version: existing.version });
   return { status: 200, schedule: { ...existing, status: 'cancelled' } };
+}
+
+/** A calendar cancellation before any upsert of its schedule: kept, so an older upsert delivered later stays out. */
+async function keepCancellation(
+  scheduleId: string,
+  order: string,
+  deps: ScheduleDependencies,
+): Promise<ScheduleResult> {
+  const cancellation: CancellationOnly = { scheduleId, version: 0, status: 'cancelled', calendarOrder: order };
+  const kept = await writeIfCondition(() =>
+    deps.table.db.send(
+      new PutCommand({
+        TableName: deps.table.tableName,
+        Item: { ...keys.schedule(scheduleId), ...cancellation },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+  if (!kept) return cancelSchedule(scheduleId, deps, order); // created meanwhile: cancel that
+  deps.telemetry.log.info('cancellation kept for a schedule not seen yet', { schedule_id: scheduleId });
+  return fail(404, 'not-found', `No schedule ${scheduleId}; its cancellation is kept against older upserts.`);
 }
 
 /**
@@ -251,23 +365,30 @@ async function recordPendingChange(
   existing: Schedule,
   change: PendingChange,
   deps: ScheduleDependencies,
+  order: EventOrder,
 ): Promise<ScheduleResult> {
+  const guard = orderGuard(order);
   const recorded = await writeIfCondition(() =>
     deps.table.db.send(
       new UpdateCommand({
         TableName: deps.table.tableName,
         Key: keys.schedule(existing.scheduleId),
         UpdateExpression: 'SET pendingChange = :change',
-        ConditionExpression: 'version = :version AND #status = :launching',
+        ConditionExpression: `version = :version AND #status = :launching${guard.condition}`,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':change': change, ':version': existing.version, ':launching': 'launching' },
+        ExpressionAttributeValues: {
+          ':change': change,
+          ':version': existing.version,
+          ':launching': 'launching',
+          ...guard.values,
+        },
       }),
     ),
   );
   if (!recorded) {
     return change.kind === 'cancel'
-      ? cancelSchedule(existing.scheduleId, deps)
-      : upsertOnce(existing.scheduleId, change.request, deps);
+      ? cancelSchedule(existing.scheduleId, deps, order)
+      : upsertOnce(existing.scheduleId, change.request, deps, order);
   }
   deps.telemetry.log.info('change waits for the launch in flight', {
     schedule_id: existing.scheduleId,
@@ -330,6 +451,7 @@ async function moveLaunchedBot(
   request: ScheduleRequest,
   requestHash: string,
   deps: ChangeDependencies,
+  order?: EventOrder,
 ): Promise<ScheduleResult> {
   const refused = await startedBotProblem(existing, deps);
   if (refused !== undefined) return refused;
@@ -365,6 +487,7 @@ async function moveLaunchedBot(
     metadata: request.metadata,
     requestHash,
   };
+  const guard = orderGuard(order);
   await writeIfCondition(() =>
     deps.table.db.send(
       new UpdateCommand({
@@ -372,7 +495,7 @@ async function moveLaunchedBot(
         Key: keys.schedule(existing.scheduleId),
         UpdateExpression:
           'SET joinAt = :joinAt, meetingUrl = :url, botName = :name, metadata = :metadata, requestHash = :hash',
-        ConditionExpression: 'version = :version AND #status = :launched',
+        ConditionExpression: `version = :version AND #status = :launched${guard.condition}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
           ':joinAt': moved.joinAt,
@@ -382,6 +505,7 @@ async function moveLaunchedBot(
           ':hash': requestHash,
           ':version': existing.version,
           ':launched': 'launched',
+          ...guard.values,
         },
       }),
     ),
@@ -395,7 +519,11 @@ async function moveLaunchedBot(
 }
 
 /** A launched schedule cancelled: delete its bot while the service still holds it as scheduled. */
-async function cancelLaunchedBot(existing: Schedule, deps: ChangeDependencies): Promise<ScheduleResult> {
+async function cancelLaunchedBot(
+  existing: Schedule,
+  deps: ChangeDependencies,
+  order?: EventOrder,
+): Promise<ScheduleResult> {
   const refused = await startedBotProblem(existing, deps);
   if (refused !== undefined) return refused;
   try {
@@ -405,15 +533,16 @@ async function cancelLaunchedBot(existing: Schedule, deps: ChangeDependencies): 
     if (started !== undefined) return started;
     if (!(error instanceof NotFoundError)) throw error;
   }
+  const guard = orderGuard(order);
   await writeIfCondition(() =>
     deps.table.db.send(
       new UpdateCommand({
         TableName: deps.table.tableName,
         Key: keys.schedule(existing.scheduleId),
         UpdateExpression: 'SET #status = :cancelled',
-        ConditionExpression: 'version = :version',
+        ConditionExpression: `version = :version${guard.condition}`,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':version': existing.version },
+        ExpressionAttributeValues: { ':cancelled': 'cancelled', ':version': existing.version, ...guard.values },
       }),
     ),
   );
