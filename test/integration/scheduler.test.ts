@@ -19,6 +19,7 @@ import {
   type ScheduleDependencies,
   upsertSchedule,
 } from '../../lambdas/core/schedule/schedules';
+import { GSI, keys } from '../../lambdas/core/store/table-layout';
 import { METRICS, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient, type UpstreamClientOptions } from '../../lambdas/core/upstream/client';
 import { createLaunchTaskHandler } from '../../lambdas/launch-bot/adapter';
@@ -313,6 +314,12 @@ describe('schedule core', () => {
       metadata: { team: 'sales', schedule_id: 'cal-launched-move', schedule_version: '1' },
     });
     expect(service.requests.filter((r) => r.method === 'PATCH')).toHaveLength(1);
+    // The meeting follows, so a bot that stays silent is looked at after its new time, not its old one.
+    expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({
+      scheduledJoinAt: '2026-11-22T12:00:00.000Z',
+      state: 'scheduled',
+      [GSI.byState.sortKey]: keys.meetingAt(Date.parse('2026-11-22T12:00:00Z') * 1000, bot.id),
+    });
     // The same request again is no change.
     expect(
       await upsertSchedule(

@@ -125,7 +125,10 @@ export interface LaunchedMeeting {
   /** ISO 8601 with a zone. */
   joinAt: string;
   meetingUrl: string;
-  /** The bot's state in the service's answer to the launch (`scheduled` when it has a join time). */
+  /**
+   * The bot's state as the service last answered it (`scheduled` when it has a join time), or undefined
+   * when not known (then `scheduled` is assumed, for a meeting that shows no state yet).
+   */
   state: string | undefined;
 }
 
@@ -148,7 +151,10 @@ export async function recordLaunchedMeeting(table: TableAccess, launch: Launched
         TableName: table.tableName,
         Key: keys.meeting(botId),
         UpdateExpression: `${launchFields}, #state = :state, ${INDEX_UPDATE}`,
-        ConditionExpression: 'attribute_not_exists(#state)',
+        // A known state replaces the launch's own until a state change is applied (it sets stateOrder): a
+        // launched bot moved to another time is due then. An unknown one only fills a meeting without any.
+        ConditionExpression:
+          launch.state === undefined ? 'attribute_not_exists(#state)' : 'attribute_not_exists(stateOrder)',
         ExpressionAttributeNames: { '#state': 'state', ...INDEX_NAMES },
         ExpressionAttributeValues: {
           ...values,

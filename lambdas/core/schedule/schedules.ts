@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { recordLaunchedMeeting } from '../apply/state-change';
 import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
@@ -510,6 +511,14 @@ async function moveLaunchedBot(
       }),
     ),
   );
+  // The meeting follows: its join time (and link), and so when the reconciler first looks at it if it stays silent.
+  await recordLaunchedMeeting(deps.table, {
+    botId: required(existing.botId, `schedule ${existing.scheduleId} bot id`),
+    scheduleId: existing.scheduleId,
+    joinAt: moved.joinAt,
+    meetingUrl: moved.meetingUrl,
+    state: 'scheduled', // what startedBotProblem found: only a scheduled bot is moved
+  });
   deps.telemetry.log.info('launched bot moved', {
     schedule_id: existing.scheduleId,
     bot_id: existing.botId,
