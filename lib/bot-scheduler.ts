@@ -14,7 +14,7 @@ import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import {
   DefinitionBody,
@@ -36,7 +36,7 @@ import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/sc
 import { SERVICES } from '../lambdas/core/telemetry';
 import { UPSTREAM_CALL_WORST_CASE_MS } from '../lambdas/core/upstream/client';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
-import { PipelineFunction } from './function';
+import { type FunctionSettings, PipelineFunction } from './function';
 import { grantTableItems } from './grants';
 import { acknowledge, executionsWildcardId, wildcardResourceId } from './nag';
 import { encryptedQueue } from './secure-defaults';
@@ -73,7 +73,9 @@ export interface BotSchedulerProps extends UpstreamSettings {
   table: ITableV2;
   api: HttpApi;
   launchLeadSeconds: number;
-  logRetention: RetentionDays;
+  /** Concurrency reserved for (and capping) the launch function; a throttled launch is retried. */
+  launchReservedConcurrency: number;
+  functions: FunctionSettings;
 }
 
 export class BotScheduler extends Construct {
@@ -92,7 +94,10 @@ export class BotScheduler extends Construct {
       serviceName: SERVICES.launchBot,
       // POST bots and, after a lost answer, the lookup by key, each at its worst, and the table writes.
       timeout: Duration.millis(2 * UPSTREAM_CALL_WORST_CASE_MS + 30_000),
-      logRetention: props.logRetention,
+      // One POST bots and two table writes: waiting on the network.
+      memorySize: 256,
+      settings: props.functions,
+      reservedConcurrentExecutions: props.launchReservedConcurrency,
       failureHandling:
         'Invoked synchronously by the state machine, which retries and records a final failure on the schedule.',
       environment: {
@@ -126,6 +131,14 @@ export class BotScheduler extends Construct {
       payloadResponseOnly: true,
       resultPath: '$.failure',
     });
+    // The launch function is capped (reserved concurrency): recording the failure must wait out a throttle too.
+    recordFailure.addRetry({
+      errors: ['Lambda.TooManyRequestsException'],
+      interval: Duration.seconds(5),
+      backoffRate: 2,
+      maxAttempts: 6,
+      jitterStrategy: JitterType.FULL,
+    });
     launch.addCatch(
       recordFailure.next(
         new Fail(this, 'LaunchFailed', { error: 'LaunchFailed', cause: 'POST bots failed for good; see the schedule' }),
@@ -137,7 +150,7 @@ export class BotScheduler extends Construct {
     );
 
     const logs = new LogGroup(this, 'LauncherLogs', {
-      retention: props.logRetention,
+      retention: props.functions.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.stateMachine = new StateMachine(this, 'Launcher', {
@@ -146,7 +159,7 @@ export class BotScheduler extends Construct {
       definitionBody: DefinitionBody.fromChainable(wait.next(launch).next(new Succeed(this, 'Launched'))),
       // A Standard workflow lives at most a year; schedules further ahead are refused.
       timeout: Duration.days(365),
-      tracingEnabled: true,
+      tracingEnabled: props.functions.tracing === 'active',
       // Execution data holds meeting links with passcodes and error causes: log the events, not the data.
       logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: false },
     });
@@ -162,7 +175,9 @@ export class BotScheduler extends Construct {
       description: 'Schedule API and calendar events: create, move, cancel and read scheduled bots',
       serviceName: SERVICES.schedules,
       timeout: Duration.seconds(15),
-      logRetention: props.logRetention,
+      // One schedule's table writes and a Step Functions call; left unreserved (it is rare and bounded by IAM callers).
+      memorySize: 256,
+      settings: props.functions,
       environment,
       failureHandling:
         'Invoked synchronously by the HTTP API, or asynchronously by EventBridge: a calendar event it cannot deliver, or one the function still fails after its retries, lands in the calendar events DLQ.',
@@ -178,6 +193,12 @@ export class BotScheduler extends Construct {
       executionsWildcardId(this.stateMachine),
       "StopExecution on this state machine's executions only (one per schedule version).",
     );
+    if (props.functions.tracing !== 'active') {
+      const reason =
+        'X-Ray is off by configuration (`tracing`); the execution history and its logged events show each launch.';
+      acknowledge(this.stateMachine, 'AwsSolutions-SF2', reason);
+      acknowledge(this.stateMachine, 'Serverless-StepFunctionStateMachineXray', reason);
+    }
     acknowledge(
       this.stateMachine.role,
       wildcardResourceId(this.launchFunction, ':*'),
@@ -186,7 +207,7 @@ export class BotScheduler extends Construct {
     acknowledge(
       this.stateMachine.role,
       'AwsSolutions-IAM5[Resource::*]',
-      'X-Ray tracing and CloudWatch Logs delivery for state machine logging support no resource-level permissions.',
+      'CloudWatch Logs delivery for state machine logging (and X-Ray tracing, when on) support no resource-level permissions.',
     );
 
     props.api.addRoutes({

@@ -25,10 +25,21 @@ export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 /** SQS keeps a message at most 14 days; a claim-checked body must outlive its message. */
 const QUEUE_MAX_RETENTION_DAYS = 14;
 
+/** Lambda keeps this much of an account's concurrency unreserved; a reservation that leaves less fails to deploy. */
+export const MIN_UNRESERVED_CONCURRENCY = 100;
+
+/** The reconciler runs one at a time (lib/reconciler.ts): its reservation counts against the account too. */
+export const RECONCILER_RESERVED_CONCURRENCY = 1;
+
+/** S3 allows at most this many parts in a multipart upload. */
+const S3_MAX_PARTS = 10_000;
+
+const MiB = 1024 * 1024;
+
 const contextNumber = z.coerce.number().int();
 const contextBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
-export const pipelineConfigSchema = z.object({
+const configFields = z.object({
   upstreamBaseUrl: z
     .url({ message: 'must be a URL, e.g. https://meetings.example.com/api/v1/' })
     .refine((url) => url.startsWith('https://'), { message: 'must use https://' })
@@ -51,13 +62,49 @@ export const pipelineConfigSchema = z.object({
   /** How long webhooks refused for their signature are kept for a re-drive (npm run quarantine). */
   quarantineRetentionDays: contextNumber.min(1).max(365).default(14),
   secretCacheSeconds: contextNumber.min(0).max(3600).default(60),
-  /** Webhooks per second the HTTP API admits before answering 429 (the service retries). */
-  webhookRateLimit: contextNumber.min(1).default(200),
-  webhookBurstLimit: contextNumber.min(1).default(400),
+  /**
+   * Webhooks per second the HTTP API admits before answering 429 (the service retries only ~3 times).
+   * 2,000 meetings aligned on the hour peak near 750/s; this is twice that, well under the account's
+   * regional HTTP API limit (10,000 rps, burst 5,000) that every API in the region shares.
+   */
+  webhookRateLimit: contextNumber.min(1).default(1500),
+  webhookBurstLimit: contextNumber.min(1).default(3000),
+  /**
+   * Concurrency reserved for the ingress function: held for it whatever else runs, and its ceiling.
+   * 1,500 webhooks/s at ~100 ms each (a table put and an SQS send, tail included) is 150 instances.
+   */
+  ingressReservedConcurrency: contextNumber.min(1).default(150),
   /** How long an accepted event's record (dedup and raw body for replay) is kept. */
   dedupRetentionDays: contextNumber.min(1).max(365).default(7),
   /** Most process-events instances the events queue runs at once (SQS event source: at least 2). */
-  eventConcurrency: contextNumber.min(2).max(1000).default(10),
+  // 750 events/s in batches of 10 at up to ~150 ms a batch needs ~12 instances; 25 leaves room to drain a backlog.
+  eventConcurrency: contextNumber.min(2).max(1000).default(25),
+  /**
+   * Most archive functions the archive queue runs at once. 2,000 meetings ending together queue
+   * 2,000 jobs: at ~30 s a job, 20 drain them in under an hour (the backlog alarm is at 2 hours)
+   * while the account's concurrency, and the table's write rate, stay with the ingress and events.
+   */
+  archiveConcurrency: contextNumber.min(2).max(1000).default(20),
+  /**
+   * Concurrency reserved for (and capping) the launch function. Launches spread over 5 minutes of
+   * jitter: 2,000 aligned meetings are ~7 a second of a few hundred ms each; the launcher state
+   * machine retries Lambda.TooManyRequestsException, so a burst over the cap waits instead of failing.
+   */
+  launchReservedConcurrency: contextNumber.min(1).default(10),
+  /** The account's Lambda concurrent executions quota in this region (1,000 unless raised). */
+  accountConcurrency: contextNumber.min(MIN_UNRESERVED_CONCURRENCY).default(1000),
+  /** Level of the functions' application logs; per-event detail is DEBUG. */
+  logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  /** X-Ray tracing of every function and the launcher state machine: billed per trace, off by default. */
+  tracing: z.enum(['off', 'active']).default('off'),
+  /**
+   * Part size of the recording upload. Larger parts mean fewer requests (each part is one); memory
+   * is four parts in flight. 16 MiB parts hold recordings up to 156 GiB within S3's 10,000 parts.
+   */
+  recordingUploadPartMiB: contextNumber.min(5).max(64).default(16),
+  /** Storage class recordings (meetings/) move to after recordingTransitionDays; `none` keeps them in Standard. */
+  recordingArchiveClass: z.enum(['GLACIER_IR', 'INTELLIGENT_TIERING', 'none']).default('GLACIER_IR'),
+  recordingTransitionDays: contextNumber.min(0).max(3650).default(30),
   /** Recordings larger than this are refused (the archive job fails to the DLQ with the reason). */
   maxRecordingBytes: contextNumber.min(1024 * 1024).default(10 * 1024 ** 3),
   /** After a crash (`fatal_error`) the service uploads the recording late: how long the archive waits for it. */
@@ -91,6 +138,34 @@ export const pipelineConfigSchema = z.object({
   signatureRejectionThreshold: contextNumber.min(1).default(20),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
+});
+
+/** Settings that only make sense together. */
+export const pipelineConfigSchema = configFields.superRefine((config, ctx) => {
+  const reserved =
+    config.ingressReservedConcurrency + config.launchReservedConcurrency + RECONCILER_RESERVED_CONCURRENCY;
+  const unreserved = config.accountConcurrency - reserved;
+  if (unreserved < MIN_UNRESERVED_CONCURRENCY) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['accountConcurrency'],
+      message: `${config.accountConcurrency} leaves ${unreserved} unreserved after the ${reserved} reserved (ingress ${config.ingressReservedConcurrency}, launch ${config.launchReservedConcurrency}, reconciler ${RECONCILER_RESERVED_CONCURRENCY}); Lambda requires at least ${MIN_UNRESERVED_CONCURRENCY}: raise the quota and this value, or reserve less`,
+    });
+  } else if (config.eventConcurrency + config.archiveConcurrency > unreserved) {
+    // The two queue consumers run from the unreserved pool; capped above it they would be throttled.
+    ctx.addIssue({
+      code: 'custom',
+      path: ['eventConcurrency'],
+      message: `${config.eventConcurrency} with archiveConcurrency ${config.archiveConcurrency} exceeds the ${unreserved} unreserved of accountConcurrency ${config.accountConcurrency}`,
+    });
+  }
+  if (config.recordingUploadPartMiB * MiB * S3_MAX_PARTS < config.maxRecordingBytes) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['recordingUploadPartMiB'],
+      message: `${config.recordingUploadPartMiB} MiB parts cannot hold a recording of maxRecordingBytes (${config.maxRecordingBytes}) in S3's ${S3_MAX_PARTS} parts`,
+    });
+  }
 });
 
 export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;

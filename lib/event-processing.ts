@@ -5,14 +5,13 @@
 import { Duration } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
-import { PipelineFunction } from './function';
+import { type FunctionSettings, PipelineFunction } from './function';
 import { grantClaimChecks, grantSummaryObjects, grantTableItems } from './grants';
 import { acknowledge } from './nag';
 
@@ -36,7 +35,7 @@ export interface EventProcessingProps {
   dedupRetentionDays: number;
   /** Most concurrent function instances the events queue drives (protects the table and the service). */
   maxConcurrency: number;
-  logRetention: RetentionDays;
+  functions: FunctionSettings;
 }
 
 export class EventProcessing extends Construct {
@@ -56,8 +55,9 @@ export class EventProcessing extends Construct {
       description: 'Applies queued meeting assistant webhooks to the meetings table, exactly once in effect',
       serviceName: SERVICES.processEvents,
       timeout: EVENT_CONSUMER_TIMEOUT,
+      // Parses and validates ten events and writes them concurrently: some CPU, mostly waiting on the table.
       memorySize: 512,
-      logRetention: props.logRetention,
+      settings: props.functions,
       environment,
       failureHandling:
         'Driven by the events queue: a failed record is redelivered and moves to the events DLQ after 5 receives.',

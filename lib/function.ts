@@ -16,6 +16,7 @@ import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { ServiceName } from '../lambdas/core/telemetry';
+import type { PipelineConfig } from './config';
 import { acknowledge } from './nag';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -64,6 +65,17 @@ export function onDemandBundleCommand(inputDir: string, outputDir: string, modul
   return args.map(shellQuote).join(' ');
 }
 
+/** What every function of the stack shares, from the configuration. */
+export interface FunctionSettings {
+  logRetention: RetentionDays;
+  logLevel: PipelineConfig['logLevel'];
+  tracing: PipelineConfig['tracing'];
+}
+
+export function functionSettings(config: PipelineConfig): FunctionSettings {
+  return { logRetention: config.logRetentionDays, logLevel: config.logLevel, tracing: config.tracing };
+}
+
 export interface PipelineFunctionProps {
   /** Handler file, relative to the project root, e.g. `lambdas/ingress/handler.ts`. */
   entry: string;
@@ -72,8 +84,9 @@ export interface PipelineFunctionProps {
   serviceName: ServiceName;
   environment: Record<string, string>;
   timeout: Duration;
-  memorySize?: number;
-  logRetention: RetentionDays;
+  /** Sized per function: I/O-bound work gains little from the CPU that comes with more memory. */
+  memorySize: number;
+  settings: FunctionSettings;
   reservedConcurrentExecutions?: number;
   /**
    * Modules (paths from the project root) the handler loads only on a rare path,
@@ -87,8 +100,9 @@ export interface PipelineFunctionProps {
 
 export class PipelineFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
+    const { logRetention, logLevel, tracing } = props.settings;
     const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: props.logRetention,
+      retention: logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     // Its own role, allowed to write its own log group only (not the AWS managed basic execution policy).
@@ -106,12 +120,13 @@ export class PipelineFunction extends NodejsFunction {
       description: props.description,
       runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize,
       timeout: props.timeout,
-      tracing: Tracing.ACTIVE,
+      tracing: tracing === 'active' ? Tracing.ACTIVE : Tracing.DISABLED,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel.INFO,
+      // Lambda drops lines under this level; Powertools is told the same so it does not build them.
+      applicationLogLevelV2: ApplicationLogLevel[logLevel],
       systemLogLevelV2: SystemLogLevel.WARN,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       bundling: {
@@ -125,15 +140,24 @@ export class PipelineFunction extends NodejsFunction {
       },
       environment: {
         POWERTOOLS_SERVICE_NAME: props.serviceName,
+        POWERTOOLS_LOG_LEVEL: logLevel,
         NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
     });
-    acknowledge(
-      role,
-      'AwsSolutions-IAM5[Resource::*]',
-      'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
-    );
+    if (tracing === 'active') {
+      acknowledge(
+        role,
+        'AwsSolutions-IAM5[Resource::*]',
+        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions.',
+      );
+    } else {
+      acknowledge(
+        this,
+        'Serverless-LambdaTracing',
+        'X-Ray is off by configuration (`tracing`): traces are billed per request on the hot path; logs and metrics carry the request id.',
+      );
+    }
     acknowledge(this, 'Serverless-LambdaDLQ', props.failureHandling);
   }
 }

@@ -8,6 +8,7 @@ import { AccessLogsBucket } from './access-logs';
 import { BotScheduler } from './bot-scheduler';
 import type { PipelineConfig } from './config';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
+import { functionSettings } from './function';
 import { MeetingsTable } from './meetings-table';
 import { Monitoring } from './monitoring';
 import { Reconciler } from './reconciler';
@@ -30,6 +31,7 @@ export class MeetingPipelineStack extends Stack {
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
     const { config } = props;
+    const functions = functionSettings(config);
     const removalPolicy = config.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const signingSecret = Secret.fromSecretNameV2(this, 'SigningSecret', config.signingSecretName);
     const apiKeySecret = Secret.fromSecretNameV2(this, 'ApiKeySecret', config.apiKeySecretName);
@@ -50,9 +52,10 @@ export class MeetingPipelineStack extends Stack {
       secretCacheSeconds: config.secretCacheSeconds,
       payloadRetention: Duration.days(config.payloadRetentionDays),
       quarantineRetention: Duration.days(config.quarantineRetentionDays),
-      logRetention: config.logRetentionDays,
+      functions,
       consumerTimeout: EVENT_CONSUMER_TIMEOUT,
       throttle: { rateLimit: config.webhookRateLimit, burstLimit: config.webhookBurstLimit },
+      reservedConcurrency: config.ingressReservedConcurrency,
       removalPolicy,
     });
 
@@ -65,7 +68,11 @@ export class MeetingPipelineStack extends Stack {
       maxRecordingBytes: config.maxRecordingBytes,
       recordingWaitMinutes: config.recordingWaitMinutes,
       replacedVersionRetentionDays: config.replacedVersionRetentionDays,
-      logRetention: config.logRetentionDays,
+      recordingArchiveClass: config.recordingArchiveClass,
+      recordingTransitionDays: config.recordingTransitionDays,
+      uploadPartMiB: config.recordingUploadPartMiB,
+      maxConcurrency: config.archiveConcurrency,
+      functions,
       removalPolicy,
     });
 
@@ -76,7 +83,7 @@ export class MeetingPipelineStack extends Stack {
       payloadBucket: this.ingress.payloadBucket,
       dedupRetentionDays: config.dedupRetentionDays,
       maxConcurrency: config.eventConcurrency,
-      logRetention: config.logRetentionDays,
+      functions,
     });
 
     this.reconciler = new Reconciler(this, 'Reconciler', {
@@ -90,7 +97,7 @@ export class MeetingPipelineStack extends Stack {
       everyMinutes: config.reconcileEveryMinutes,
       staleAfterMinutes: config.reconcileStaleAfterMinutes,
       maxMeetingsPerRun: config.reconcileMaxMeetings,
-      logRetention: config.logRetentionDays,
+      functions,
     });
 
     this.scheduler = new BotScheduler(this, 'BotScheduler', {
@@ -100,7 +107,8 @@ export class MeetingPipelineStack extends Stack {
       upstreamBaseUrl: config.upstreamBaseUrl,
       secretCacheSeconds: config.secretCacheSeconds,
       launchLeadSeconds: config.launchLeadSeconds,
-      logRetention: config.logRetentionDays,
+      launchReservedConcurrency: config.launchReservedConcurrency,
+      functions,
     });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {

@@ -17,7 +17,7 @@ export class MeetingsTable extends Construct {
     this.table = new TableV2(this, 'Table', {
       partitionKey: key(TABLE_KEYS.partitionKey),
       sortKey: key(TABLE_KEYS.sortKey),
-      globalSecondaryIndexes: [GSI.byDay, GSI.byState].map((index) => ({
+      globalSecondaryIndexes: Object.values(GSI).map((index) => ({
         indexName: index.name,
         partitionKey: key(index.partitionKey),
         sortKey: key(index.sortKey),

@@ -9,14 +9,14 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { GSI } from '../lambdas/core/store/table-layout';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ReconcilerEnvironment } from '../lambdas/reconciler/environment';
-import { PipelineFunction } from './function';
+import { RECONCILER_RESERVED_CONCURRENCY } from './config';
+import { type FunctionSettings, PipelineFunction } from './function';
 import { grantClaimChecks, grantSummaryObjects, grantTableItems } from './grants';
 import { acknowledge } from './nag';
 import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstream-settings';
@@ -29,7 +29,7 @@ export interface ReconcilerProps extends UpstreamSettings {
   everyMinutes: number;
   staleAfterMinutes: number;
   maxMeetingsPerRun: number;
-  logRetention: RetentionDays;
+  functions: FunctionSettings;
 }
 
 export class Reconciler extends Construct {
@@ -52,11 +52,12 @@ export class Reconciler extends Construct {
       description: 'Heals meetings whose webhooks were lost by asking the meeting assistant service',
       serviceName: SERVICES.reconciler,
       timeout: Duration.minutes(5),
-      memorySize: 512,
-      logRetention: props.logRetention,
+      // A few dozen service calls and table writes every few minutes: waiting, not computing.
+      memorySize: 256,
+      settings: props.functions,
       environment,
       // One run at a time: a slow run never overlaps the next.
-      reservedConcurrentExecutions: 1,
+      reservedConcurrentExecutions: RECONCILER_RESERVED_CONCURRENCY,
       failureHandling: "Runs on a schedule: a failed run is simply the next run's work; nothing is lost.",
     });
     this.rule = new Rule(this, 'Schedule', {

@@ -7,15 +7,15 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
+import { type Bucket, type IBucket, type LifecycleRule, StorageClass } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { ArchiveEnvironment } from '../lambdas/archive/environment';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
-import { PipelineFunction } from './function';
+import type { PipelineConfig } from './config';
+import { type FunctionSettings, PipelineFunction } from './function';
 import { grantTableItems } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
@@ -23,6 +23,30 @@ import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstr
 
 /** Long enough to copy a large recording; the queue's visibility is six times this. */
 export const ARCHIVE_TIMEOUT = Duration.minutes(15);
+
+/** Where the archive writes every meeting's objects (one folder per bot). */
+const MEETINGS_PREFIX = 'meetings/';
+
+const ARCHIVE_STORAGE_CLASSES = {
+  GLACIER_IR: StorageClass.GLACIER_INSTANT_RETRIEVAL,
+  INTELLIGENT_TIERING: StorageClass.INTELLIGENT_TIERING,
+} as const;
+
+/**
+ * Archived meetings are rarely read again: after `days` they move to a cheaper class that still
+ * reads back in milliseconds. S3 does not transition objects under 128 KB (the JSON files), which
+ * would cost more there than they save.
+ */
+function recordingTransition(storageClass: PipelineConfig['recordingArchiveClass'], days: number): LifecycleRule[] {
+  if (storageClass === 'none') return [];
+  return [
+    {
+      id: 'archive-recordings',
+      prefix: MEETINGS_PREFIX,
+      transitions: [{ storageClass: ARCHIVE_STORAGE_CLASSES[storageClass], transitionAfter: Duration.days(days) }],
+    },
+  ];
+}
 
 export interface RecordingArchiveProps extends UpstreamSettings {
   /** Where the recordings bucket's server access logs go. */
@@ -33,7 +57,14 @@ export interface RecordingArchiveProps extends UpstreamSettings {
   recordingWaitMinutes: number;
   /** How long a replaced (noncurrent) version of an archived object is kept before S3 expires it. */
   replacedVersionRetentionDays: number;
-  logRetention: RetentionDays;
+  /** Storage class recordings move to after `recordingTransitionDays` (`none`: they stay in Standard). */
+  recordingArchiveClass: PipelineConfig['recordingArchiveClass'];
+  recordingTransitionDays: number;
+  /** Part size of the recording upload; four parts are in flight. */
+  uploadPartMiB: number;
+  /** Most archive functions the queue runs at once. */
+  maxConcurrency: number;
+  functions: FunctionSettings;
   removalPolicy: RemovalPolicy;
 }
 
@@ -58,6 +89,7 @@ export class RecordingArchive extends Construct {
           id: 'expire-replaced-versions',
           noncurrentVersionExpiration: Duration.days(props.replacedVersionRetentionDays),
         },
+        ...recordingTransition(props.recordingArchiveClass, props.recordingTransitionDays),
       ],
     });
 
@@ -78,15 +110,17 @@ export class RecordingArchive extends Construct {
       ARCHIVE_QUEUE_URL: this.queue.queueUrl,
       RECORDING_WAIT_MINUTES: String(props.recordingWaitMinutes),
       ALLOW_LOOPBACK_DOWNLOADS: 'false',
+      RECORDING_UPLOAD_PART_MIB: String(props.uploadPartMiB),
     };
     this.function = new PipelineFunction(this, 'ArchiveFunction', {
       entry: 'lambdas/archive/handler.ts',
       description: 'Copies an ended meeting’s recording, transcript and participants into S3',
       serviceName: SERVICES.archive,
       timeout: ARCHIVE_TIMEOUT,
-      // Streaming keeps memory near 8 MiB parts × 4 in flight; more memory buys network throughput.
+      // Hashing and TLS over gigabytes are CPU-bound: less memory only runs longer for the same GB-seconds.
+      // Streaming keeps memory near parts × 4 in flight (64 MiB at 16 MiB parts).
       memorySize: 1024,
-      logRetention: props.logRetention,
+      settings: props.functions,
       environment,
       failureHandling: `Driven by the archive queue: a failed job is retried with growing delays and moves to the archive DLQ after ${QUEUE_SETTINGS.archiveMaxReceiveCount} receives.`,
     });
@@ -100,7 +134,15 @@ export class RecordingArchive extends Construct {
       'Serverless-SQSRedrivePolicy',
       'This is the dead-letter queue; its jobs are re-driven by hand once the cause is fixed (README runbook).',
     );
-    this.function.addEventSource(new SqsEventSource(this.queue, { batchSize: 1, reportBatchItemFailures: true }));
+    // Capped so that meetings ending together neither take the account's concurrency from the ingress
+    // nor write to the table all at once; jobs wait on the queue instead.
+    this.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: 1,
+        reportBatchItemFailures: true,
+        maxConcurrency: props.maxConcurrency,
+      }),
+    );
     grantTableItems(this.function, props.table);
     // Reads a meeting's utterances and participants (one partition, never an index) before filling gaps.
     this.function.addToRolePolicy(
@@ -111,19 +153,19 @@ export class RecordingArchive extends Construct {
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject'],
-        resources: [this.bucket.arnForObjects('meetings/*')],
+        resources: [this.bucket.arnForObjects(`${MEETINGS_PREFIX}*`)],
       }),
     );
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:ListBucket'],
         resources: [this.bucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': 'meetings/*' } },
+        conditions: { StringLike: { 's3:prefix': `${MEETINGS_PREFIX}*` } },
       }),
     );
     acknowledge(
       required(this.function.role, 'the archive function role'),
-      wildcardResourceId(this.bucket, '/meetings/*'),
+      wildcardResourceId(this.bucket, `/${MEETINGS_PREFIX}*`),
       'Put, read back and abort uploads under meetings/ only: one folder per meeting.',
     );
     grantApiKey(this.function, props);

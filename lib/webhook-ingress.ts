@@ -10,7 +10,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { FilterPattern, LogGroup, MetricFilter, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -23,7 +23,7 @@ import { METRICS_NAMESPACE, SERVICES } from '../lambdas/core/telemetry';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
-import { PipelineFunction } from './function';
+import { type FunctionSettings, PipelineFunction } from './function';
 import { grantAcceptanceLog, grantClaimChecks } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
@@ -47,7 +47,9 @@ export interface WebhookIngressProps {
   payloadRetention: Duration;
   /** How long bodies refused for their signature are kept for a re-drive. */
   quarantineRetention: Duration;
-  logRetention: RetentionDays;
+  functions: FunctionSettings;
+  /** Concurrency held for the ingress function (and its ceiling): webhooks must never wait behind other work. */
+  reservedConcurrency: number;
   /** Timeout of the function that will consume the events queue; sets the visibility timeout. */
   consumerTimeout: Duration;
   throttle: { rateLimit: number; burstLimit: number };
@@ -117,8 +119,10 @@ export class WebhookIngress extends Construct {
       serviceName: SERVICES.ingress,
       // The service gives up on a delivery after its deadline; answer well inside it.
       timeout: Duration.millis(WEBHOOK_RESPONSE_DEADLINE_MS - 2_000),
-      memorySize: 1024,
-      logRetention: props.logRetention,
+      // I/O-bound (a table put and an SQS send); 512 MB still checks a 1 MiB hostile body well inside the timeout.
+      memorySize: 512,
+      settings: props.functions,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       environment,
       onDemandModules: [S3_PAYLOAD_PUT_MODULE],
       failureHandling:
@@ -161,7 +165,7 @@ export class WebhookIngress extends Construct {
       'This is the dead-letter queue; its messages are re-driven by hand once the cause is fixed (README runbook).',
     );
     const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: props.logRetention,
+      retention: props.functions.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
     this.stage = new HttpStage(this, 'DefaultStage', {

@@ -35,9 +35,10 @@ export async function checkMeetings(
   for (const scheduleId of scheduleIds) {
     const botId = (await botIdOf(scheduleId)) ?? '(not launched)';
     const meeting = played.get(botId);
-    const { Item } = await db.send(
-      new GetCommand({ TableName: tableName, Key: keys.meeting(botId), ConsistentRead: true }),
-    );
+    const item = async (key: Record<string, string>) =>
+      (await db.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
+    const meetingItem = await item(keys.meeting(botId));
+    const summary = (await item(keys.summary(botId)))?.summary as string | undefined;
     const items = async (prefix: string) =>
       (
         await db.send(
@@ -51,15 +52,16 @@ export async function checkMeetings(
       ).Items ?? [];
     const utterances = await items(SK_PREFIX.utterance);
     const participants = await items(SK_PREFIX.participant);
-    const archive = Item?.archive as
+    const archive = meetingItem?.archive as
       | { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } }
       | undefined;
     const problems: string[] = [];
     if (meeting === undefined) problems.push('the simulated service never played this meeting');
     else {
-      if (Item?.state !== meeting.finalState) problems.push(`state is ${Item?.state}, played ${meeting.finalState}`);
-      if (Item?.summary !== meeting.summary)
-        problems.push(`summary is ${JSON.stringify(Item?.summary)}, played ${JSON.stringify(meeting.summary)}`);
+      if (meetingItem?.state !== meeting.finalState)
+        problems.push(`state is ${meetingItem?.state}, played ${meeting.finalState}`);
+      if (summary !== meeting.summary)
+        problems.push(`summary is ${JSON.stringify(summary)}, played ${JSON.stringify(meeting.summary)}`);
       const stored = new Map(utterances.map((u) => [`${u.timestampMs}/${u.speakerUuid}`, u.text]));
       for (const line of meeting.utterances) {
         if (stored.get(`${line.timestampMs}/${line.speakerUuid}`) !== line.text)
@@ -81,10 +83,10 @@ export async function checkMeetings(
       scheduleId,
       ok: problems.length === 0,
       problems,
-      state: Item?.state as string | undefined,
+      state: meetingItem?.state as string | undefined,
       utterances: utterances.length,
       participants: participants.length,
-      summary: Item?.summary as string | undefined,
+      summary,
       recording: archive?.recording,
     });
   }

@@ -36,7 +36,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: [GSI.byDay, GSI.byState].map((index) => ({
+    GlobalSecondaryIndexes: Object.values(GSI).map((index) => ({
       IndexName: index.name,
       KeySchema: [
         { AttributeName: index.partitionKey, KeyType: 'HASH' },

@@ -8,7 +8,7 @@ import { type ArchiveDependencies, archiveMeeting, RecordingPendingError } from 
 import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core/archive/download-guard';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
-import { s3Recordings } from '../shared/s3-recordings';
+import { s3Recordings, uploadSettings } from '../shared/s3-recordings';
 import type { ArchiveEnvironment } from './environment';
 
 export type ArchiveHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -33,7 +33,7 @@ export function archiveDependencies(
   return {
     table: { db: clients.db, tableName: env.TABLE_NAME },
     upstream: clients.upstream,
-    recordings: s3Recordings(clients.s3, env.RECORDINGS_BUCKET),
+    recordings: s3Recordings(clients.s3, env.RECORDINGS_BUCKET, uploadSettings(env.RECORDING_UPLOAD_PART_MIB)),
     openDownload: (url) => openDownload(url, policy, network),
     maxRecordingBytes: env.MAX_RECORDING_BYTES,
     downloadAttempts: 3,

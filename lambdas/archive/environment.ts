@@ -13,5 +13,7 @@ export const archiveEnvironmentSchema = z.object({
   RECORDING_WAIT_MINUTES: z.coerce.number().check(z.int(), z.nonnegative()),
   /** Local mode only: plain http downloads from loopback (the simulated service). */
   ALLOW_LOOPBACK_DOWNLOADS: z._default(z.enum(['true', 'false']), 'false'),
+  /** Upload part size in MiB; unset (local mode) keeps parts the local S3 emulator accepts. */
+  RECORDING_UPLOAD_PART_MIB: z.optional(z.coerce.number().check(z.int(), z.gte(5))),
 });
 export type ArchiveEnvironment = z.infer<typeof archiveEnvironmentSchema>;

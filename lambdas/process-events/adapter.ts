@@ -7,6 +7,7 @@ import { EventLedger } from '../core/events/event-ledger';
 import { eventFailureReason } from '../core/events/failure-reasons';
 import { type ProcessDependencies, processQueuedEvent, type QueuedMessage } from '../core/events/process-event';
 import { QUEUE_SETTINGS } from '../core/queue/queue-settings';
+import { EVENT_ATTRIBUTES } from '../core/queue/queued-event';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import { s3Payloads } from '../shared/s3-payloads';
 import { sqsArchiveQueue } from '../shared/sqs-archive-queue';
@@ -47,17 +48,38 @@ export function toQueuedMessage(record: SQSRecord): QueuedMessage {
   };
 }
 
+/** What happened to a batch's records, for its one INFO line. */
+interface BatchTally {
+  records: number;
+  applied: number;
+  duplicates: number;
+  failed: number;
+  /** Records by trigger, failed ones included. */
+  triggers: Record<string, number>;
+}
+
 /**
  * SQS batch in, partial batch response out: records are applied concurrently and
  * only the failed ones are returned, to be redelivered (and moved to the DLQ
- * after maxReceiveCount).
+ * after maxReceiveCount). One INFO line per batch (`events batch`, counts by
+ * outcome and trigger); per-event lines are DEBUG, except failures, which stay ERROR.
  */
 export function createProcessEventsHandler(deps: ProcessDependencies): ProcessEventsHandler {
   const processor = new BatchProcessor(EventType.SQS);
-  const processRecord = async (record: SQSRecord) => {
+  const processRecord = async (record: SQSRecord, tally: BatchTally) => {
+    const count = (trigger: string | undefined) => {
+      const key = trigger ?? 'undecoded';
+      tally.triggers[key] = (tally.triggers[key] ?? 0) + 1;
+    };
     try {
-      return await processQueuedEvent(toQueuedMessage(record), deps);
+      const outcome = await processQueuedEvent(toQueuedMessage(record), deps);
+      if (outcome.status === 'applied') tally.applied += 1;
+      else tally.duplicates += 1;
+      count(outcome.trigger);
+      return outcome;
     } catch (error) {
+      tally.failed += 1;
+      count(record.messageAttributes?.[EVENT_ATTRIBUTES.trigger]?.stringValue);
       const reason = eventFailureReason(error);
       deps.telemetry.log.error('event failed; it will be retried', {
         message_id: record.messageId,
@@ -70,5 +92,12 @@ export function createProcessEventsHandler(deps: ProcessDependencies): ProcessEv
       throw error;
     }
   };
-  return (event) => processPartialResponse(event, processRecord, processor);
+  return async (event) => {
+    const tally: BatchTally = { records: event.Records.length, applied: 0, duplicates: 0, failed: 0, triggers: {} };
+    try {
+      return await processPartialResponse(event, (record: SQSRecord) => processRecord(record, tally), processor);
+    } finally {
+      deps.telemetry.log.info('events batch', { ...tally });
+    }
+  };
 }

@@ -23,12 +23,19 @@ export interface UploadSettings {
   queueSize: number;
 }
 
+const MiB = 1024 * 1024;
+
 /**
  * Memory for one upload stays near partSize × queueSize, whatever the recording's
  * size. 8 MiB parts fit S3's 10,000-part limit up to 78 GiB, and the local S3
- * emulator's 11 MiB request limit.
+ * emulator's 11 MiB request limit; in AWS the stack sets larger parts (fewer requests).
  */
-export const RECORDING_UPLOAD: UploadSettings = { partSize: 8 * 1024 * 1024, queueSize: 4 };
+export const RECORDING_UPLOAD: UploadSettings = { partSize: 8 * MiB, queueSize: 4 };
+
+/** The upload settings for a part size in MiB, or the default when none is given. */
+export function uploadSettings(partMiB: number | undefined): UploadSettings {
+  return partMiB === undefined ? RECORDING_UPLOAD : { ...RECORDING_UPLOAD, partSize: partMiB * MiB };
+}
 
 const notFound = (error: unknown): boolean =>
   error instanceof S3ServiceException && (error.name === 'NotFound' || error.$metadata.httpStatusCode === 404);

@@ -9,10 +9,10 @@ beforeAll(() => {
 });
 
 describe('bot scheduler', () => {
-  it('runs a Standard JSONPath state machine with all events logged without their data, and X-Ray tracing', () => {
+  it('runs a Standard JSONPath state machine with all events logged without their data, X-Ray off by default', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       StateMachineType: 'STANDARD',
-      TracingConfiguration: { Enabled: true },
+      TracingConfiguration: { Enabled: false },
       LoggingConfiguration: {
         Level: 'ALL',
         IncludeExecutionData: false,

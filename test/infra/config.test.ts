@@ -13,10 +13,19 @@ describe('configuration', () => {
       payloadRetentionDays: 30,
       quarantineRetentionDays: 14,
       secretCacheSeconds: 60,
-      webhookRateLimit: 200,
-      webhookBurstLimit: 400,
+      webhookRateLimit: 1500,
+      webhookBurstLimit: 3000,
+      ingressReservedConcurrency: 150,
       dedupRetentionDays: 7,
-      eventConcurrency: 10,
+      eventConcurrency: 25,
+      archiveConcurrency: 20,
+      launchReservedConcurrency: 10,
+      accountConcurrency: 1000,
+      logLevel: 'INFO',
+      tracing: 'off',
+      recordingUploadPartMiB: 16,
+      recordingArchiveClass: 'GLACIER_IR',
+      recordingTransitionDays: 30,
       maxRecordingBytes: 10 * 1024 ** 3,
       recordingWaitMinutes: 30,
       replacedVersionRetentionDays: 30,
@@ -29,6 +38,13 @@ describe('configuration', () => {
       signatureRejectionThreshold: 20,
       retainData: true,
     });
+  });
+
+  it('accepts a reservation that leaves exactly the 100 Lambda requires unreserved', () => {
+    // 1,000 - (889 + 10 + 1) = 100; the queue consumers' caps (25 + 20) fit in it.
+    expect(
+      parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/', ingressReservedConcurrency: 889 }),
+    ).toMatchObject({ ingressReservedConcurrency: 889 });
   });
 
   it('reads -c key=value strings from context', () => {
@@ -63,6 +79,31 @@ describe('configuration', () => {
       { upstreamBaseUrl: 'https://m.example.org/api/v1/', launchLeadSeconds: 60 },
       /launchLeadSeconds: must be at least 600: the service starts a scheduled bot up to 10 minutes/,
     ],
+    [
+      // 1,000 - (850 + 10 + 1) leaves 139: fine; 900 leaves 89.
+      { upstreamBaseUrl: 'https://m.example.org/api/v1/', ingressReservedConcurrency: 900 },
+      /accountConcurrency: 1000 leaves 89 unreserved after the 911 reserved .*at least 100/,
+    ],
+    [
+      { upstreamBaseUrl: 'https://m.example.org/api/v1/', accountConcurrency: 5000, launchReservedConcurrency: 4849 },
+      /accountConcurrency: 5000 leaves 0 unreserved/,
+    ],
+    [
+      { upstreamBaseUrl: 'https://m.example.org/api/v1/', ingressReservedConcurrency: 800, eventConcurrency: 180 },
+      /eventConcurrency: 180 with archiveConcurrency 20 exceeds the 189 unreserved/,
+    ],
+    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', tracing: 'sampled' }, /tracing/],
+    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', logLevel: 'TRACE' }, /logLevel/],
+    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', recordingUploadPartMiB: 4 }, /recordingUploadPartMiB/],
+    [
+      {
+        upstreamBaseUrl: 'https://m.example.org/api/v1/',
+        recordingUploadPartMiB: 5,
+        maxRecordingBytes: 60 * 1024 ** 3,
+      },
+      /recordingUploadPartMiB: 5 MiB parts cannot hold a recording of maxRecordingBytes/,
+    ],
+    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', recordingArchiveClass: 'GLACIER' }, /recordingArchiveClass/],
   ])('refuses %j with a clear message', (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(ConfigError);
     expect(() => parseConfig(raw)).toThrow(message);

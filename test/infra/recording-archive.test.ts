@@ -41,13 +41,19 @@ describe('recording archive', () => {
               Status: 'Enabled',
             },
             { Id: 'expire-replaced-versions', NoncurrentVersionExpiration: { NoncurrentDays: 30 }, Status: 'Enabled' },
+            {
+              Id: 'archive-recordings',
+              Prefix: 'meetings/',
+              Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 30 }],
+              Status: 'Enabled',
+            },
           ],
         },
       },
     });
   });
 
-  it('consumes the FIFO archive queue one job at a time; the queue waits six times the function timeout', () => {
+  it('consumes the FIFO archive queue one job at a time, at most 20 at once; the queue waits six times the function timeout', () => {
     expect(archiveFunction().Properties).toMatchObject({
       Timeout: 900,
       Runtime: 'nodejs24.x',
@@ -62,6 +68,7 @@ describe('recording archive', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 20 },
     });
   });
 
@@ -71,6 +78,8 @@ describe('recording archive', () => {
       API_KEY_SECRET_ID: 'meeting-pipeline/api-key',
       UPSTREAM_BASE_URL: 'https://meetings.example.org/api/v1/',
       RECORDING_WAIT_MINUTES: '30',
+      // Larger than local mode's 8 MiB default (the emulator's request limit): fewer requests per recording.
+      RECORDING_UPLOAD_PART_MIB: '16',
     });
   });
 

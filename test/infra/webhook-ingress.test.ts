@@ -38,21 +38,23 @@ describe('webhook ingress', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 },
+      DefaultRouteSettings: { ThrottlingRateLimit: 1500, ThrottlingBurstLimit: 3000 },
       AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('integrationLatency') },
     });
   });
 
-  it('runs the ingress on a current Node.js runtime, arm64, traced, answering inside the 10 s budget', () => {
+  it('runs the ingress on a current Node.js runtime, arm64, untraced, with reserved concurrency, answering inside the 10 s budget', () => {
     const [, fn] = ingressFunction();
     expect(fn.Properties).toMatchObject({
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
       Timeout: 8,
-      TracingConfig: { Mode: 'Active' },
-      LoggingConfig: { LogFormat: 'JSON' },
+      MemorySize: 512,
+      ReservedConcurrentExecutions: 150,
+      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'INFO' },
     });
+    expect(fn.Properties).not.toHaveProperty('TracingConfig');
     expect(Object.keys(fn.Properties.Environment.Variables).sort()).toEqual(
       [
         'EVENTS_QUEUE_URL',
@@ -60,6 +62,7 @@ describe('webhook ingress', () => {
         'MAX_BODY_BYTES',
         'NODE_OPTIONS',
         'PAYLOAD_BUCKET',
+        'POWERTOOLS_LOG_LEVEL',
         'POWERTOOLS_SERVICE_NAME',
         'SECRET_CACHE_SECONDS',
         'SIGNING_SECRET_ID',
@@ -144,8 +147,6 @@ describe('webhook ingress', () => {
     const actions = statements.flatMap((s) => [s.Action].flat()).sort();
     expect(actions).toEqual(
       [
-        'xray:PutTraceSegments',
-        'xray:PutTelemetryRecords',
         'sqs:SendMessage',
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',

@@ -9,10 +9,12 @@ import {
   DownloadRefusedError,
   openDownload,
 } from '../../lambdas/core/archive/download-guard';
+import { writeFinalTranscript } from '../../lambdas/core/archive/fill-gaps';
 import { processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
+import type { TranscriptLine } from '../../lambdas/core/upstream/rest-contract';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
@@ -30,6 +32,7 @@ import {
 import { watchMultipart } from '../fixtures/multipart-ledger';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 import { transcriptEnvelope } from '../fixtures/webhooks';
+import { countingClient } from '../fixtures/write-units';
 
 const MiB = 1024 * 1024;
 const service = new SimulatedServiceApi();
@@ -148,6 +151,49 @@ describe('archiving a meeting', () => {
     }
     const utterances = await botItems(resources.tableName, bot.id, SK_PREFIX.utterance);
     expect(utterances.map((u) => u.text)).toEqual(['line 0', 'line 1', 'line 2']);
+  });
+
+  it('writes a final line again only where it is missing or differs, after a crash', async () => {
+    const botId = 'bot_final_rerun';
+    const line = (ms: number, text: string): TranscriptLine => ({
+      speaker_name: 'A',
+      speaker_uuid: 's',
+      speaker_user_uuid: null,
+      speaker_is_host: true,
+      timestamp_ms: ms,
+      duration_ms: 1,
+      transcription: { transcript: text },
+    });
+    // The webhooks delivered the first line right: it is still marked final, the only race-free refusal.
+    await documentClient().send(
+      new PutCommand({ TableName: resources.tableName, Item: { ...keys.utterance(botId, 1, 's'), text: 'a' } }),
+    );
+    const counting = countingClient(documentClient(), []);
+    const table = { db: counting.client, tableName: resources.tableName };
+    const puts = async (lines: TranscriptLine[]) => {
+      counting.reset();
+      const counts = await writeFinalTranscript(table, botId, lines);
+      return { counts, puts: counting.writes.map((w) => w.sk) };
+    };
+    const lines = [line(1, 'a'), line(2, 'b'), line(3, 'c')];
+    expect(await puts(lines)).toEqual({
+      counts: { created: 2, corrected: 0 },
+      puts: lines.map((l) => keys.utterance(botId, l.timestamp_ms, 's').sk),
+    });
+    expect(await puts(lines)).toEqual({ counts: { created: 2, corrected: 0 }, puts: [] });
+    // The service changed a line and added one between the runs: only those two are written.
+    const changed = [line(1, 'a'), line(2, 'B'), line(3, 'c'), line(4, 'd')];
+    expect(await puts(changed)).toEqual({
+      counts: { created: 3, corrected: 0 },
+      puts: [keys.utterance(botId, 2, 's').sk, keys.utterance(botId, 4, 's').sk],
+    });
+    const utterances = await botItems(resources.tableName, botId, SK_PREFIX.utterance);
+    expect(utterances.map((u) => [u.text, u.finalized])).toEqual([
+      ['a', true],
+      ['B', true],
+      ['c', true],
+      ['d', true],
+    ]);
   });
 
   it('does nothing the second time', async () => {

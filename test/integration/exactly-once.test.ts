@@ -68,9 +68,9 @@ function acceptanceClockAt(): (atMs: number) => string {
 }
 
 /** What the table's TTL does after the retention period: the ledger and acceptance records of a key go. */
-async function expireDedupRecords(tableName: string, idempotencyKey: string): Promise<void> {
+async function expireDedupRecords(tableName: string, botId: string, idempotencyKey: string): Promise<void> {
   const db = documentClient();
-  for (const key of [keys.event(idempotencyKey), keys.acceptance(idempotencyKey)]) {
+  for (const key of [keys.event(botId, idempotencyKey), keys.acceptance(idempotencyKey)]) {
     await db.send(new DeleteCommand({ TableName: tableName, Key: key }));
   }
 }
@@ -161,7 +161,7 @@ async function runSeed(seed: number) {
   for (const { draft } of pairs) {
     const key = String(sends[draft]!.payload.idempotency_key);
     const original = deliveries.find((message) => message.attributes.idempotency_key === key)!;
-    await expireDedupRecords(shuffled.resources.tableName, key);
+    await expireDedupRecords(shuffled.resources.tableName, botId, key);
     await processQueuedEvent(original, shuffled.deps);
     const resentAt = await acceptances.firstAcceptedAt(key, ingressClock(sends.at(-1)!.sentAtMs + 8 * 86_400_000));
     await processQueuedEvent(queuedMessage(sends[draft]!.payload, resentAt), shuffled.deps);

@@ -8,7 +8,7 @@ import {
   processQueuedEvent,
 } from '../../lambdas/core/events/process-event';
 import { claimCheckKey } from '../../lambdas/core/queue/queued-event';
-import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
+import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
@@ -28,7 +28,7 @@ import {
   recordingTelemetry,
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
-import { botItems, meetingItem } from '../fixtures/store-reader';
+import { botItems, meetingItem, summaryItem } from '../fixtures/store-reader';
 
 let pipeline: LocalPipeline;
 let resources: LocalResources;
@@ -83,8 +83,10 @@ describe('bot.state_change', () => {
       stateAt: '2026-11-20T10:00:02+00:00',
       lastEventAt: '2026-11-20T10:00:02+00:00',
     });
-    expect(meeting?.gsi1pk).toBe('DAY#2026-11-20');
-    expect(meeting?.gsi2pk).toBe('STATE#joined_recording');
+    // In the state index under its bot's shard, and in no index by day.
+    expect(meeting?.gsi2pk).toBe(keys.meetingsInState('joined_recording', bot));
+    expect(meeting?.gsi2pk).toMatch(/^STATE#joined_recording#\d+$/);
+    expect(meeting?.gsi1pk).toBeUndefined();
     const history = await botItems(resources.tableName, bot, 'STATE#');
     expect(history.map((h) => h.newState)).toEqual(['joining', 'joined_recording']);
   });
@@ -248,29 +250,31 @@ describe('summary.update', () => {
   it('keeps the newest summary text once, and the rest of the data beside it', async () => {
     await processOne(summaryUpdate(bot, 'Second draft.'), 20);
     await processOne(summaryUpdate(bot, 'First draft.'), 10);
-    const meeting = await meetingItem(resources.tableName, bot);
-    expect(meeting).toMatchObject({ summary: 'Second draft.' });
-    expect(JSON.parse(String(meeting?.summaryData))).toEqual({ model: 'simulated' });
+    const summary = await summaryItem(resources.tableName, bot);
+    expect(summary).toMatchObject({ summary: 'Second draft.' });
+    expect(JSON.parse(String(summary?.summaryData))).toEqual({ model: 'simulated' });
+    // Its own item: the meeting item, copied into the state index, does not carry it.
+    expect(await meetingItem(resources.tableName, bot)).toBeUndefined();
   });
 
   it('keeps a summary too large for the item in S3 with a pointer, never in the DLQ', async () => {
     const text = `${'A long meeting, summarised at length. '.repeat(5_600)}End.`; // 210 KB
     const payload = summaryUpdate(bot, text);
     expect((await processOne(payload, 30)).status).toBe('applied');
-    const meeting = await meetingItem(resources.tableName, bot);
-    expect(meeting?.summary).toBeUndefined();
-    const stored = meeting?.summaryStored as { bucket: string; key: string; bytes: number; sha256: string };
+    const summary = await summaryItem(resources.tableName, bot);
+    expect(summary?.summary).toBeUndefined();
+    const stored = summary?.summaryStored as { bucket: string; key: string; bytes: number; sha256: string };
     expect(stored).toMatchObject({ bucket: resources.payloadBucket, bytes: Buffer.byteLength(text) });
     const object = await s3Client().send(new GetObjectCommand({ Bucket: stored.bucket, Key: stored.key }));
     const bytes = Buffer.from(await object.Body!.transformToByteArray());
     expect(bytes.toString('utf8')).toBe(text);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(stored.sha256);
-    expect(JSON.stringify(meeting).length).toBeLessThan(10_000); // the text is not on the item twice, nor once
+    expect(JSON.stringify(summary).length).toBeLessThan(10_000); // the text is not on the item twice, nor once
     // A redelivery changes nothing; a newer short summary replaces the pointer.
     expect((await processOne(payload, 31)).status).toBe('duplicate');
     await processOne(summaryUpdate(bot, 'Short again.'), 40);
-    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ summary: 'Short again.' });
-    expect((await meetingItem(resources.tableName, bot))?.summaryStored).toBeUndefined();
+    expect(await summaryItem(resources.tableName, bot)).toMatchObject({ summary: 'Short again.' });
+    expect((await summaryItem(resources.tableName, bot))?.summaryStored).toBeUndefined();
   });
 });
 
@@ -302,7 +306,7 @@ describe('unknown triggers and bad messages', () => {
       { ...message, body: JSON.stringify(pointer), attributes: { ...message.attributes, body_location: 's3' } },
       deps,
     );
-    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ summary: 'From S3.' });
+    expect(await summaryItem(resources.tableName, bot)).toMatchObject({ summary: 'From S3.' });
 
     const wrongDigest = { claimCheck: { ...pointer.claimCheck, sha256: '0'.repeat(64) } };
     await expect(

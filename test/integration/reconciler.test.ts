@@ -1,10 +1,11 @@
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createArchiveHandler } from '../../lambdas/archive/adapter';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { type ReconcileDependencies, reconcileMeetings } from '../../lambdas/core/reconcile/reconcile-meetings';
-import { GSI, keys, padMicros } from '../../lambdas/core/store/table-layout';
+import { GSI, keys, padMicros, stateShard } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
@@ -157,6 +158,31 @@ describe('reconciler', () => {
     const report = await reconcileMeetings(deps({ maxMeetings: 3 }));
     expect(report.checked).toBe(3);
     expect(report.missing).toHaveLength(3);
+  });
+
+  it('reads every shard of the state index, oldest first, and the unsharded entries of earlier releases', async () => {
+    // Forty bots stuck in `joining`, a minute apart (bot 0 the oldest), spread over the shards.
+    const bots = Array.from({ length: 40 }, (_, i) => `bot_sharded${i}`);
+    for (const [i, botId] of bots.entries()) await meetingStuckIn(botId, 'joining', 2 * HOUR - i * 60_000);
+    expect(new Set(bots.map(stateShard)).size).toBeGreaterThan(8);
+    // The oldest of all, indexed as an earlier release did.
+    await meetingStuckIn('bot_unsharded', 'joining', 3 * HOUR);
+    await processing.table.db.send(
+      new UpdateCommand({
+        TableName: resources.tableName,
+        Key: keys.meeting('bot_unsharded'),
+        UpdateExpression: 'SET #pk = :unsharded',
+        ExpressionAttributeNames: { '#pk': GSI.byState.partitionKey },
+        ExpressionAttributeValues: { ':unsharded': keys.unshardedState('joining') },
+      }),
+    );
+    const runs = [];
+    for (let run = 0; run < 2; run++) runs.push(await reconcileMeetings(deps({ maxMeetings: 10 })));
+    // Each run takes the oldest not yet checked, whichever shard holds them.
+    expect(runs.map((run) => new Set(run.missing))).toEqual([
+      new Set(['bot_unsharded', ...bots.slice(0, 9)]),
+      new Set(bots.slice(9, 19)),
+    ]);
   });
 
   it('queues an archive job for a final meeting that has no archive record', async () => {
@@ -334,7 +360,7 @@ describe('reconciler and bots launched but never heard from', () => {
     expect(await meetingItem(resources.tableName, bot.id)).toMatchObject({
       state: 'joining',
       scheduleId: 'heard-first',
-      [GSI.byState.partitionKey]: keys.meetingsInState('joining'),
+      [GSI.byState.partitionKey]: keys.meetingsInState('joining', bot.id),
     });
   });
 });

@@ -103,7 +103,7 @@ describe('replaying a bot from the ledger', () => {
     // The dedup retention passed for the first three events: their ledger records expired.
     const expired = sends.slice(0, 3).map(({ payload }) => String(payload.idempotency_key));
     for (const key of expired)
-      await documentClient().send(new DeleteCommand({ TableName: resources.tableName, Key: keys.event(key) }));
+      await documentClient().send(new DeleteCommand({ TableName: resources.tableName, Key: keys.event(botId, key) }));
     const before = await botItems(resources.tableName, botId, '');
 
     const refused = await replayBotEvents(botId, deps, { rebuild: true, apply: true });
@@ -171,7 +171,10 @@ describe('replaying a bot from the ledger', () => {
       state: 'scheduled',
     });
     const before = await meetingItem(resources.tableName, botId);
-    expect(before).toMatchObject({ state: 'scheduled', [GSI.byState.partitionKey]: keys.meetingsInState('scheduled') });
+    expect(before).toMatchObject({
+      state: 'scheduled',
+      [GSI.byState.partitionKey]: keys.meetingsInState('scheduled', botId),
+    });
 
     const report = await replayBotEvents(botId, deps, { rebuild: true, apply: true });
     expect(report).toMatchObject({ applied: true, events: 0, failures: [] });

@@ -60,6 +60,41 @@ describe('withPowertools', () => {
     expect(emf[0]).toMatchObject({ service: 'recording-archive', ArchiveFailed: 1 });
   });
 
+  it('writes one EMF document per dimension set, each point a value of its metric', async () => {
+    const tools = createTelemetry(SERVICES.processEvents);
+    await withPowertools(async () => {
+      for (let i = 0; i < 9; i += 1) tools.metrics.emit(METRICS.eventApplied, 1, { trigger: 'transcript.update' });
+      tools.metrics.emit(METRICS.eventDuplicate, 1, { trigger: 'transcript.update' });
+      tools.metrics.emit(METRICS.eventApplied, 1, { trigger: 'bot.state_change' });
+      tools.metrics.emit(METRICS.archiveRequested, 1);
+    }, tools)(undefined, context);
+    const emf = lines(out).filter((l) => '_aws' in l);
+    const dimensionsOf = (doc: Record<string, unknown>) =>
+      (doc._aws as { CloudWatchMetrics: Array<{ Dimensions: string[][] }> }).CloudWatchMetrics.map((d) => d.Dimensions);
+    expect(emf).toHaveLength(3);
+    expect(emf[0]).toMatchObject({ service: 'process-events', ArchiveRequested: 1 });
+    expect(dimensionsOf(emf[0] ?? {})).toEqual([[['service']]]);
+    expect(emf[1]).toMatchObject({
+      trigger: 'transcript.update',
+      EventApplied: [1, 1, 1, 1, 1, 1, 1, 1, 1],
+      EventDuplicate: 1,
+    });
+    expect(dimensionsOf(emf[1] ?? {})).toEqual([[['service', 'trigger']]]);
+    expect(emf[2]).toMatchObject({ trigger: 'bot.state_change', EventApplied: 1 });
+    expect(emf[2]).not.toHaveProperty('ArchiveRequested');
+    expect(err.join('')).not.toMatch(/No application metrics|already been added/);
+  });
+
+  it('keeps the dimensions on every document when a metric outgrows one (100 values)', async () => {
+    const tools = createTelemetry(SERVICES.reconciler);
+    await withPowertools(async () => {
+      for (let i = 0; i < 150; i += 1) tools.metrics.emit(METRICS.upstreamServerError, 1, { status: '500' });
+    }, tools)(undefined, context);
+    const emf = lines(out).filter((l) => '_aws' in l);
+    expect(emf.map((doc) => doc.status)).toEqual(['500', '500']);
+    expect(emf.flatMap((doc) => [doc.UpstreamServerError].flat())).toHaveLength(150);
+  });
+
   it('writes no EMF and no warning when nothing was recorded', async () => {
     const tools = createTelemetry(SERVICES.reconciler);
     await withPowertools(async () => 'quiet', tools)(undefined, context);

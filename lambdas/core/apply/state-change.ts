@@ -6,18 +6,12 @@ import type { StateChangeData } from '../upstream/webhook-contract';
 import { type ApplyContext, jsonText } from './context';
 import { ARCHIVABLE_STATES, isoToMicros, stateOrderKey } from './state-order';
 
-/** The meeting's entries in the day and state indexes (table-layout.ts), set with `indexValues`. */
-const INDEX_UPDATE = '#dayPk = :day, #daySk = :byTime, #statePk = :statePk, #stateSk = :byTime';
-const INDEX_NAMES = {
-  '#dayPk': GSI.byDay.partitionKey,
-  '#daySk': GSI.byDay.sortKey,
-  '#statePk': GSI.byState.partitionKey,
-  '#stateSk': GSI.byState.sortKey,
-};
+/** The meeting's entry in the state index (table-layout.ts), set with `indexValues`. */
+const INDEX_UPDATE = '#statePk = :statePk, #stateSk = :byTime';
+const INDEX_NAMES = { '#statePk': GSI.byState.partitionKey, '#stateSk': GSI.byState.sortKey };
 const indexValues = (botId: string, state: string, atMicros: number) => ({
-  ':day': keys.meetingsOfDay(new Date(atMicros / 1000).toISOString().slice(0, 10)),
   ':byTime': keys.meetingAt(atMicros, botId),
-  ':statePk': keys.meetingsInState(state),
+  ':statePk': keys.meetingsInState(state, botId),
 });
 
 export interface StateChangeResult {

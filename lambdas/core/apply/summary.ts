@@ -5,11 +5,11 @@ import { keys } from '../store/table-layout';
 import { type SummaryUpdateData, summaryTextField } from '../upstream/webhook-contract';
 import { type ApplyContext, arrivalVersion, jsonText, rememberAppliedKey } from './context';
 
-/** Where summaries too large for the meeting item are kept, in the payload bucket (no expiry on this prefix). */
+/** Where summaries too large for their item are kept, in the payload bucket (no expiry on this prefix). */
 export const SUMMARY_PREFIX = 'summaries/';
 
 /**
- * Summary text up to this size is kept on the meeting item; a larger one goes to
+ * Summary text up to this size is kept on the summary item; a larger one goes to
  * S3 with a pointer on the item. An item holds 400 KB in all, and the service
  * offers no way to fetch a summary again, so it must never be refused.
  */
@@ -24,8 +24,10 @@ export interface StoredSummary {
 
 /**
  * The summary text once (inline, or in S3 with a pointer) and the rest of `data`
- * beside it; the one first accepted last wins, and a late resend of an already
- * applied summary (same key) changes nothing.
+ * beside it, on the meeting's summary item; the one first accepted last wins, and
+ * a late resend of an already applied summary (same key) changes nothing. Not on
+ * the meeting item: that one is in the state index, and every update of it would
+ * write the text into the index copy again.
  */
 export async function applySummaryUpdate(ctx: ApplyContext, data: SummaryUpdateData): Promise<boolean> {
   const field = summaryTextField(data);
@@ -38,7 +40,7 @@ export async function applySummaryUpdate(ctx: ApplyContext, data: SummaryUpdateD
     ctx.table.db.send(
       new UpdateCommand({
         TableName: ctx.table.tableName,
-        Key: keys.meeting(ctx.botId),
+        Key: keys.summary(ctx.botId),
         UpdateExpression:
           stored === null
             ? 'SET botId = :bot, summary = :summary, summaryData = :data, summaryVersion = :version ADD summaryKeys :keys REMOVE summaryStored'
@@ -56,7 +58,7 @@ export async function applySummaryUpdate(ctx: ApplyContext, data: SummaryUpdateD
       }),
     ),
   );
-  if (!written) await rememberAppliedKey(ctx, keys.meeting(ctx.botId), 'summaryKeys');
+  if (!written) await rememberAppliedKey(ctx, keys.summary(ctx.botId), 'summaryKeys');
   return written;
 }
 

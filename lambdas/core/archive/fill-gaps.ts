@@ -7,6 +7,12 @@
  *
  * What the archive added or corrected is marked on the item itself, so a job that
  * runs again after a crash counts the same gaps, not zero.
+ *
+ * Every utterance not yet final is written, even one whose text the webhooks got
+ * right: only the mark on the item itself refuses a later webhook without a race
+ * (a conditional write sees no other item). One already final with the same
+ * content is skipped: nothing but the archive writes a final item, so a run after
+ * a crash writes only what the earlier run did not.
  */
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
@@ -15,6 +21,9 @@ import type { Participant, TranscriptLine } from '../upstream/rest-contract';
 
 const LOWEST_VERSION = '0';
 const FROM_ARCHIVE = 'archive';
+
+/** What a final utterance says, compared to skip writing it again unchanged. */
+const FINAL_CONTENT = ['speakerName', 'speakerUserUuid', 'speakerIsHost', 'durationMs', 'text', 'transcribed'];
 
 /** What the final transcript did to an utterance the webhooks had (or had not) delivered. */
 type ArchiveFill = 'created' | 'corrected';
@@ -61,7 +70,11 @@ export async function writeFinalTranscript(
   lines: TranscriptLine[],
 ): Promise<FinalTranscriptWrite> {
   const counts: FinalTranscriptWrite = { created: 0, corrected: 0 };
-  const existing = await itemsBySortKey(table, botId, SK_PREFIX.utterance, ['finalized', 'text', 'archiveFill']);
+  const existing = await itemsBySortKey(table, botId, SK_PREFIX.utterance, [
+    'finalized',
+    'archiveFill',
+    ...FINAL_CONTENT,
+  ]);
   for (const line of lines) {
     const text = line.transcription?.transcript ?? '';
     const key = keys.utterance(botId, line.timestamp_ms, line.speaker_uuid);
@@ -76,6 +89,15 @@ export async function writeFinalTranscript(
             ? 'corrected'
             : undefined;
     if (fill !== undefined) counts[fill]++;
+    const content: Item = {
+      speakerName: line.speaker_name ?? null,
+      speakerUserUuid: line.speaker_user_uuid ?? null,
+      speakerIsHost: line.speaker_is_host ?? null,
+      durationMs: line.duration_ms ?? null,
+      text,
+      transcribed: line.transcription != null && line.transcription.transcript != null,
+    };
+    if (before?.finalized === true && FINAL_CONTENT.every((name) => before[name] === content[name])) continue;
     await table.db.send(
       new PutCommand({
         TableName: table.tableName,
@@ -84,12 +106,7 @@ export async function writeFinalTranscript(
           botId,
           timestampMs: line.timestamp_ms,
           speakerUuid: line.speaker_uuid,
-          speakerName: line.speaker_name ?? null,
-          speakerUserUuid: line.speaker_user_uuid ?? null,
-          speakerIsHost: line.speaker_is_host ?? null,
-          durationMs: line.duration_ms ?? null,
-          text,
-          transcribed: line.transcription != null && line.transcription.transcript != null,
+          ...content,
           finalized: true,
           writtenFrom: 'final-transcript',
           ...(fill !== undefined && { archiveFill: fill }),

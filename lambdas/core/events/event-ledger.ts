@@ -1,7 +1,12 @@
 /**
- * The event ledger: one record per accepted webhook, keyed by its idempotency
- * key: the replay store (it keeps the raw body for the retention period) and,
- * for events with effects outside the table, the dedup state.
+ * The event ledger: one record per accepted webhook, under its bot and keyed by
+ * its idempotency key: the replay store (it keeps the raw body for the retention
+ * period) and, for events with effects outside the table, the dedup state.
+ *
+ * Written for every event, so kept to one write unit for a typical webhook: no
+ * index copies it (a bot's events are a Query on its partition), the body is
+ * stored Brotli-compressed (a 1 KB transcript webhook takes about 520 bytes), and
+ * nothing the key already says is repeated.
  *
  * Crash-safe without transactions, because every apply step is idempotent and
  * order-independent (deterministic keys, conditional writes), so an event may be
@@ -14,10 +19,11 @@
  *    put, first delivery wins), then apply. The items themselves refuse an
  *    applied key again, so the ledger need not be read first: two writes.
  */
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ClaimCheckPointer } from '../queue/queued-event';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
-import { GSI, keys, TTL_ATTRIBUTE } from '../store/table-layout';
+import { EVENT_SK_PREFIX, keys, TTL_ATTRIBUTE } from '../store/table-layout';
 
 export type LedgerState = 'new' | 'in_progress' | 'completed' | 'recorded';
 
@@ -48,11 +54,11 @@ export class EventLedger {
     private readonly options: LedgerOptions,
   ) {}
 
-  async state(idempotencyKey: string): Promise<LedgerState> {
+  async state(botId: string, idempotencyKey: string): Promise<LedgerState> {
     const { Item } = await this.table.db.send(
       new GetCommand({
         TableName: this.table.tableName,
-        Key: keys.event(idempotencyKey),
+        Key: keys.event(botId, idempotencyKey),
         ConsistentRead: true,
         ProjectionExpression: '#status',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -89,7 +95,7 @@ export class EventLedger {
       ),
     );
     if (claimed) return 'claimed';
-    return (await this.state(entry.idempotencyKey)) === 'completed' ? 'completed' : 'busy';
+    return (await this.state(entry.botId, entry.idempotencyKey)) === 'completed' ? 'completed' : 'busy';
   }
 
   /** Marks the event applied; keeps its raw body for replay until the record expires. */
@@ -109,12 +115,12 @@ export class EventLedger {
   }
 
   /** Gives the lease up after a failure so the redelivery need not wait for it to lapse. */
-  async release(idempotencyKey: string): Promise<void> {
+  async release(botId: string, idempotencyKey: string): Promise<void> {
     await writeIfCondition(() =>
       this.table.db.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: keys.event(idempotencyKey),
+          Key: keys.event(botId, idempotencyKey),
           UpdateExpression: 'SET leaseUntil = :zero',
           ConditionExpression: '#status = :inProgress',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -124,7 +130,7 @@ export class EventLedger {
     );
   }
 
-  /** A bot's stored events in arrival order, for replay. */
+  /** A bot's stored events in arrival order (ties by key), for replay and its delivery log. */
   async eventsOfBot(botId: string): Promise<StoredEvent[]> {
     const events: StoredEvent[] = [];
     let cursor: Record<string, unknown> | undefined;
@@ -132,42 +138,56 @@ export class EventLedger {
       const page = await this.table.db.send(
         new QueryCommand({
           TableName: this.table.tableName,
-          IndexName: GSI.byDay.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': GSI.byDay.partitionKey },
-          ExpressionAttributeValues: { ':pk': keys.eventsOfBot(botId) },
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :event)',
+          ExpressionAttributeValues: { ':pk': keys.eventsOfBot(botId), ':event': EVENT_SK_PREFIX },
+          ConsistentRead: true,
           ExclusiveStartKey: cursor,
         }),
       );
-      for (const item of page.Items ?? []) events.push(toStoredEvent(item));
+      for (const item of page.Items ?? []) events.push(toStoredEvent(botId, item));
       cursor = page.LastEvaluatedKey;
     } while (cursor !== undefined);
-    return events;
+    // Sorted here: the sort key must be the idempotency key alone for the conditional put to dedup.
+    return events.sort((a, b) => compare(a.receivedAt, b.receivedAt) || compare(a.idempotencyKey, b.idempotencyKey));
   }
 
   private item(entry: LedgerEntry, status: LedgerState): Record<string, unknown> {
     return {
-      ...keys.event(entry.idempotencyKey),
+      ...keys.event(entry.botId, entry.idempotencyKey),
       status,
-      idempotencyKey: entry.idempotencyKey,
-      botId: entry.botId,
       trigger: entry.trigger,
       receivedAt: entry.receivedAt,
-      ...('inline' in entry.body ? { body: entry.body.inline } : { bodyRef: entry.body.stored }),
-      [GSI.byDay.partitionKey]: keys.eventsOfBot(entry.botId),
-      [GSI.byDay.sortKey]: `${entry.receivedAt}#${entry.idempotencyKey}`,
+      ...('inline' in entry.body ? { bodyBr: compress(entry.body.inline) } : { bodyRef: entry.body.stored }),
       [TTL_ATTRIBUTE]: Math.floor(this.options.now() / 1000) + this.options.retentionSeconds,
     };
   }
 }
 
-function toStoredEvent(item: Record<string, unknown>): StoredEvent {
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Quality 5: about 0.2 ms for a 1 KB webhook, a tenth of the best quality's CPU for 15% more bytes. */
+function compress(text: string): Uint8Array {
+  const bytes = Buffer.from(text, 'utf8');
+  return brotliCompressSync(bytes, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 5,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
+    },
+  });
+}
+
+function toStoredEvent(botId: string, item: Record<string, unknown>): StoredEvent {
+  const body = item.bodyBr;
   return {
-    idempotencyKey: String(item.idempotencyKey),
-    botId: String(item.botId),
+    idempotencyKey: String(item.sk).slice(EVENT_SK_PREFIX.length),
+    botId,
     trigger: String(item.trigger),
     receivedAt: String(item.receivedAt),
     status: item.status as LedgerState,
-    body: typeof item.body === 'string' ? { inline: item.body } : { stored: item.bodyRef as ClaimCheckPointer },
+    body:
+      body instanceof Uint8Array
+        ? { inline: brotliDecompressSync(body).toString('utf8') }
+        : { stored: item.bodyRef as ClaimCheckPointer },
   };
 }

@@ -117,14 +117,14 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
   });
   const ctx = { table: deps.table, botId, idempotencyKey, receivedAt, largeValues: deps.payloads };
   const duplicate = (): ProcessOutcome => {
-    telemetry.log.info('duplicate event skipped', log);
+    telemetry.log.debug('duplicate event skipped', log);
     telemetry.metrics.emit(METRICS.eventDuplicate, 1, { trigger: webhook.trigger });
     return { status: 'duplicate', trigger, botId, idempotencyKey };
   };
 
   let effects: AppliedEffects;
   if (EXCLUSIVE_TRIGGERS.has(webhook.trigger)) {
-    if ((await ledger.state(idempotencyKey)) === 'completed') return duplicate();
+    if ((await ledger.state(botId, idempotencyKey)) === 'completed') return duplicate();
     const record = await entry();
     const claim = await ledger.claim(record);
     if (claim === 'completed') return duplicate();
@@ -132,7 +132,7 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
     try {
       effects = await applyWebhook(webhook, ctx, deps.archive);
     } catch (error) {
-      await ledger.release(idempotencyKey).catch(() => undefined); // else the lease lapses
+      await ledger.release(botId, idempotencyKey).catch(() => undefined); // else the lease lapses
       throw asPoisonIfTooLarge(error, trigger);
     }
     await ledger.complete(record);
@@ -147,7 +147,7 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
     if (!firstDelivery && effects.valueWritten !== true) return duplicate();
   }
 
-  telemetry.log.info('event applied', { ...log, ...effects });
+  telemetry.log.debug('event applied', { ...log, ...effects });
   telemetry.metrics.emit(METRICS.eventApplied, 1, { trigger: webhook.trigger });
   if (webhook.trigger === 'unknown') telemetry.metrics.emit(METRICS.unknownTrigger, 1);
   if (effects.archiveRequested === true) telemetry.metrics.emit(METRICS.archiveRequested, 1);
@@ -182,7 +182,7 @@ function typedWebhook(envelope: WebhookEnvelope): TypedWebhook {
 
 /**
  * A webhook about something other than a bot: recorded in the ledger (dedup and
- * replay, indexed by the object) and kept under its object with its raw body. The
+ * replay, under the object) and kept under its object with its raw body. The
  * conditional put makes a redelivery after a crash between the two writes complete it.
  */
 async function keepUnbound(
@@ -213,11 +213,11 @@ async function keepUnbound(
   );
   const log = { idempotency_key: idempotencyKey, related_object: relatedObject, trigger };
   if (!firstDelivery && !written) {
-    deps.telemetry.log.info('duplicate event skipped', log);
+    deps.telemetry.log.debug('duplicate event skipped', log);
     deps.telemetry.metrics.emit(METRICS.eventDuplicate, 1, { trigger: UNBOUND_EVENTS });
     return { status: 'duplicate', trigger, botId: relatedObject, idempotencyKey };
   }
-  deps.telemetry.log.info('event without a bot kept', log);
+  deps.telemetry.log.debug('event without a bot kept', log);
   deps.telemetry.metrics.emit(METRICS.eventApplied, 1, { trigger: UNBOUND_EVENTS });
   return { status: 'applied', trigger, botId: relatedObject, idempotencyKey };
 }

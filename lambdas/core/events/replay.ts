@@ -13,7 +13,7 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applyWebhook } from '../apply/apply-webhook';
 import { recordLaunchedMeeting } from '../apply/state-change';
-import { GSI, keys, MEETING_SK, SK_PREFIX } from '../store/table-layout';
+import { GSI, keys, MEETING_SK, SK_PREFIX, SUMMARY_SK } from '../store/table-layout';
 import type { StoredEvent } from './event-ledger';
 import { decodeWebhook, type ProcessDependencies } from './process-event';
 
@@ -47,16 +47,13 @@ const WEBHOOK_MEETING_ATTRIBUTES = [
   'stateOrder',
   'lastEventAt',
   'lastEventMicros',
-  'summary',
-  'summaryStored',
-  'summaryData',
-  'summaryVersion',
-  'summaryKeys',
-  // The meeting's index entries follow its state (the launcher's too: restored below).
-  GSI.byDay.partitionKey,
-  GSI.byDay.sortKey,
+  // The meeting's index entry follows its state (the launcher's too: restored below).
   GSI.byState.partitionKey,
   GSI.byState.sortKey,
+  // The day-index keys earlier releases wrote (the index is gone). Their summary on the meeting
+  // stays: no ledger record of this release can write it again.
+  'gsi1pk',
+  'gsi1sk',
 ] as const;
 
 type Item = Record<string, unknown>;
@@ -175,6 +172,7 @@ function keysNamedBy(items: Item[]): Set<string> {
 function madeByWebhooks(item: Item): boolean {
   const sk = String(item.sk);
   if (sk === MEETING_SK) return false; // its webhook attributes are removed, the item stays
+  if (sk === SUMMARY_SK) return true;
   if (item.finalized === true || item.filledFrom === 'archive') return false;
   return Object.values(SK_PREFIX).some((prefix) => sk.startsWith(prefix));
 }

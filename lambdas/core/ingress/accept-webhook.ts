@@ -193,7 +193,8 @@ function reject(status: 400 | 401 | 413, reason: RejectionReason, message: strin
 function report(outcome: WebhookOutcome, bodyBytes: number, { log, metrics }: Telemetry): void {
   switch (outcome.kind) {
     case 'accepted':
-      log.info('webhook accepted', {
+      // Every webhook is one of these: the metric counts them; the line is for debugging (logLevel DEBUG).
+      log.debug('webhook accepted', {
         idempotency_key: outcome.idempotencyKey,
         bot_id: outcome.botId,
         trigger: outcome.trigger,

@@ -66,8 +66,8 @@ const NON_FINAL_STATES = BOT_STATES.filter((state) => !isFinalState(state));
 export const UNKNOWN_AFTER_MISSES = 3;
 /** Archive jobs the backstop queues for one meeting at most; after that it needs a person. */
 export const MAX_BACKSTOP_JOBS = 3;
-/** Index pages read per state and run: a bound on the work, not on what gets its turn. */
-const MAX_PAGES_PER_STATE = 20;
+/** Index pages read per state partition and run: a bound on the work, not on what gets its turn. */
+const MAX_PAGES_PER_PARTITION = 20;
 
 export async function reconcileMeetings(deps: ReconcileDependencies): Promise<ReconcileReport> {
   const report: ReconcileReport = {
@@ -161,11 +161,12 @@ async function dueAtJoinTime(botId: string, bot: Bot, deps: ReconcileDependencie
         Key: keys.meeting(botId),
         UpdateExpression: 'SET #stateSk = :due',
         // Only while it is indexed as scheduled: a state applied meanwhile keeps its own place.
-        ConditionExpression: '#statePk = :scheduled',
+        ConditionExpression: '#statePk IN (:scheduled, :scheduledUnsharded)',
         ExpressionAttributeNames: { '#statePk': GSI.byState.partitionKey, '#stateSk': GSI.byState.sortKey },
         ExpressionAttributeValues: {
           ':due': keys.meetingAt(isoToMicros(joinAt), botId),
-          ':scheduled': keys.meetingsInState('scheduled'),
+          ':scheduled': keys.meetingsInState('scheduled', botId),
+          ':scheduledUnsharded': keys.unshardedState('scheduled'),
         },
       }),
     ),
@@ -312,6 +313,8 @@ export function normalizedTime(value: unknown): string | undefined {
 /**
  * Meetings in `states` unchanged since `cutoff`, oldest first, at most `limit`;
  * with `recheckBefore`, only those not checked since then (the others had their turn).
+ * A state's meetings are spread over the index's shards: each is read in due order
+ * and the oldest of all are taken, as if they were one partition.
  */
 async function staleMeetings(
   table: TableAccess,
@@ -322,38 +325,62 @@ async function staleMeetings(
 ): Promise<StoredMeeting[]> {
   const found: StoredMeeting[] = [];
   for (const state of states) {
-    let cursor: Record<string, unknown> | undefined;
-    let pages = 0;
-    do {
-      const page = await table.db.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          IndexName: GSI.byState.name,
-          KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
-          FilterExpression:
-            recheckBefore === undefined
-              ? 'attribute_not_exists(#archive)'
-              : 'attribute_not_exists(reconciledAt) OR reconciledAt < :recheck',
-          ExpressionAttributeNames: {
-            '#pk': GSI.byState.partitionKey,
-            '#sk': GSI.byState.sortKey,
-            ...(recheckBefore === undefined && { '#archive': 'archive' }),
-          },
-          ExpressionAttributeValues: {
-            ':pk': keys.meetingsInState(state),
-            ':cutoff': cutoff,
-            ...(recheckBefore !== undefined && { ':recheck': recheckBefore }),
-          },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (found.length < limit) found.push({ botId: String(item.botId), state: String(item.state) });
-      }
-      cursor = page.LastEvaluatedKey;
-      pages++;
-    } while (cursor !== undefined && found.length < limit && pages < MAX_PAGES_PER_STATE);
+    const wanted = limit - found.length;
+    const partitions = await Promise.all(
+      keys
+        .stateIndexPartitions(state)
+        .map((partition) => staleInPartition(table, partition, cutoff, wanted, recheckBefore)),
+    );
+    const oldest = partitions
+      .flat()
+      .sort((a, b) => (a.due < b.due ? -1 : a.due > b.due ? 1 : 0))
+      .slice(0, wanted);
+    for (const { botId, state: shown } of oldest) found.push({ botId, state: shown });
     if (found.length >= limit) break;
   }
+  return found;
+}
+
+/** Up to `limit` due meetings of one index partition, in due order. */
+async function staleInPartition(
+  table: TableAccess,
+  partition: string,
+  cutoff: string,
+  limit: number,
+  recheckBefore: string | undefined,
+): Promise<Array<StoredMeeting & { due: string }>> {
+  const found: Array<StoredMeeting & { due: string }> = [];
+  let cursor: Record<string, unknown> | undefined;
+  let pages = 0;
+  do {
+    const page = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        IndexName: GSI.byState.name,
+        KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
+        FilterExpression:
+          recheckBefore === undefined
+            ? 'attribute_not_exists(#archive)'
+            : 'attribute_not_exists(reconciledAt) OR reconciledAt < :recheck',
+        ExpressionAttributeNames: {
+          '#pk': GSI.byState.partitionKey,
+          '#sk': GSI.byState.sortKey,
+          ...(recheckBefore === undefined && { '#archive': 'archive' }),
+        },
+        ExpressionAttributeValues: {
+          ':pk': partition,
+          ':cutoff': cutoff,
+          ...(recheckBefore !== undefined && { ':recheck': recheckBefore }),
+        },
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (found.length < limit)
+        found.push({ botId: String(item.botId), state: String(item.state), due: String(item[GSI.byState.sortKey]) });
+    }
+    cursor = page.LastEvaluatedKey;
+    pages++;
+  } while (cursor !== undefined && found.length < limit && pages < MAX_PAGES_PER_PARTITION);
   return found;
 }

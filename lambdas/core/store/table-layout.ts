@@ -2,20 +2,33 @@
  * The meetings table: one table, items grouped by bot. The CDK stack, local mode
  * and tests all build the table from these definitions.
  *
- * | item            | PK              | SK                                  | GSI1 (PK / SK)                    | GSI2 (PK / SK)            |
- * |-----------------|-----------------|-------------------------------------|-----------------------------------|---------------------------|
- * | meeting         | BOT#<bot_id>    | MEETING                             | DAY#<yyyy-mm-dd> / <stateAt>#<bot> | STATE#<state> / <stateAt>#<bot> |
- * | state change    | BOT#<bot_id>    | STATE#<created_at µs>#<key>         |                                   |                           |
- * | utterance       | BOT#<bot_id>    | UTT#<timestamp_ms>#<speaker_uuid>   |                                   |                           |
- * | participant     | BOT#<bot_id>    | PART#<participant_uuid>             |                                   |                           |
- * | participant evt | BOT#<bot_id>    | PEV#<event id>                      |                                   |                           |
- * | unknown trigger | BOT#<bot_id>    | RAW#<idempotency_key>               |                                   |                           |
- * | event record    | EVENT#<key>     | EVENT                               | EVENTS#<bot_id> / <received_at>#<key> |                       |
- * | schedule        | SCHEDULE#<id>   | SCHEDULE                            |                                   |                           |
+ * | item            | PK              | SK                                  | GSI2 (PK / SK)                          |
+ * |-----------------|-----------------|-------------------------------------|-----------------------------------------|
+ * | meeting         | BOT#<bot_id>    | MEETING                             | STATE#<state>#<shard> / <stateAt>#<bot> |
+ * | summary         | BOT#<bot_id>    | SUMMARY                             |                                         |
+ * | state change    | BOT#<bot_id>    | STATE#<created_at µs>#<key>         |                                         |
+ * | utterance       | BOT#<bot_id>    | UTT#<timestamp_ms>#<speaker_uuid>   |                                         |
+ * | participant     | BOT#<bot_id>    | PART#<participant_uuid>             |                                         |
+ * | participant evt | BOT#<bot_id>    | PEV#<event id>                      |                                         |
+ * | unknown trigger | BOT#<bot_id>    | RAW#<idempotency_key>               |                                         |
+ * | event record    | EVENTS#<bot_id> | EVENT#<idempotency_key>             |                                         |
+ * | schedule        | SCHEDULE#<id>   | SCHEDULE                            |                                         |
  *
- * Event records (dedup and replay) expire through the TTL attribute. A meeting
- * launched but not yet heard from, or one the service still holds `scheduled`,
- * is indexed at its join time instead of `stateAt`: it is not due before then.
+ * Costs drive the shape (on-demand bills 1 write unit per KB of item written,
+ * and an index copy of an item is written with it):
+ *  - event records (dedup and replay, raw body compressed) are in no index: a
+ *    bot's events are a Query on the base table. They expire through the TTL
+ *    attribute;
+ *  - only the meeting item is indexed, and it stays small: the summary, up to
+ *    64 KB, has its own item. Its state-index partition is spread over
+ *    STATE_INDEX_SHARDS by bot, so meetings ending on the same minute do not all
+ *    write one index partition. Archived meetings leave the index. A meeting
+ *    launched but not yet heard from, or one the service still holds
+ *    `scheduled`, is indexed at its join time instead of `stateAt`: it is not due
+ *    before then.
+ *
+ * The index is named gsi2 because gsi1 (meetings by day, bot events by arrival)
+ * was removed; renaming gsi2 would replace it.
  */
 
 export const TABLE_KEYS = {
@@ -24,11 +37,17 @@ export const TABLE_KEYS = {
 } as const;
 
 export const GSI = {
-  /** Meetings by day of their current state; a bot's events in arrival order. */
-  byDay: { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-  /** Meetings by current state. */
+  /** Unarchived meetings by current state (sharded), due time first. */
   byState: { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
 } as const;
+
+/**
+ * Partitions per state in the state index. A partition takes about 1,000 writes a
+ * second, so 16 take 16,000 meetings entering one state in the same second. It may grow
+ * (readers read every shard, writers hash the bot), never shrink: entries in a
+ * dropped shard would no longer be read.
+ */
+export const STATE_INDEX_SHARDS = 16;
 
 export const TTL_ATTRIBUTE = 'expiresAt';
 
@@ -36,14 +55,14 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 export const KEY_ATTRIBUTES = [
   TABLE_KEYS.partitionKey,
   TABLE_KEYS.sortKey,
-  GSI.byDay.partitionKey,
-  GSI.byDay.sortKey,
   GSI.byState.partitionKey,
   GSI.byState.sortKey,
 ] as const;
 
 export const MEETING_SK = 'MEETING';
-export const EVENT_SK = 'EVENT';
+export const SUMMARY_SK = 'SUMMARY';
+/** Sort-key prefix of the event records under `EVENTS#<bot_id>`. */
+export const EVENT_SK_PREFIX = 'EVENT#';
 
 /** Widths that keep numeric sort keys in numeric order as strings. */
 const MS_DIGITS = 15;
@@ -81,7 +100,16 @@ export const keys = {
     pk: keys.bot(botId),
     sk: `${SK_PREFIX.unknownEvent}${idempotencyKey}`,
   }),
-  event: (idempotencyKey: string) => ({ pk: `EVENT#${idempotencyKey}`, sk: EVENT_SK }),
+  summary: (botId: string) => ({ pk: keys.bot(botId), sk: SUMMARY_SK }),
+  /**
+   * An event's ledger record, under its bot (or the object a webhook without a bot is about): a bot's
+   * events are one Query, and no index copies them. Keyed by idempotency key alone, so a redelivery
+   * (which may carry another arrival time) lands on the same record.
+   */
+  event: (botId: string, idempotencyKey: string) => ({
+    pk: keys.eventsOfBot(botId),
+    sk: `${EVENT_SK_PREFIX}${idempotencyKey}`,
+  }),
   /** When the ingress first accepted an event: every later delivery of it carries this time. */
   acceptance: (idempotencyKey: string) => ({ pk: `ACCEPTED#${idempotencyKey}`, sk: 'ACCEPTED' }),
   /**
@@ -95,9 +123,16 @@ export const keys = {
   relatedObject: (relatedObject: string) => `OBJECT#${relatedObject}`,
   schedule: (scheduleId: string) => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,
-  meetingsOfDay: (day: string) => `DAY#${day}`,
-  meetingsInState: (state: string) => `STATE#${state}`,
-  /** A meeting's sort key in both meeting indexes: its state's time, then the bot (a scheduled meeting: its join time). */
+  /** The state-index partition a meeting in `state` is written to: its bot's shard. */
+  meetingsInState: (state: string, botId: string) => `${keys.unshardedState(state)}#${stateShard(botId)}`,
+  /** The state-index partition earlier releases wrote: a meeting keeps it until its next state change or archive. */
+  unshardedState: (state: string) => `STATE#${state}`,
+  /** Every partition that can hold meetings in `state`: each shard, and the unsharded one. */
+  stateIndexPartitions: (state: string): string[] => [
+    ...Array.from({ length: STATE_INDEX_SHARDS }, (_, shard) => `${keys.unshardedState(state)}#${shard}`),
+    keys.unshardedState(state),
+  ],
+  /** A meeting's sort key in the state index: its state's time, then the bot (a scheduled meeting: its join time). */
   meetingAt: (micros: number, botId: string) => `${padMicros(micros)}#${botId}`,
 } as const;
 
@@ -109,3 +144,13 @@ export const padMicros = (micros: number): string => String(micros).padStart(MIC
 
 /** The largest microsecond count padMicros renders. */
 export const MAX_MICROS = 10 ** MICROS_DIGITS - 1;
+
+/** A bot's shard of the state index: FNV-1a of its id, stable across releases and runtimes. */
+export function stateShard(botId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < botId.length; i++) {
+    hash ^= botId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % STATE_INDEX_SHARDS;
+}
