@@ -21,13 +21,16 @@ export function grantTableItems(fn: IFunction, table: ITableV2): void {
   );
 }
 
-/** The ingress's one use of the table: put and read first-acceptance items, and no other item. */
-export function grantAcceptanceLog(fn: IFunction, table: ITableV2): void {
+/**
+ * The ingress's one use of the table: put and read ledger records (each event's first
+ * acceptance, with its body), and no other item: their partition keys start with EVENTS#.
+ */
+export function grantLedgerRecords(fn: IFunction, table: ITableV2): void {
   fn.addToRolePolicy(
     new PolicyStatement({
       actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
       resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.acceptance('*').pk] } },
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.eventsOfBot('*')] } },
     }),
   );
 }

@@ -24,7 +24,7 @@ import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-c
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { type FunctionSettings, PipelineFunction } from './function';
-import { grantAcceptanceLog, grantClaimChecks } from './grants';
+import { grantClaimChecks, grantLedgerRecords } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
 
@@ -54,7 +54,7 @@ export interface WebhookIngressProps {
   consumerTimeout: Duration;
   throttle: { rateLimit: number; burstLimit: number };
   removalPolicy: RemovalPolicy;
-  /** Where each event's first acceptance is recorded (its own item, expiring with the dedup records). */
+  /** Where the ingress records each event on its first acceptance: the ledger (EVENTS# items only). */
   table: ITableV2;
   dedupRetentionDays: number;
 }
@@ -130,7 +130,7 @@ export class WebhookIngress extends Construct {
     });
     this.eventsQueue.grantSendMessages(this.function);
     grantClaimChecks(this.function, this.payloadBucket, 'put');
-    grantAcceptanceLog(this.function, props.table);
+    grantLedgerRecords(this.function, props.table);
     // Bodies refused for their signature, kept for a re-drive after a secret rotation.
     this.function.addToRolePolicy(
       new PolicyStatement({

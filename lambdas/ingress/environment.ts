@@ -9,9 +9,9 @@ export const ingressEnvironmentSchema = z.object({
   MAX_BODY_BYTES: z.coerce.number().check(z.int(), z.positive()),
   INLINE_MESSAGE_LIMIT_BYTES: z.coerce.number().check(z.int(), z.positive()),
   SECRET_CACHE_SECONDS: secretCacheSeconds,
-  /** The meetings table: the ingress records each event's first acceptance there. */
+  /** The meetings table: the ingress records each event in the ledger there on its first acceptance. */
   TABLE_NAME: z.string().check(z.minLength(1)),
-  /** How long first acceptances are kept: as long as the consumer's dedup records. */
+  /** How long ledger records are kept (dedup and replay). */
   DEDUP_RETENTION_DAYS: z.coerce.number().check(z.int(), z.positive()),
 });
 export type IngressEnvironment = z.infer<typeof ingressEnvironmentSchema>;

@@ -196,13 +196,14 @@ function eventFailures(): Promise<MetricIdentity[]> {
     const busy = message();
     const processing = processDependencies(resources, telemetry);
     // Another delivery of the same event holds its lease.
-    await processing.ledger.claim({
+    const busyEvent = {
       idempotencyKey: String(busy.attributes.idempotency_key),
       botId: String(busy.attributes.bot_id),
       trigger: 'bot.state_change',
       receivedAt: at.toISOString(),
       body: { inline: busy.body },
-    });
+    };
+    await processing.ledger.claim(busyEvent.botId, busyEvent.idempotencyKey, async () => busyEvent);
     const batch = (records: QueuedMessage[]) => ({ Records: records.map(sqsRecord) }) as unknown as SQSEvent;
     const failed = (error: Error) => error.name;
     await expect(createProcessEventsHandler(processing)(batch([poison, busy])).catch(failed)).resolves.toBe(

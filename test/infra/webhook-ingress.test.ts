@@ -137,7 +137,7 @@ describe('webhook ingress', () => {
     });
   });
 
-  it('lets the ingress send to the queue, put claim checks and quarantined bodies, read the signing secret and record first acceptances, nothing more', () => {
+  it('lets the ingress send to the queue, put claim checks and quarantined bodies, read the signing secret and record events in the ledger, nothing more', () => {
     const [, fn] = ingressFunction();
     const roleRef = fn.Properties.Role['Fn::GetAtt'][0];
     const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
@@ -159,11 +159,13 @@ describe('webhook ingress', () => {
         'dynamodb:PutItem',
       ].sort(),
     );
-    // Only the acceptance items: their partition keys start with ACCEPTED#.
+    // Only the ledger records: their partition keys start with EVENTS# (the meeting items' with BOT#).
     const tableStatement = statements.find((s) => [s.Action].flat().includes('dynamodb:PutItem'));
     expect(tableStatement.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.acceptance('*').pk}`] },
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['EVENTS#*'] },
     });
+    expect(keys.event('bot_x', 'k').pk.startsWith('EVENTS#')).toBe(true);
+    expect(keys.bot('bot_x').startsWith('EVENTS#')).toBe(false);
     const s3Statement = statements.find((s) => [s.Action].flat().includes('s3:PutObject'));
     expect(JSON.stringify(s3Statement.Resource)).toContain('/claim-check/*');
     expect(JSON.stringify(s3Statement.Resource)).toContain('/quarantine/*');

@@ -151,8 +151,8 @@ describe('archive resume', () => {
       'HeadObjectCommand',
       'PutObjectCommand',
     ]);
-    // Get, progress, query + 3 utterance puts, query + 1 participant put, record.
-    expect(cleanRun.dbCalls).toBe(9);
+    // Get, progress, the transcript taken as final, query + 3 utterance puts, query + 1 participant put, record.
+    expect(cleanRun.dbCalls).toBe(10);
     expect(cleanRun.serviceCalls).toBe(3);
   });
 
@@ -161,7 +161,7 @@ describe('archive resume', () => {
       Array.from({ length: calls() }, (_, i) => ({ client, mode, failAt: i + 1 })),
     );
 
-  describe.each([...plans('db', () => 9), ...plans('s3', () => 9), ...plans('service', () => 3)])(
+  describe.each([...plans('db', () => 10), ...plans('s3', () => 9), ...plans('service', () => 3)])(
     'a fault at $client call $failAt ($mode), then a retry',
     ({ client, mode, failAt }) => {
       it('archives once: the clean record, each object written once, the recording copied again only if its upload never completed', async () => {
@@ -223,7 +223,7 @@ describe('archive resume', () => {
   it('keeps the recording it recorded once when a later step failed and the service answers 404', async () => {
     const bot = await endedMeeting();
     const h = harness();
-    h.db.reset({ failAt: 9, mode: 'before' }); // the archive record itself
+    h.db.reset({ failAt: 10, mode: 'before' }); // the archive record itself
     await expect(archiveMeeting(bot.id, h.deps)).rejects.toThrow(/injected fault/);
     expect((await meetingItem(resources.tableName, bot.id))?.archiveProgress).toMatchObject({
       recording: { sha256: recordingSha256(31, RECORDING_BYTES) },

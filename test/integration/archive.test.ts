@@ -77,6 +77,23 @@ function endedMeeting(size = 12 * MiB): SimulatedBot {
   return endedBot(service, { size, seed: size % 997 });
 }
 
+/** Counts the utterance puts a client sends. */
+function watchPuts() {
+  const db = documentClient();
+  let utterances = 0;
+  const send = db.send.bind(db) as (command: unknown) => Promise<unknown>;
+  const client = Object.create(db) as typeof db;
+  (client as { send: unknown }).send = (command: {
+    constructor: { name: string };
+    input: { Item?: { sk?: string } };
+  }) => {
+    if (command.constructor.name === 'PutCommand' && String(command.input.Item?.sk).startsWith(SK_PREFIX.utterance))
+      utterances++;
+    return send(command);
+  };
+  return { client, utterances: () => utterances };
+}
+
 async function objectBytes(key: string): Promise<Buffer> {
   const object = await s3Client().send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
   return Buffer.from(await object.Body!.transformToByteArray());
@@ -194,6 +211,37 @@ describe('archiving a meeting', () => {
       ['c', true],
       ['d', true],
     ]);
+  });
+
+  it('writes only the lines the webhooks lack or got wrong; the meeting mark keeps the others as the service has them', async () => {
+    const bot = endedMeeting(1000);
+    const processing = processDependencies(resources);
+    const delivered = (text: string, acceptedAt: string) => {
+      const envelope = transcriptEnvelope({ bot_id: bot.id });
+      Object.assign(envelope.data as { [key: string]: PyValue }, {
+        speaker_name: 'S0',
+        speaker_uuid: 's0',
+        speaker_is_host: true,
+        timestamp_ms: 1000,
+        duration_ms: 500,
+        transcription: { transcript: text },
+      });
+      return processQueuedEvent(queuedMessage(envelope, acceptedAt), processing);
+    };
+    // The webhooks delivered line 0 exactly as the service's final transcript has it.
+    await delivered('line 0', '2026-11-20T10:00:00.000000Z');
+    const puts = watchPuts();
+    const { record } = await archiveMeeting(
+      bot.id,
+      deps({ table: { db: puts.client, tableName: resources.tableName } }),
+    );
+    expect(record.filled).toEqual({ utterances: 2, correctedUtterances: 0, participants: 2 });
+    expect(puts.utterances()).toBe(2);
+    // A correction first accepted after the archive, and a replayed draft: neither changes line 0.
+    await delivered('late correction', '2026-11-25T09:00:00.000000Z');
+    const utterances = await botItems(resources.tableName, bot.id, SK_PREFIX.utterance);
+    expect(utterances.map((u) => u.text)).toEqual(['line 0', 'line 1', 'line 2']);
+    expect(utterances[0]?.finalized).toBeUndefined();
   });
 
   it('does nothing the second time', async () => {

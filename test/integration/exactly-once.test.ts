@@ -2,7 +2,8 @@
  * Property: a meeting's webhooks, each delivered 1–3 times and processed in random
  * order (ten at a time, as a Lambda batch), leave exactly the store that a single
  * in-order delivery leaves. Deliveries pass the ingress's real first-acceptance
- * record, as in AWS. Beyond plain retries: a draft is delivered again after its
+ * record (the ledger record, which the consumer then does not write), as in AWS;
+ * the reference run's consumer records each event itself. Beyond plain retries: a draft is delivered again after its
  * correction (a slow answer made the service retry), some corrections are
  * accepted in the same millisecond as their draft, and drafts come back after the
  * dedup records expired (a DLQ re-drive of the original message, and a manual
@@ -67,12 +68,24 @@ function acceptanceClockAt(): (atMs: number) => string {
   };
 }
 
-/** What the table's TTL does after the retention period: the ledger and acceptance records of a key go. */
+/** What the table's TTL does after the retention period: the ledger record of a key goes. */
 async function expireDedupRecords(tableName: string, botId: string, idempotencyKey: string): Promise<void> {
-  const db = documentClient();
-  for (const key of [keys.event(botId, idempotencyKey), keys.acceptance(idempotencyKey)]) {
-    await db.send(new DeleteCommand({ TableName: tableName, Key: key }));
-  }
+  await documentClient().send(new DeleteCommand({ TableName: tableName, Key: keys.event(botId, idempotencyKey) }));
+}
+
+/** What the ingress does on a delivery: record the event unless an earlier delivery did, then queue it. */
+async function accept(send: Send, acceptedAt: string): Promise<QueuedMessage> {
+  const { payload } = send;
+  const body = queuedMessage(payload, acceptedAt).body;
+  const first = await acceptances.firstAcceptance({
+    idempotencyKey: String(payload.idempotency_key),
+    owner: String(payload.bot_id),
+    trigger: String(payload.trigger),
+    acceptedAt,
+    body: { inline: body },
+  });
+  expect(first.recorded).toBe(true);
+  return queuedMessage(payload, first.receivedAt, { recorded: first.recorded });
 }
 
 async function meetingStore(tableName: string, botId: string) {
@@ -147,10 +160,7 @@ async function runSeed(seed: number) {
   arrivals.sort((a, b) => a.atMs - b.atMs); // stable: same-millisecond arrivals keep their order
   const ingressClock = acceptanceClockAt();
   const deliveries: QueuedMessage[] = [];
-  for (const { send, atMs } of arrivals) {
-    const first = await acceptances.firstAcceptedAt(String(send.payload.idempotency_key), ingressClock(atMs));
-    deliveries.push(queuedMessage(send.payload, first));
-  }
+  for (const { send, atMs } of arrivals) deliveries.push(await accept(send, ingressClock(atMs)));
   for (let i = deliveries.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
     [deliveries[i], deliveries[j]] = [deliveries[j]!, deliveries[i]!];
@@ -163,8 +173,10 @@ async function runSeed(seed: number) {
     const original = deliveries.find((message) => message.attributes.idempotency_key === key)!;
     await expireDedupRecords(shuffled.resources.tableName, botId, key);
     await processQueuedEvent(original, shuffled.deps);
-    const resentAt = await acceptances.firstAcceptedAt(key, ingressClock(sends.at(-1)!.sentAtMs + 8 * 86_400_000));
-    await processQueuedEvent(queuedMessage(sends[draft]!.payload, resentAt), shuffled.deps);
+    await processQueuedEvent(
+      await accept(sends[draft]!, ingressClock(sends.at(-1)!.sentAtMs + 8 * 86_400_000)),
+      shuffled.deps,
+    );
   }
 
   return {

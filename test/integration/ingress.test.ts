@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import {
   CreateQueueCommand,
@@ -7,12 +7,14 @@ import {
   ReceiveMessageCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventLedger } from '../../lambdas/core/events/event-ledger';
 import { claimCheckPointerSchema, SQS_MAX_MESSAGE_BYTES } from '../../lambdas/core/queue/queued-event';
 import { type SecretSource, staticSecret } from '../../lambdas/core/secrets';
 import { type MetricSink, silentTelemetry } from '../../lambdas/core/telemetry';
 import { createIngressHandler, type IngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
 import type { IngressEnvironment } from '../../lambdas/ingress/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
@@ -118,6 +120,7 @@ describe('ingress handler with a local SQS and S3', () => {
       bot_id: 'bot_7Gh2kLm9Qa',
       idempotency_key: envelope.idempotency_key,
       body_location: 'inline',
+      ledger: 'recorded', // the ingress wrote the event's ledger record: the consumer writes none
     });
     expect(Date.parse(attributes.received_at ?? '')).toBeGreaterThan(Date.now() - 60_000);
   });
@@ -147,6 +150,28 @@ describe('ingress handler with a local SQS and S3', () => {
     expect(stored.toString('utf8')).toBe(event.body);
     expect(pointer.claimCheck.bytes).toBe(stored.length);
     expect(createHash('sha256').update(stored).digest('hex')).toBe(pointer.claimCheck.sha256);
+    // The ledger record keeps the same pointer, not the body.
+    const ledger = new EventLedger(
+      { db: documentClient(), tableName },
+      { leaseMs: 60_000, retentionSeconds: 86_400, now: Date.now },
+    );
+    const key = message?.MessageAttributes?.idempotency_key?.StringValue;
+    const events = (await ledger.eventsOfBot('bot_7Gh2kLm9Qa')).filter((e) => e.idempotencyKey === key);
+    expect(events).toEqual([expect.objectContaining({ status: 'recorded', body: { stored: pointer } })]);
+  });
+
+  it('claim-checks a body that fits in a message but not, even compressed, in a ledger item', async () => {
+    const noise = randomBytes(450 * 1024).toString('base64'); // ~600 KB that Brotli cannot shrink below 400 KB
+    const event = signedEvent(transcriptEnvelope({ trigger: 'summary.update', data: { summary: noise } }), secret);
+    expect((await handlerWith()(event)).statusCode).toBe(202);
+    const [message] = await drain();
+    expect(message?.MessageAttributes?.body_location?.StringValue).toBe('s3');
+    expect(message?.MessageAttributes?.ledger?.StringValue).toBe('recorded');
+    const pointer = claimCheckPointerSchema.parse(JSON.parse(message?.Body ?? ''));
+    const object = await s3Client().send(
+      new GetObjectCommand({ Bucket: pointer.claimCheck.bucket, Key: pointer.claimCheck.key }),
+    );
+    expect(Buffer.from(await object.Body!.transformToByteArray()).toString('utf8')).toBe(event.body);
   });
 
   it('claim-checks a body holding characters SQS refuses', async () => {
@@ -228,8 +253,8 @@ describe('ingress handler with a local SQS and S3', () => {
       const claimChecked = await s3Client().send(
         new ListObjectsV2Command({ Bucket: 'payloads', Prefix: 'claim-check/' }),
       );
-      // Only the two claim-checked bodies from the tests above; nothing from the corpus.
-      expect(claimChecked.KeyCount).toBe(2);
+      // Only the three claim-checked bodies from the tests above; nothing from the corpus.
+      expect(claimChecked.KeyCount).toBe(3);
       // Bodies refused for their signature are kept aside (never queued), one per distinct body and signature.
       const mismatched = corpus.filter((_, i) => results[i]?.code === 'signature-mismatch');
       const distinct = new Set(mismatched.map((d) => `${d.event.body}\n${d.event.headers?.['x-webhook-signature']}`));

@@ -7,9 +7,11 @@ import {
   type ProcessDependencies,
   processQueuedEvent,
 } from '../../lambdas/core/events/process-event';
+import { tableAcceptanceLog } from '../../lambdas/core/ingress/first-acceptance';
 import { claimCheckKey } from '../../lambdas/core/queue/queued-event';
 import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
 import {
@@ -329,5 +331,72 @@ describe('events too large for the table', () => {
       text: 'x'.repeat(500_000),
     });
     await expect(processOne(huge)).rejects.toThrow(/more than fits in one DynamoDB item/);
+  });
+});
+
+describe('events the ingress recorded in the ledger', () => {
+  /** As the ingress queues it: the ledger record written (by the real code), and the message saying so. */
+  async function accepted(payload: Parameters<typeof queuedMessage>[0], seconds: number) {
+    const message = queuedMessage(payload, at(seconds), { recorded: true });
+    await tableAcceptanceLog(dynamoClient(), resources.tableName, {
+      retentionSeconds: 86_400,
+      now: Date.now,
+    }).firstAcceptance({
+      idempotencyKey: String(payload.idempotency_key),
+      owner: String(payload.bot_id),
+      trigger: String(payload.trigger),
+      acceptedAt: at(seconds).toISOString(),
+      body: { inline: message.body },
+    });
+    return message;
+  }
+  const deliver = async (message: Awaited<ReturnType<typeof accepted>>) =>
+    (await processQueuedEvent(message, deps)).status;
+  const ledgerStatus = async (key: unknown) =>
+    (await deps.ledger.eventsOfBot(bot)).find((e) => e.idempotencyKey === key)?.status;
+
+  it('applies each once and tells a redelivery from the items alone, the ledger untouched', async () => {
+    const line = (text: string, key: string) =>
+      transcriptUpdate(
+        bot,
+        { speakerName: 'Ada', speakerUuid: 'a', isHost: true, timestampMs: 5_000, durationMs: 900, text },
+        { idempotencyKey: `${bot}-${key}` },
+      );
+    const events = [
+      await accepted(line('draft', 'u1'), 1),
+      await accepted(line('corrected', 'u2'), 2),
+      await accepted(
+        participantJoinLeave(bot, {
+          id: 'pe',
+          name: 'Grace',
+          uuid: 'p',
+          isHost: false,
+          eventType: 'join',
+          timestampMs: 1,
+        }),
+        3,
+      ),
+      await accepted(summaryUpdate(bot, 'Done.'), 4),
+      await accepted(webhook(bot, 'calendar.synced', { x: 1 }), 5),
+    ];
+    const [draft, correction, ...others] = events;
+    expect(await deliver(correction!)).toBe('applied');
+    // The draft, first accepted before its correction, arrives after it: refused as older, yet applied once.
+    expect(await deliver(draft!)).toBe('applied');
+    for (const message of others) expect(await deliver(message)).toBe('applied');
+    for (const message of events) expect(await deliver(message)).toBe('duplicate');
+    expect(await botItems(resources.tableName, bot, SK_PREFIX.utterance)).toEqual([
+      expect.objectContaining({ text: 'corrected' }),
+    ]);
+    for (const message of events) expect(await ledgerStatus(message.attributes.idempotency_key)).toBe('recorded');
+  });
+
+  it('claims, applies and completes a state change on the record the ingress wrote', async () => {
+    const message = await accepted(change('ready', 'joining', 1), 1);
+    expect(await ledgerStatus(message.attributes.idempotency_key)).toBe('recorded');
+    expect(await deliver(message)).toBe('applied');
+    expect(await ledgerStatus(message.attributes.idempotency_key)).toBe('completed');
+    expect(await deliver(message)).toBe('duplicate');
+    expect(await meetingItem(resources.tableName, bot)).toMatchObject({ state: 'joining' });
   });
 });

@@ -1,38 +1,84 @@
 /**
  * What one event of each trigger costs in DynamoDB write units, index copies
  * included, counted from the sizes of the items the real code writes
- * (test/fixtures/write-units.ts). A hot-path change that adds a write, grows an
- * item past 1 KB or puts it back into an index copy fails here.
+ * (test/fixtures/write-units.ts): the ingress's (it records the event in the
+ * ledger) and the consumer's. A hot-path change that adds a write, grows an item
+ * past 1 KB or puts it back into an index copy fails here.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
+import {
+  type ProcessDependencies,
+  processQueuedEvent,
+  type QueuedMessage,
+} from '../../lambdas/core/events/process-event';
+import { acceptWebhook, type IngressDependencies } from '../../lambdas/core/ingress/accept-webhook';
+import { acceptanceClock, tableAcceptanceLog } from '../../lambdas/core/ingress/first-acceptance';
+import { EVENT_ATTRIBUTES, LEDGER_RECORDED } from '../../lambdas/core/queue/queued-event';
+import { parseSigningSecrets } from '../../lambdas/core/signature/verify';
 import { GSI } from '../../lambdas/core/store/table-layout';
+import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
+import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import type { LocalResources } from '../../local/resources';
 import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate } from '../../local/simulator/payloads';
 import { dumps, type PyValue, WIRE } from '../../local/simulator/python-json';
+import { signWebhook } from '../../local/simulator/webhook-signer';
 import {
   createResources,
   type LocalPipeline,
   processDependencies,
-  queuedMessage,
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
-import { type CountedWrite, type CountingClient, countingClient } from '../fixtures/write-units';
+import { newSigningSecret } from '../fixtures/webhooks';
+import { type CountedWrite, type CountingClient, countingClient, countingPlainClient } from '../fixtures/write-units';
 
 let pipeline: LocalPipeline;
 let resources: LocalResources;
 let counting: CountingClient;
 let deps: ProcessDependencies;
+let ingress: IngressDependencies;
+/** What the ingress queued, as the consumer receives it. */
+const queued: QueuedMessage[] = [];
+const secret = newSigningSecret();
 
 beforeAll(async () => {
   pipeline = await startLocalPipeline();
   resources = await createResources();
-  counting = countingClient(
-    documentClient(),
-    Object.values(GSI).map((index) => index.partitionKey),
-  );
+  const indexKeys = Object.values(GSI).map((index) => index.partitionKey);
+  counting = countingClient(documentClient(), indexKeys);
   deps = processDependencies(resources, undefined, { db: counting.client });
+  const now = () => new Date(clock);
+  ingress = {
+    signingKeys: async () => parseSigningSecrets(secret),
+    queue: {
+      enqueue: async (body, meta) => {
+        const message: QueuedMessage = {
+          messageId: randomUUID(),
+          body,
+          attributes: {
+            [EVENT_ATTRIBUTES.trigger]: meta.trigger,
+            [EVENT_ATTRIBUTES.botId]: meta.botId,
+            [EVENT_ATTRIBUTES.idempotencyKey]: meta.idempotencyKey,
+            [EVENT_ATTRIBUTES.receivedAt]: meta.receivedAt,
+            [EVENT_ATTRIBUTES.bodyLocation]: 'inline',
+            ...(meta.recorded === true && { [EVENT_ATTRIBUTES.ledger]: LEDGER_RECORDED }),
+          },
+        };
+        queued.push(message);
+        return { messageId: message.messageId, bodyLocation: 'inline' };
+      },
+    },
+    maxBodyBytes: 1 << 20,
+    telemetry: silentTelemetry,
+    now,
+    acceptedAt: acceptanceClock(now),
+    acceptance: tableAcceptanceLog(
+      countingPlainClient(dynamoClient(), documentClient(), indexKeys, counting.writes),
+      resources.tableName,
+      { retentionSeconds: 7 * 86_400, now: Date.now },
+    ),
+  };
 });
 afterAll(async () => pipeline?.stop());
 
@@ -80,12 +126,16 @@ const summaryText = (bytes: number) => {
   return text.slice(0, bytes);
 };
 
+/** The ingress accepts the webhook, the consumer applies what it queued: the writes of both. */
 async function cost(payload: { [key: string]: PyValue }): Promise<{ writes: CountedWrite[]; body: number }> {
   counting.reset();
   clock += 1000;
-  const message = queuedMessage(payload, new Date(clock));
-  await processQueuedEvent(message, deps);
-  return { writes: [...counting.writes], body: Buffer.byteLength(message.body) };
+  const { body, signature } = signWebhook(payload, secret);
+  expect((await acceptWebhook({ body, signature }, ingress)).status).toBe(202);
+  const message = queued.splice(0).at(-1);
+  expect(message?.attributes[EVENT_ATTRIBUTES.ledger]).toBe(LEDGER_RECORDED);
+  await processQueuedEvent(message!, deps);
+  return { writes: [...counting.writes], body: body.length };
 }
 
 const total = (writes: CountedWrite[]) => writes.reduce((sum, w) => sum + w.table + w.index, 0);
@@ -125,14 +175,22 @@ describe('write units per event', () => {
       );
     }
 
-    // The hot path: the ledger record and the utterance, 1 KB each at most, no index copy.
-    expect(transcript.writes.map((w) => [w.table, w.index])).toEqual([
-      [1, 0],
-      [1, 0],
+    // The hot path: the ledger record (the ingress's; the consumer writes none) and the utterance,
+    // 1 KB each at most, no index copy.
+    expect(transcript.writes.map((w) => [w.kind, w.sk.split('#')[0], w.table, w.index])).toEqual([
+      ['put', 'EVENT', 1, 0],
+      ['update', 'UTT', 1, 0],
     ]);
+    expect(total(transcript.writes)).toBe(2);
     expect(total(participant.writes)).toBeLessThanOrEqual(4);
-    // Ledger claim and completion, history, state and last event time, each meeting write with its index copy.
-    expect(total(state.writes)).toBeLessThanOrEqual(8);
+    // Ledger record (ingress), claim and completion, history, state and last event time, each meeting
+    // write with its index copy.
+    expect(total(state.writes)).toBeLessThanOrEqual(9);
+    expect(state.writes.filter((w) => w.sk.startsWith('EVENT#')).map((w) => w.kind)).toEqual([
+      'put',
+      'update',
+      'update',
+    ]);
     // The meeting item stays small while it is in the state index; the summary does not ride on it.
     for (const { writes } of [state, afterSummary]) {
       for (const w of writes.filter((w) => w.sk === 'MEETING')) expect(w.after).toBeLessThan(1024);

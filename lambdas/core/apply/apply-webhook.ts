@@ -12,6 +12,8 @@ export interface AppliedEffects {
   archiveRequested?: boolean;
   /** A newest-arrival-wins value (utterance, summary) was written; false when a newer or the same one was there. */
   valueWritten?: boolean;
+  /** The items already held this event (its key, its own item): an earlier delivery applied it. */
+  seenBefore?: boolean;
 }
 
 /** What one webhook does to the store. Idempotent and order-independent: replay calls it too. */
@@ -23,15 +25,17 @@ export async function applyWebhook(
   switch (webhook.trigger) {
     case 'bot.state_change':
       return applyStateChange(ctx, webhook.data, archive);
-    case 'transcript.update':
-      return { valueWritten: await applyTranscriptUpdate(ctx, webhook.data) };
+    case 'transcript.update': {
+      const { written, seenBefore } = await applyTranscriptUpdate(ctx, webhook.data);
+      return { valueWritten: written, seenBefore };
+    }
     case 'participant_events.join_leave':
-      await applyParticipantEvent(ctx, webhook.data);
-      return {};
-    case 'summary.update':
-      return { valueWritten: await applySummaryUpdate(ctx, webhook.data) };
+      return { seenBefore: await applyParticipantEvent(ctx, webhook.data) };
+    case 'summary.update': {
+      const { written, seenBefore } = await applySummaryUpdate(ctx, webhook.data);
+      return { valueWritten: written, seenBefore };
+    }
     case 'unknown':
-      await applyUnknownTrigger(ctx, webhook.envelope.trigger, webhook.data);
-      return {};
+      return { seenBefore: await applyUnknownTrigger(ctx, webhook.envelope.trigger, webhook.data) };
   }
 }

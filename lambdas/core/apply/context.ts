@@ -11,7 +11,10 @@ export interface ApplyContext {
   receivedAt: string;
   /** Where a value too large for an item goes (a long summary); S3 in AWS and local mode. */
   largeValues?: PayloadStore;
-  /** False when the ledger already held this event: its key is on the item already, nothing to remember. */
+  /**
+   * False when the ledger already held this event: its key is on the item already, nothing to remember.
+   * Undefined when unknown (the ingress recorded it): the items tell whether an earlier delivery applied it.
+   */
   firstDelivery?: boolean;
 }
 
@@ -19,25 +22,27 @@ export interface ApplyContext {
  * A re-send refused as older is still remembered on the item, so that a manual
  * resend of it after the dedup records expired (accepted anew, with a new time)
  * is refused too. Only on the item that exists; the cost is paid by refusals.
+ * True when the item knew the key already (or the ledger said it was seen): a redelivery.
  */
 export async function rememberAppliedKey(
   ctx: ApplyContext,
   key: Record<string, string>,
   keySet: 'appliedKeys' | 'summaryKeys',
-): Promise<void> {
-  if (ctx.firstDelivery === false) return;
-  await writeIfCondition(() =>
+): Promise<boolean> {
+  if (ctx.firstDelivery === false) return true;
+  const remembered = await writeIfCondition(() =>
     ctx.table.db.send(
       new UpdateCommand({
         TableName: ctx.table.tableName,
         Key: key,
         UpdateExpression: 'ADD #keys :keys',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: 'attribute_exists(pk) AND NOT contains(#keys, :key)',
         ExpressionAttributeNames: { '#keys': keySet },
-        ExpressionAttributeValues: { ':keys': new Set([ctx.idempotencyKey]) },
+        ExpressionAttributeValues: { ':keys': new Set([ctx.idempotencyKey]), ':key': ctx.idempotencyKey },
       }),
     ),
   );
+  return !remembered;
 }
 
 /**

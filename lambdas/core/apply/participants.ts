@@ -8,10 +8,11 @@ import { type ApplyContext, jsonText } from './context';
  * An item per participant event (by its id), and a participant record with the
  * newest name and host flag, the first join and the last leave. Each write is a
  * put of fixed content or a conditional min/max, so any order ends the same.
+ * True when the event's item was there already (an earlier delivery).
  */
-export async function applyParticipantEvent(ctx: ApplyContext, data: ParticipantEventData): Promise<void> {
+export async function applyParticipantEvent(ctx: ApplyContext, data: ParticipantEventData): Promise<boolean> {
   const { db, tableName } = ctx.table;
-  await db.send(
+  const { Attributes: before } = await db.send(
     new PutCommand({
       TableName: tableName,
       Item: {
@@ -26,8 +27,10 @@ export async function applyParticipantEvent(ctx: ApplyContext, data: Participant
         eventData: jsonText(data.event_data),
         timestampMs: data.timestamp_ms,
       },
+      ReturnValues: 'ALL_OLD', // free: tells a redelivery without a read
     }),
   );
+  const seenBefore = before !== undefined;
 
   const participant = keys.participant(ctx.botId, data.participant_uuid);
   await writeIfCondition(() =>
@@ -57,7 +60,7 @@ export async function applyParticipantEvent(ctx: ApplyContext, data: Participant
       : data.event_type === 'leave'
         ? { attribute: 'lastLeaveMs', keepIf: '<' }
         : undefined;
-  if (bound === undefined) return;
+  if (bound === undefined) return seenBefore;
   await writeIfCondition(() =>
     db.send(
       new UpdateCommand({
@@ -69,4 +72,5 @@ export async function applyParticipantEvent(ctx: ApplyContext, data: Participant
       }),
     ),
   );
+  return seenBefore;
 }

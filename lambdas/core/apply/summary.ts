@@ -29,7 +29,10 @@ export interface StoredSummary {
  * the meeting item: that one is in the state index, and every update of it would
  * write the text into the index copy again.
  */
-export async function applySummaryUpdate(ctx: ApplyContext, data: SummaryUpdateData): Promise<boolean> {
+export async function applySummaryUpdate(
+  ctx: ApplyContext,
+  data: SummaryUpdateData,
+): Promise<{ written: boolean; seenBefore: boolean }> {
   const field = summaryTextField(data);
   const text = field === undefined ? null : (data[field] as string);
   const rest = field === undefined ? data : Object.fromEntries(Object.entries(data).filter(([name]) => name !== field));
@@ -58,8 +61,8 @@ export async function applySummaryUpdate(ctx: ApplyContext, data: SummaryUpdateD
       }),
     ),
   );
-  if (!written) await rememberAppliedKey(ctx, keys.summary(ctx.botId), 'summaryKeys');
-  return written;
+  const seenBefore = !written && (await rememberAppliedKey(ctx, keys.summary(ctx.botId), 'summaryKeys'));
+  return { written, seenBefore };
 }
 
 /** Content-addressed, so a redelivery writes the same object again. */

@@ -1,6 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
-import { keys } from '../store/table-layout';
+import { keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import type { TranscriptUpdateData } from '../upstream/webhook-contract';
 import { type ApplyContext, arrivalVersion, rememberAppliedKey } from './context';
 
@@ -10,10 +10,25 @@ import { type ApplyContext, arrivalVersion, rememberAppliedKey } from './context
  * idempotency key; the one first accepted last wins (every delivery carries its
  * event's first acceptance time). The item remembers the keys applied to it, so a
  * late resend of an old version never overwrites a correction; once the
- * service's final transcript is written (archive), no webhook changes it. No
+ * archive took the service's final transcript (the meeting's transcriptFinalAt,
+ * and lines it wrote are marked final), no webhook changes it. No
  * transcription is an empty utterance.
  */
-export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptUpdateData): Promise<boolean> {
+export async function applyTranscriptUpdate(
+  ctx: ApplyContext,
+  data: TranscriptUpdateData,
+): Promise<{ written: boolean; seenBefore: boolean }> {
+  // After the archive took the service's final transcript, a webhook changes nothing (one small read).
+  const { Item: meeting } = await ctx.table.db.send(
+    new GetCommand({
+      TableName: ctx.table.tableName,
+      Key: keys.meeting(ctx.botId),
+      ConsistentRead: true,
+      ProjectionExpression: '#final',
+      ExpressionAttributeNames: { '#final': TRANSCRIPT_FINAL_ATTRIBUTE },
+    }),
+  );
+  if (meeting?.[TRANSCRIPT_FINAL_ATTRIBUTE] !== undefined) return { written: false, seenBefore: false };
   const text = data.transcription?.transcript ?? '';
   const key = keys.utterance(ctx.botId, data.timestamp_ms, data.speaker_uuid);
   const written = await writeIfCondition(() =>
@@ -44,6 +59,6 @@ export async function applyTranscriptUpdate(ctx: ApplyContext, data: TranscriptU
       }),
     ),
   );
-  if (!written) await rememberAppliedKey(ctx, key, 'appliedKeys');
-  return written;
+  const seenBefore = !written && (await rememberAppliedKey(ctx, key, 'appliedKeys'));
+  return { written, seenBefore };
 }

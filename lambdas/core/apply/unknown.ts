@@ -2,13 +2,16 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../store/table-layout';
 import { type ApplyContext, jsonText } from './context';
 
-/** A trigger we do not know is kept with its raw data, never dropped (when it arrived is in the ledger). */
+/**
+ * A trigger we do not know is kept with its raw data, never dropped (when it arrived is in the ledger).
+ * True when its item was there already (an earlier delivery).
+ */
 export async function applyUnknownTrigger(
   ctx: ApplyContext,
   trigger: string,
   data: Record<string, unknown>,
-): Promise<void> {
-  await ctx.table.db.send(
+): Promise<boolean> {
+  const { Attributes: before } = await ctx.table.db.send(
     new PutCommand({
       TableName: ctx.table.tableName,
       Item: {
@@ -18,6 +21,8 @@ export async function applyUnknownTrigger(
         data: jsonText(data),
         idempotencyKey: ctx.idempotencyKey,
       },
+      ReturnValues: 'ALL_OLD', // free: tells a redelivery without a read
     }),
   );
+  return before !== undefined;
 }

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableAccess } from '../store/dynamo';
-import { GSI, keys } from '../store/table-layout';
+import { GSI, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { UpstreamClient } from '../upstream/client';
 import { DownloadFailedError, DownloadRefusedError, LinkExpiredError, type OpenedDownload } from './download-guard';
@@ -117,6 +117,16 @@ export async function archiveMeeting(
   const participantsKey = archiveKeys.participants(botId);
   const transcriptJson = await putJsonOnce(recordings, transcriptKey, transcript);
   const participantsJson = await putJsonOnce(recordings, participantsKey, participants);
+  // From here on the service's transcript is the meeting's: no webhook or re-drive changes a line.
+  await table.db.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: keys.meeting(botId),
+      UpdateExpression: 'SET botId = :bot, #final = if_not_exists(#final, :now)',
+      ExpressionAttributeNames: { '#final': TRANSCRIPT_FINAL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':bot': botId, ':now': deps.now().toISOString() },
+    }),
+  );
   const finalTranscript = await writeFinalTranscript(table, botId, transcript);
   const filled = {
     utterances: finalTranscript.created,

@@ -97,7 +97,9 @@ export async function writeFinalTranscript(
       text,
       transcribed: line.transcription != null && line.transcription.transcript != null,
     };
-    if (before?.finalized === true && FINAL_CONTENT.every((name) => before[name] === content[name])) continue;
+    // A line the webhooks already hold as the service has it is not written again: the meeting's
+    // `transcriptFinalAt` (set before this runs) keeps any later webhook off it.
+    if (before !== undefined && FINAL_CONTENT.every((name) => before[name] === content[name])) continue;
     await table.db.send(
       new PutCommand({
         TableName: table.tableName,

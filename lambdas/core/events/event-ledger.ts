@@ -8,24 +8,32 @@
  * stored Brotli-compressed (a 1 KB transcript webhook takes about 520 bytes), and
  * nothing the key already says is repeated.
  *
+ * The ingress writes the record when it first accepts the event (status
+ * `recorded`; see ingress/first-acceptance.ts), and says so on the queue message.
+ * This class reads it, and writes it only when the ingress could not (the table
+ * was out of reach, or the record expired before a re-drive) and for the status
+ * of state changes.
+ *
  * Crash-safe without transactions, because every apply step is idempotent and
  * order-independent (deterministic keys, conditional writes), so an event may be
  * applied again after a crash without changing anything twice. Two paths:
  *  - exclusive (a state change, which may queue an archive job): claim the record
- *    with an expiring lease (conditional put), apply, mark it completed. A
- *    completed record short-circuits duplicates; a failure releases the lease, a
- *    crash lets it lapse, and the redelivery applies again;
- *  - recorded (everything else, the hot path): record the raw body (conditional
- *    put, first delivery wins), then apply. The items themselves refuse an
- *    applied key again, so the ledger need not be read first: two writes.
+ *    with an expiring lease (a conditional update of the record the ingress
+ *    wrote, or a conditional put when there is none), apply, mark it completed.
+ *    A completed record short-circuits duplicates; a failure releases the lease,
+ *    a crash lets it lapse, and the redelivery applies again;
+ *  - recorded (everything else, the hot path): apply. The record is there already
+ *    (else: record the raw body, conditional put, first delivery wins). The items
+ *    themselves refuse an applied key again, so the ledger need not be read: one
+ *    write for a transcript line.
  */
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ClaimCheckPointer } from '../queue/queued-event';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { EVENT_SK_PREFIX, keys, TTL_ATTRIBUTE } from '../store/table-layout';
+import { compressBody, decompressBody, type LedgerState, ledgerExpiry } from './ledger-record';
 
-export type LedgerState = 'new' | 'in_progress' | 'completed' | 'recorded';
+export type { LedgerState } from './ledger-record';
 
 export interface LedgerEntry {
   idempotencyKey: string;
@@ -80,35 +88,68 @@ export class EventLedger {
     );
   }
 
-  /** Takes the lease, unless the event is completed or another delivery holds a live lease. */
-  async claim(entry: LedgerEntry): Promise<'claimed' | 'completed' | 'busy'> {
+  /**
+   * Takes the lease, unless the event is completed or another delivery holds a live
+   * lease: a conditional update of the record the ingress wrote, or, when there is
+   * none, a conditional put of one made from `entry`.
+   */
+  async claim(
+    botId: string,
+    idempotencyKey: string,
+    entry: () => Promise<LedgerEntry>,
+  ): Promise<'claimed' | 'completed' | 'busy'> {
+    const state = await this.state(botId, idempotencyKey);
+    if (state === 'completed') return 'completed';
     const now = this.options.now();
-    const claimed = await writeIfCondition(() =>
-      this.table.db.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: { ...this.item(entry, 'in_progress'), leaseUntil: now + this.options.leaseMs },
-          ConditionExpression: 'attribute_not_exists(pk) OR (#status = :inProgress AND leaseUntil < :now)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':inProgress': 'in_progress', ':now': now },
-        }),
-      ),
-    );
+    const leaseUntil = now + this.options.leaseMs;
+    const claimed =
+      state === 'new'
+        ? await writeIfCondition(async () =>
+            this.table.db.send(
+              new PutCommand({
+                TableName: this.table.tableName,
+                Item: { ...this.item(await entry(), 'in_progress'), leaseUntil },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              }),
+            ),
+          )
+        : await writeIfCondition(() =>
+            this.table.db.send(
+              new UpdateCommand({
+                TableName: this.table.tableName,
+                Key: keys.event(botId, idempotencyKey),
+                UpdateExpression: 'SET #status = :inProgress, leaseUntil = :leaseUntil',
+                ConditionExpression: '#status = :recorded OR (#status = :inProgress AND leaseUntil < :now)',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':inProgress': 'in_progress',
+                  ':recorded': 'recorded',
+                  ':leaseUntil': leaseUntil,
+                  ':now': now,
+                },
+              }),
+            ),
+          );
     if (claimed) return 'claimed';
-    return (await this.state(entry.botId, entry.idempotencyKey)) === 'completed' ? 'completed' : 'busy';
+    return (await this.state(botId, idempotencyKey)) === 'completed' ? 'completed' : 'busy';
   }
 
-  /** Marks the event applied; keeps its raw body for replay until the record expires. */
-  async complete(entry: LedgerEntry): Promise<void> {
+  /** Marks the event applied; its raw body stays for replay until the record expires. */
+  async complete(botId: string, idempotencyKey: string): Promise<void> {
     // A concurrent delivery that completed first leaves nothing to do.
     await writeIfCondition(() =>
       this.table.db.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.table.tableName,
-          Item: { ...this.item(entry, 'completed'), completedAt: new Date(this.options.now()).toISOString() },
-          ConditionExpression: 'attribute_not_exists(pk) OR #status = :inProgress',
+          Key: keys.event(botId, idempotencyKey),
+          UpdateExpression: 'SET #status = :completed, completedAt = :at REMOVE leaseUntil',
+          ConditionExpression: '#status = :inProgress',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':inProgress': 'in_progress' },
+          ExpressionAttributeValues: {
+            ':completed': 'completed',
+            ':at': new Date(this.options.now()).toISOString(),
+            ':inProgress': 'in_progress',
+          },
         }),
       ),
     );
@@ -157,25 +198,13 @@ export class EventLedger {
       status,
       trigger: entry.trigger,
       receivedAt: entry.receivedAt,
-      ...('inline' in entry.body ? { bodyBr: compress(entry.body.inline) } : { bodyRef: entry.body.stored }),
-      [TTL_ATTRIBUTE]: Math.floor(this.options.now() / 1000) + this.options.retentionSeconds,
+      ...('inline' in entry.body ? { bodyBr: compressBody(entry.body.inline) } : { bodyRef: entry.body.stored }),
+      [TTL_ATTRIBUTE]: ledgerExpiry(this.options.now(), this.options.retentionSeconds),
     };
   }
 }
 
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Quality 5: about 0.2 ms for a 1 KB webhook, a tenth of the best quality's CPU for 15% more bytes. */
-function compress(text: string): Uint8Array {
-  const bytes = Buffer.from(text, 'utf8');
-  return brotliCompressSync(bytes, {
-    params: {
-      [constants.BROTLI_PARAM_QUALITY]: 5,
-      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-      [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
-    },
-  });
-}
 
 function toStoredEvent(botId: string, item: Record<string, unknown>): StoredEvent {
   const body = item.bodyBr;
@@ -185,9 +214,6 @@ function toStoredEvent(botId: string, item: Record<string, unknown>): StoredEven
     trigger: String(item.trigger),
     receivedAt: String(item.receivedAt),
     status: item.status as LedgerState,
-    body:
-      body instanceof Uint8Array
-        ? { inline: brotliDecompressSync(body).toString('utf8') }
-        : { stored: item.bodyRef as ClaimCheckPointer },
+    body: body instanceof Uint8Array ? { inline: decompressBody(body) } : { stored: item.bodyRef as ClaimCheckPointer },
   };
 }

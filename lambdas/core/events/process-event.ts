@@ -1,7 +1,8 @@
 /**
  * The consumer's decision for one queued webhook: read it (inline or claim
- * check), validate it against the upstream contract, skip it if the ledger says
- * it was applied, apply it by trigger, then record it as applied.
+ * check), validate it against the upstream contract, apply it by trigger, exactly
+ * once in effect (see event-ledger.ts). The ingress has usually recorded it in the
+ * ledger already (the message says so); else it is recorded here.
  */
 import { createHash } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -13,6 +14,7 @@ import {
   claimCheckKey,
   claimCheckPointerSchema,
   EVENT_ATTRIBUTES,
+  LEDGER_RECORDED,
 } from '../queue/queued-event';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
@@ -27,6 +29,7 @@ import {
   type WebhookEnvelope,
 } from '../upstream/webhook-contract';
 import type { EventLedger, LedgerEntry } from './event-ledger';
+import { LEDGER_INLINE_BODY_BYTES } from './ledger-record';
 
 /** A message as the queue delivered it, whatever the transport (Lambda event, local poller). */
 export interface QueuedMessage {
@@ -70,9 +73,6 @@ export type ProcessOutcome = {
   effects?: AppliedEffects;
 };
 
-/** Raw bodies up to this size are kept in the ledger item; larger ones in the payload bucket. */
-const LEDGER_INLINE_BODY_BYTES = 300 * 1024;
-
 /** Triggers whose apply has effects outside the table: they take the ledger's lease (see event-ledger.ts). */
 const EXCLUSIVE_TRIGGERS: ReadonlySet<string> = new Set(['bot.state_change']);
 
@@ -80,10 +80,13 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
   const { text, stored } = await readBody(message, deps.payloads);
   const receivedAt =
     message.attributes[EVENT_ATTRIBUTES.receivedAt] ?? new Date(message.sentTimestamp ?? Date.now()).toISOString();
+  const recorded = message.attributes[EVENT_ATTRIBUTES.ledger] === LEDGER_RECORDED;
   const parsed = parseBody(text);
   const envelope = parseWebhookEnvelope(parsed);
-  if (!envelope.ok) return keepUnbound(describeUnboundWebhook(parsed, text), text, stored, receivedAt, deps);
-  return applyValidatedEvent({ webhook: typedWebhook(envelope.value), text, stored, receivedAt }, deps);
+  if (!envelope.ok) {
+    return keepUnbound(describeUnboundWebhook(parsed, text), { text, stored, receivedAt, recorded }, deps);
+  }
+  return applyValidatedEvent({ webhook: typedWebhook(envelope.value), text, stored, receivedAt, recorded }, deps);
 }
 
 /** A webhook that passed the upstream contract, with the body the ledger keeps for replay. */
@@ -95,6 +98,8 @@ export interface ValidatedEvent {
   stored?: ClaimCheckPointer;
   /** When the event was first accepted (ISO 8601). */
   receivedAt: string;
+  /** The ingress recorded the event in the ledger (the message says so): it is not recorded again. */
+  recorded?: boolean;
 }
 
 /**
@@ -103,7 +108,7 @@ export interface ValidatedEvent {
  * The queue consumer and the reconciler both come here.
  */
 export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDependencies): Promise<ProcessOutcome> {
-  const { webhook, text, stored, receivedAt } = event;
+  const { webhook, text, stored, receivedAt, recorded } = event;
   const { idempotency_key: idempotencyKey, bot_id: botId, trigger } = webhook.envelope;
   const log = { idempotency_key: idempotencyKey, bot_id: botId, trigger };
   const { ledger, telemetry } = deps;
@@ -124,9 +129,7 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
 
   let effects: AppliedEffects;
   if (EXCLUSIVE_TRIGGERS.has(webhook.trigger)) {
-    if ((await ledger.state(botId, idempotencyKey)) === 'completed') return duplicate();
-    const record = await entry();
-    const claim = await ledger.claim(record);
+    const claim = await ledger.claim(botId, idempotencyKey, entry);
     if (claim === 'completed') return duplicate();
     if (claim === 'busy') throw new EventBusyError(idempotencyKey);
     try {
@@ -135,16 +138,18 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
       await ledger.release(botId, idempotencyKey).catch(() => undefined); // else the lease lapses
       throw asPoisonIfTooLarge(error, trigger);
     }
-    await ledger.complete(record);
+    await ledger.complete(botId, idempotencyKey);
   } else {
-    const firstDelivery = await ledger.record(await entry());
+    // Recorded by the ingress: no ledger write, and whether an earlier delivery applied it the items tell.
+    const firstDelivery = recorded === true ? undefined : await ledger.record(await entry());
     try {
       effects = await applyWebhook(webhook, { ...ctx, firstDelivery }, deps.archive);
     } catch (error) {
       throw asPoisonIfTooLarge(error, trigger);
     }
     // Seen before and nothing newer written: a redelivery (applying it again changed nothing).
-    if (!firstDelivery && effects.valueWritten !== true) return duplicate();
+    const seenBefore = firstDelivery === undefined ? effects.seenBefore === true : !firstDelivery;
+    if (seenBefore && effects.valueWritten !== true) return duplicate();
   }
 
   telemetry.log.debug('event applied', { ...log, ...effects });
@@ -182,19 +187,22 @@ function typedWebhook(envelope: WebhookEnvelope): TypedWebhook {
 
 /**
  * A webhook about something other than a bot: recorded in the ledger (dedup and
- * replay, under the object) and kept under its object with its raw body. The
- * conditional put makes a redelivery after a crash between the two writes complete it.
+ * replay, under the object; by the ingress, else here) and kept under its object
+ * with its raw body. The conditional put makes a redelivery after a crash between
+ * the two writes complete it.
  */
 async function keepUnbound(
   unbound: UnboundWebhook,
-  text: string,
-  stored: ClaimCheckPointer | undefined,
-  receivedAt: string,
+  event: Omit<ValidatedEvent, 'webhook'>,
   deps: ProcessDependencies,
 ): Promise<ProcessOutcome> {
   const { relatedObject, idempotencyKey, trigger } = unbound;
+  const { text, stored, receivedAt } = event;
   const body = await keepForReplay(text, stored, receivedAt, deps.payloads);
-  const firstDelivery = await deps.ledger.record({ idempotencyKey, botId: relatedObject, trigger, receivedAt, body });
+  const firstDelivery =
+    event.recorded === true
+      ? undefined
+      : await deps.ledger.record({ idempotencyKey, botId: relatedObject, trigger, receivedAt, body });
   const written = await writeIfCondition(() =>
     deps.table.db.send(
       new PutCommand({
@@ -212,7 +220,7 @@ async function keepUnbound(
     ),
   );
   const log = { idempotency_key: idempotencyKey, related_object: relatedObject, trigger };
-  if (!firstDelivery && !written) {
+  if (firstDelivery !== true && !written) {
     deps.telemetry.log.debug('duplicate event skipped', log);
     deps.telemetry.metrics.emit(METRICS.eventDuplicate, 1, { trigger: UNBOUND_EVENTS });
     return { status: 'duplicate', trigger, botId: relatedObject, idempotencyKey };

@@ -13,7 +13,7 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applyWebhook } from '../apply/apply-webhook';
 import { recordLaunchedMeeting } from '../apply/state-change';
-import { GSI, keys, MEETING_SK, SK_PREFIX, SUMMARY_SK } from '../store/table-layout';
+import { GSI, keys, MEETING_SK, SK_PREFIX, SUMMARY_SK, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import type { StoredEvent } from './event-ledger';
 import { decodeWebhook, type ProcessDependencies } from './process-event';
 
@@ -67,7 +67,13 @@ export async function replayBotEvents(
   const items = await botItems(botId, deps);
   const inLedger = new Set(events.map((event) => event.idempotencyKey));
   const missing = [...keysNamedBy(items)].filter((key) => !inLedger.has(key));
-  const toClear = items.filter(madeByWebhooks);
+  // Once the archive took the service's transcript, every line is its (webhooks would not write them again).
+  const transcriptFinal = items.some(
+    (item) => item.sk === MEETING_SK && item[TRANSCRIPT_FINAL_ATTRIBUTE] !== undefined,
+  );
+  const toClear = items.filter(
+    (item) => madeByWebhooks(item) && !(transcriptFinal && String(item.sk).startsWith(SK_PREFIX.utterance)),
+  );
   const report: ReplayReport = {
     botId,
     applied: false,

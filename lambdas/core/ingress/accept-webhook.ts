@@ -13,7 +13,7 @@ import { type SignatureCheck, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
 import { describeUnboundWebhook, parseWebhookEnvelope } from '../upstream/webhook-contract';
 import type { EventQueue } from './event-queue';
-import type { AcceptanceLog } from './first-acceptance';
+import { type AcceptanceLog, type FirstAcceptance, fitsLedgerItem } from './first-acceptance';
 import type { Quarantine, QuarantineReason } from './quarantine';
 
 export interface WebhookDelivery {
@@ -58,7 +58,7 @@ export interface IngressDependencies {
   now(): Date;
   /** This delivery's acceptance time (see acceptanceClock); the clock's ISO time when absent. */
   acceptedAt?: () => string;
-  /** Where first acceptances are recorded, so every delivery of an event carries the first one's time. */
+  /** The ledger, where first acceptances are recorded, so every delivery of an event carries the first one's time. */
   acceptance?: AcceptanceLog;
 }
 
@@ -127,12 +127,24 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
 
   // Authentic from here on: whatever it is about, it is queued and kept, never refused.
   const envelope = parseWebhookEnvelope(parsed);
-  const { idempotencyKey, botId, trigger } = envelope.ok
-    ? { idempotencyKey: envelope.value.idempotency_key, botId: envelope.value.bot_id, trigger: envelope.value.trigger }
-    : { ...describeUnboundWebhook(parsed, text), botId: '' };
-  const receivedAt = await firstAcceptance(idempotencyKey, deps);
+  const event = envelope.ok
+    ? {
+        idempotencyKey: envelope.value.idempotency_key,
+        botId: envelope.value.bot_id,
+        trigger: envelope.value.trigger,
+        owner: envelope.value.bot_id,
+      }
+    : (({ idempotencyKey, trigger, relatedObject }) => ({ idempotencyKey, trigger, botId: '', owner: relatedObject }))(
+        describeUnboundWebhook(parsed, text),
+      );
+  const { idempotencyKey, botId, trigger } = event;
+  const { receivedAt, recorded, claimCheck } = await firstAcceptance(event, text, deps);
   try {
-    const queued = await deps.queue.enqueue(text, { idempotencyKey, botId, trigger, receivedAt });
+    const queued = await deps.queue.enqueue(
+      text,
+      { idempotencyKey, botId, trigger, receivedAt, recorded },
+      { claimCheck },
+    );
     return { kind: 'accepted', status: 202, idempotencyKey, botId, trigger, ...queued };
   } catch (error) {
     deps.telemetry.log.error('webhook could not be queued', {
@@ -152,21 +164,41 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
 }
 
 /**
- * The time the event was first accepted, which orders re-sends of it. Never a
- * reason to refuse: if the record cannot be reached, this delivery's own time is
- * used (logged), as before the record existed.
+ * Records the event in the ledger on its first acceptance (its body compressed, or
+ * the pointer to where the queue stores it), and returns that time, which orders
+ * re-sends of it. Never a reason to refuse: if the ledger cannot be reached, this
+ * delivery's own time is used (logged) and the consumer records the event.
  */
-async function firstAcceptance(idempotencyKey: string, deps: IngressDependencies): Promise<string> {
+async function firstAcceptance(
+  event: { idempotencyKey: string; botId: string; trigger: string; owner: string },
+  text: string,
+  deps: IngressDependencies,
+): Promise<FirstAcceptance & { claimCheck: boolean }> {
   const acceptedAt = deps.acceptedAt?.() ?? deps.now().toISOString();
-  if (deps.acceptance === undefined) return acceptedAt;
+  if (deps.acceptance === undefined) return { receivedAt: acceptedAt, recorded: false, claimCheck: false };
+  // The message and the ledger point to the same object: the queue keys it by the first acceptance.
+  const meta = { ...event, receivedAt: acceptedAt, recorded: true };
+  let claimCheck = false;
+  let stored = deps.queue.claimCheckFor?.(text, meta);
+  if (stored === undefined && deps.queue.claimCheckFor !== undefined && !fitsLedgerItem(text)) {
+    claimCheck = true; // fits in a message, not in the ledger item even compressed
+    stored = deps.queue.claimCheckFor(text, meta, { claimCheck });
+  }
   try {
-    return await deps.acceptance.firstAcceptedAt(idempotencyKey, acceptedAt);
+    const first = await deps.acceptance.firstAcceptance({
+      idempotencyKey: event.idempotencyKey,
+      owner: event.owner,
+      trigger: event.trigger,
+      acceptedAt,
+      body: stored === undefined ? { inline: text } : { stored },
+    });
+    return { ...first, claimCheck };
   } catch (error) {
     deps.telemetry.log.error('first acceptance not recorded; this delivery orders by its own time', {
-      idempotency_key: idempotencyKey,
+      idempotency_key: event.idempotencyKey,
       error: describeError(error),
     });
-    return acceptedAt;
+    return { receivedAt: acceptedAt, recorded: false, claimCheck };
   }
 }
 

@@ -6,6 +6,7 @@ import {
   type ClaimCheckPointer,
   claimCheckKey,
   EVENT_ATTRIBUTES,
+  LEDGER_RECORDED,
   SQS_INVALID_CHARACTER,
 } from '../queue/queued-event';
 
@@ -15,6 +16,13 @@ export interface QueuedEventMeta {
   trigger: string;
   /** When the event was first accepted (ISO 8601, to the microsecond): orders re-sends downstream. */
   receivedAt: string;
+  /** The ledger holds the event (the ingress recorded it): the consumer does not record it again. */
+  recorded?: boolean;
+}
+
+export interface EnqueueOptions {
+  /** Store the body in S3 even if it would fit in the message (the ledger keeps the pointer instead of the body). */
+  claimCheck?: boolean;
 }
 
 export interface EnqueueResult {
@@ -24,7 +32,13 @@ export interface EnqueueResult {
 
 /** Where accepted webhooks go; resolves only once the event is durably stored. */
 export interface EventQueue {
-  enqueue(rawBody: string, meta: QueuedEventMeta): Promise<EnqueueResult>;
+  enqueue(rawBody: string, meta: QueuedEventMeta, options?: EnqueueOptions): Promise<EnqueueResult>;
+  /**
+   * Where enqueue will store the body when it goes to S3, computed without storing it (undefined:
+   * it goes inline). Content-addressed under the first acceptance's day, so every delivery of an
+   * event stores the same object.
+   */
+  claimCheckFor?(rawBody: string, meta: QueuedEventMeta, options?: EnqueueOptions): ClaimCheckPointer | undefined;
 }
 
 export interface SqsEventQueueConfig {
@@ -43,21 +57,24 @@ export class SqsEventQueue implements EventQueue {
     private readonly config: SqsEventQueueConfig,
   ) {}
 
-  async enqueue(rawBody: string, meta: QueuedEventMeta): Promise<EnqueueResult> {
-    const inlineAttributes = attributesFor(meta, 'inline');
-    const inlineBytes = Buffer.byteLength(rawBody, 'utf8') + attributesBytes(inlineAttributes);
-    // SQS refuses some characters JSON allows (e.g. U+FFFE); S3 stores any bytes.
-    if (inlineBytes <= this.config.inlineLimitBytes && !SQS_INVALID_CHARACTER.test(rawBody)) {
+  claimCheckFor(rawBody: string, meta: QueuedEventMeta, options: EnqueueOptions = {}): ClaimCheckPointer | undefined {
+    return this.goesInline(rawBody, meta, options)
+      ? undefined
+      : this.pointerFor(Buffer.from(rawBody, 'utf8'), meta).pointer;
+  }
+
+  async enqueue(rawBody: string, meta: QueuedEventMeta, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+    if (this.goesInline(rawBody, meta, options)) {
       const sent = await this.sqs.send(
         new SendMessageCommand({
           QueueUrl: this.config.queueUrl,
           MessageBody: rawBody,
-          MessageAttributes: inlineAttributes,
+          MessageAttributes: attributesFor(meta, 'inline'),
         }),
       );
       return { messageId: requireMessageId(sent.MessageId), bodyLocation: 'inline' };
     }
-    const pointer = await this.storeBody(rawBody, new Date(meta.receivedAt));
+    const pointer = await this.storeBody(rawBody, meta);
     const sent = await this.sqs.send(
       new SendMessageCommand({
         QueueUrl: this.config.queueUrl,
@@ -68,12 +85,25 @@ export class SqsEventQueue implements EventQueue {
     return { messageId: requireMessageId(sent.MessageId), bodyLocation: 's3' };
   }
 
-  private async storeBody(rawBody: string, receivedAt: Date): Promise<ClaimCheckPointer> {
-    const bytes = Buffer.from(rawBody, 'utf8');
+  private goesInline(rawBody: string, meta: QueuedEventMeta, options: EnqueueOptions): boolean {
+    if (options.claimCheck === true) return false;
+    const inlineBytes = Buffer.byteLength(rawBody, 'utf8') + attributesBytes(attributesFor(meta, 'inline'));
+    // SQS refuses some characters JSON allows (e.g. U+FFFE); S3 stores any bytes.
+    return inlineBytes <= this.config.inlineLimitBytes && !SQS_INVALID_CHARACTER.test(rawBody);
+  }
+
+  private pointerFor(bytes: Buffer, meta: QueuedEventMeta): { pointer: ClaimCheckPointer; sha256: Buffer } {
     const sha256 = createHash('sha256').update(bytes).digest();
-    const key = claimCheckKey(receivedAt, sha256.toString('hex'));
-    await this.payloads.put(key, bytes, sha256);
-    return { claimCheck: { bucket: this.payloads.bucket, key, bytes: bytes.length, sha256: sha256.toString('hex') } };
+    const key = claimCheckKey(new Date(meta.receivedAt), sha256.toString('hex'));
+    const claimCheck = { bucket: this.payloads.bucket, key, bytes: bytes.length, sha256: sha256.toString('hex') };
+    return { pointer: { claimCheck }, sha256 };
+  }
+
+  private async storeBody(rawBody: string, meta: QueuedEventMeta): Promise<ClaimCheckPointer> {
+    const bytes = Buffer.from(rawBody, 'utf8');
+    const { pointer, sha256 } = this.pointerFor(bytes, meta);
+    await this.payloads.put(pointer.claimCheck.key, bytes, sha256);
+    return pointer;
   }
 }
 
@@ -85,6 +115,7 @@ function attributesFor(meta: QueuedEventMeta, location: BodyLocation): Record<st
     [EVENT_ATTRIBUTES.idempotencyKey]: text(meta.idempotencyKey),
     [EVENT_ATTRIBUTES.receivedAt]: text(meta.receivedAt),
     [EVENT_ATTRIBUTES.bodyLocation]: text(location),
+    ...(meta.recorded === true && { [EVENT_ATTRIBUTES.ledger]: text(LEDGER_RECORDED) }),
   };
 }
 

@@ -2,20 +2,56 @@
  * When an event was first accepted. The service re-sends a webhook when our answer
  * was slow or failed, and it may send an utterance's draft again after its
  * correction; the version that orders such re-sends must not depend on which
- * delivery got here, or got processed, first. So the ingress records the first
- * acceptance of each idempotency key (a conditional put) and every delivery of the
- * key carries that time; the consumer orders by it whatever order it sees.
+ * delivery got here, or got processed, first. So the ingress records each event
+ * in the ledger when it first accepts it (one conditional put: the first delivery
+ * wins) and every delivery of the key carries that record's time; the consumer
+ * orders by it whatever order it sees. The record is the ledger's (see
+ * events/ledger-record.ts): the consumer then writes none on its hot path.
  *
  * Uses the plain DynamoDB client: the ingress bundle stays small (no document
- * marshalling for a three-attribute item).
+ * marshalling for a six-attribute item).
  */
-import { type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  compressBody,
+  LEDGER_INLINE_BODY_BYTES,
+  LEDGER_MAX_COMPRESSED_BODY_BYTES,
+  ledgerExpiry,
+} from '../events/ledger-record';
+import type { ClaimCheckPointer } from '../queue/queued-event';
 import { isConditionFailed } from '../store/dynamo';
 import { keys, TTL_ATTRIBUTE } from '../store/table-layout';
 
+/** An event as the ingress accepts it. */
+export interface AcceptedEvent {
+  idempotencyKey: string;
+  /** The bot, or for a webhook without one the object it is about: whose ledger partition holds it. */
+  owner: string;
+  trigger: string;
+  /** This delivery's acceptance time (ISO 8601, to the microsecond). */
+  acceptedAt: string;
+  /** The raw body, or where the queue will store it (claim check): the ledger then keeps the pointer. */
+  body: { inline: string } | { stored: ClaimCheckPointer };
+}
+
+export interface FirstAcceptance {
+  /** When the event was first accepted: this delivery's time, or the stored one. */
+  receivedAt: string;
+  /** The ledger holds the event (written now or by an earlier delivery). */
+  recorded: boolean;
+}
+
 export interface AcceptanceLog {
-  /** Records `acceptedAt` for the key unless an earlier delivery did; returns the first time. */
-  firstAcceptedAt(idempotencyKey: string, acceptedAt: string): Promise<string>;
+  /** Records the event in the ledger unless an earlier delivery did; returns the first acceptance. */
+  firstAcceptance(event: AcceptedEvent): Promise<FirstAcceptance>;
+}
+
+/** Whether the ledger item can hold the body (compressed); else the ingress claim-checks it and keeps the pointer. */
+export function fitsLedgerItem(text: string): boolean {
+  return (
+    Buffer.byteLength(text, 'utf8') <= LEDGER_INLINE_BODY_BYTES ||
+    compressBody(text).byteLength <= LEDGER_MAX_COMPRESSED_BODY_BYTES
+  );
 }
 
 export function tableAcceptanceLog(
@@ -24,8 +60,8 @@ export function tableAcceptanceLog(
   options: { retentionSeconds: number; now(): number },
 ): AcceptanceLog {
   return {
-    async firstAcceptedAt(idempotencyKey, acceptedAt) {
-      const key = keys.acceptance(idempotencyKey);
+    async firstAcceptance(event) {
+      const key = keys.event(event.owner, event.idempotencyKey);
       try {
         await db.send(
           new PutItemCommand({
@@ -33,26 +69,51 @@ export function tableAcceptanceLog(
             Item: {
               pk: { S: key.pk },
               sk: { S: key.sk },
-              acceptedAt: { S: acceptedAt },
-              [TTL_ATTRIBUTE]: { N: String(Math.floor(options.now() / 1000) + options.retentionSeconds) },
+              status: { S: 'recorded' },
+              trigger: { S: event.trigger },
+              receivedAt: { S: event.acceptedAt },
+              ...('inline' in event.body
+                ? { bodyBr: { B: compressBody(event.body.inline) } }
+                : { bodyRef: pointerAttribute(event.body.stored) }),
+              [TTL_ATTRIBUTE]: { N: String(ledgerExpiry(options.now(), options.retentionSeconds)) },
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         );
-        return acceptedAt;
+        return { receivedAt: event.acceptedAt, recorded: true };
       } catch (error) {
         if (!isConditionFailed(error)) throw error;
       }
+      // A repeat (rare): nothing new is written; the first delivery's time orders this one.
       const { Item } = await db.send(
         new GetItemCommand({
           TableName: tableName,
           Key: { pk: { S: key.pk }, sk: { S: key.sk } },
           ConsistentRead: true,
-          ProjectionExpression: 'acceptedAt',
+          ProjectionExpression: 'receivedAt',
         }),
       );
-      // Expired between the two calls: this delivery is the first one left.
-      return Item?.acceptedAt?.S ?? acceptedAt;
+      const receivedAt = Item?.receivedAt?.S;
+      // Expired between the two calls: this delivery is the first one left, and the consumer records it.
+      return receivedAt === undefined
+        ? { receivedAt: event.acceptedAt, recorded: false }
+        : { receivedAt, recorded: true };
+    },
+  };
+}
+
+/** The claim-check pointer as the document client writes it, so the consumer and replay read it alike. */
+function pointerAttribute({ claimCheck }: ClaimCheckPointer): AttributeValue {
+  return {
+    M: {
+      claimCheck: {
+        M: {
+          bucket: { S: claimCheck.bucket },
+          key: { S: claimCheck.key },
+          bytes: { N: String(claimCheck.bytes) },
+          sha256: { S: claimCheck.sha256 },
+        },
+      },
     },
   };
 }

@@ -13,7 +13,12 @@ export const EVENT_ATTRIBUTES = {
   receivedAt: 'received_at',
   /** `inline` (the body is the webhook) or `s3` (the body is a claim-check pointer). */
   bodyLocation: 'body_location',
+  /** `recorded` when the ingress wrote (or found) the event's ledger record; absent, the consumer records it. */
+  ledger: 'ledger',
 } as const;
+
+/** The value of the `ledger` attribute when the event's ledger record exists. */
+export const LEDGER_RECORDED = 'recorded';
 
 export type BodyLocation = 'inline' | 's3';
 

@@ -60,6 +60,11 @@ export const KEY_ATTRIBUTES = [
 ] as const;
 
 export const MEETING_SK = 'MEETING';
+/**
+ * On the meeting item, when the archive took the service's final transcript as
+ * the meeting's: from then on no webhook, re-drive or replay changes a line.
+ */
+export const TRANSCRIPT_FINAL_ATTRIBUTE = 'transcriptFinalAt';
 export const SUMMARY_SK = 'SUMMARY';
 /** Sort-key prefix of the event records under `EVENTS#<bot_id>`. */
 export const EVENT_SK_PREFIX = 'EVENT#';
@@ -104,14 +109,13 @@ export const keys = {
   /**
    * An event's ledger record, under its bot (or the object a webhook without a bot is about): a bot's
    * events are one Query, and no index copies them. Keyed by idempotency key alone, so a redelivery
-   * (which may carry another arrival time) lands on the same record.
+   * (which may carry another arrival time) lands on the same record. The ingress writes it when it
+   * first accepts the event (its time orders re-sends); the consumer moves its status.
    */
   event: (botId: string, idempotencyKey: string) => ({
     pk: keys.eventsOfBot(botId),
     sk: `${EVENT_SK_PREFIX}${idempotencyKey}`,
   }),
-  /** When the ingress first accepted an event: every later delivery of it carries this time. */
-  acceptance: (idempotencyKey: string) => ({ pk: `ACCEPTED#${idempotencyKey}`, sk: 'ACCEPTED' }),
   /**
    * A webhook about something other than a bot (a calendar, an app session…), kept under that object.
    * Keyed by idempotency key alone, so a redelivery (received later) lands on the same item.
