@@ -6,8 +6,13 @@
  * change on the hot path changes these figures.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { archiveMeeting } from '../lambdas/core/archive/archive-meeting';
+import { openDownload } from '../lambdas/core/archive/download-guard';
 import { staticSecret } from '../lambdas/core/secrets';
+import { silentTelemetry } from '../lambdas/core/telemetry';
+import { UpstreamClient } from '../lambdas/core/upstream/client';
 import { WEBHOOK_SIGNATURE } from '../lambdas/core/upstream/webhook-contract';
 import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/adapter';
 import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
@@ -17,11 +22,13 @@ import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { createTelemetry, withPowertools } from '../lambdas/shared/powertools';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
+import { s3Recordings } from '../lambdas/shared/s3-recordings';
 import { startDynamoEmulator } from '../local/emulators/dynalite';
 import { startSqsS3Emulator } from '../local/emulators/fauxqs';
 import { newSigningSecret } from '../local/local-stack';
 import { QueuePoller } from '../local/queue-poller';
 import { createLocalResources, createTableInput, localIngressEnvironment } from '../local/resources';
+import { SimulatedServiceApi } from '../local/simulator/api-server';
 import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate } from '../local/simulator/payloads';
 import type { PyValue } from '../local/simulator/python-json';
 import { signWebhook } from '../local/simulator/webhook-signer';
@@ -35,7 +42,7 @@ import {
   newLogMeter,
   newMeter,
 } from './metered-clients';
-import { WEBHOOK_KINDS, type WebhookKind } from './workload';
+import { meetingWebhookPayloads, WEBHOOK_KINDS, type WebhookKind } from './workload';
 
 /** What one webhook of a kind costs, on average, from the ingress to the store. */
 export interface WebhookCost {
@@ -68,6 +75,16 @@ export interface MeasuredProfile {
    * per meeting that land on them: a hot key when meetings align.
    */
   sharedIndexPartitions: Array<{ index: string; template: string; partitions: number; unitsPerMeeting: number }>;
+  /** Archiving one meeting of `utterances` lines whose webhooks all arrived, with a one-part recording. */
+  archive: ArchiveCost;
+}
+
+export interface ArchiveCost {
+  utterances: number;
+  dynamo: { readUnits: number; writeUnits: number; writeRequests: number };
+  /** S3 requests besides the recording's upload parts (which the model adds by recording size). */
+  s3Requests: number;
+  sqsRequests: number;
 }
 
 export interface MeasureOptions {
@@ -76,6 +93,8 @@ export interface MeasureOptions {
   /** Powertools log level the functions run with. */
   logLevel: string;
   bots?: number;
+  /** Lines of the meeting the archive measurement archives. */
+  archiveUtterances?: number;
 }
 
 const CONTEXT = {
@@ -146,6 +165,28 @@ function webhooksOf(kind: WebhookKind, botId: string, bot: number): Array<{ [key
   }
 }
 
+/** The table's keys and indexes as local mode creates them (from the layout the stack uses too). */
+export function localTableShape(tableName: string): TableShape {
+  const tableInput = createTableInput(tableName);
+  return {
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: (tableInput.GlobalSecondaryIndexes ?? []).map(
+      (index): IndexShape => ({
+        name: String(index.IndexName),
+        partitionKey: String(index.KeySchema?.find((k) => k.KeyType === 'HASH')?.AttributeName),
+        sortKey: index.KeySchema?.find((k) => k.KeyType === 'RANGE')?.AttributeName,
+        projection:
+          index.Projection?.ProjectionType === 'INCLUDE'
+            ? (index.Projection.NonKeyAttributes ?? [])
+            : index.Projection?.ProjectionType === 'KEYS_ONLY'
+              ? 'KEYS_ONLY'
+              : 'ALL',
+      }),
+    ),
+  };
+}
+
 export async function measureWebhookCosts(options: MeasureOptions): Promise<MeasuredProfile> {
   const bots = options.bots ?? 24;
   const [dynamo, sqsS3] = await Promise.all([startDynamoEmulator(), startSqsS3Emulator()]);
@@ -157,24 +198,7 @@ export async function measureWebhookCosts(options: MeasureOptions): Promise<Meas
       { dynamo: raw, sqs: sqsClient(), s3: s3Client() },
       { prefix: `capacity${Date.now()}`, visibilityTimeoutSeconds: 60 },
     );
-    const tableInput = createTableInput(resources.tableName);
-    const table: TableShape = {
-      partitionKey: 'pk',
-      sortKey: 'sk',
-      indexes: (tableInput.GlobalSecondaryIndexes ?? []).map(
-        (index): IndexShape => ({
-          name: String(index.IndexName),
-          partitionKey: String(index.KeySchema?.find((k) => k.KeyType === 'HASH')?.AttributeName),
-          sortKey: index.KeySchema?.find((k) => k.KeyType === 'RANGE')?.AttributeName,
-          projection:
-            index.Projection?.ProjectionType === 'INCLUDE'
-              ? (index.Projection.NonKeyAttributes ?? [])
-              : index.Projection?.ProjectionType === 'KEYS_ONLY'
-                ? 'KEYS_ONLY'
-                : 'ALL',
-        }),
-      ),
-    };
+    const table = localTableShape(resources.tableName);
     let meter: Meter = newMeter();
     const dynamoOptions = (marshalled: boolean) => ({
       raw,
@@ -287,11 +311,28 @@ export async function measureWebhookCosts(options: MeasureOptions): Promise<Meas
       };
       collectShared(partitionsByMeeting, d.indexPartitions);
     }
+    const archive = await measureArchive({
+      table,
+      raw,
+      resources,
+      setMeter: (next) => {
+        meter = next;
+      },
+      ingress: async (payload) => {
+        const response = await ingress(httpEvent(signWebhook(payload, secret)), CONTEXT);
+        if (response.statusCode !== 202) throw new Error(`the ingress answered ${response.statusCode}`);
+      },
+      drain: async () => {
+        while ((await poller.pollOnce(0)) > 0) {}
+      },
+      utterances: options.archiveUtterances ?? 120,
+    });
     return {
       bots,
       batchSize: options.batchSize,
       kinds,
       sharedIndexPartitions: sharedPartitions(partitionsByMeeting, bots),
+      archive,
     };
   } finally {
     process.env = saved;
@@ -372,4 +413,78 @@ function httpEvent(signed: { body: Buffer; signature: string }): APIGatewayProxy
     body: signed.body.toString('base64'),
     isBase64Encoded: true,
   };
+}
+
+/**
+ * Archives one ended meeting with the real archive core: its webhooks are sent
+ * through the ingress and consumer first (as in production, the archive then
+ * finds every line already delivered), the service is the local simulator.
+ */
+async function measureArchive(run: {
+  table: TableShape;
+  raw: DynamoDBClient;
+  resources: Awaited<ReturnType<typeof createLocalResources>>;
+  setMeter(meter: Meter): void;
+  ingress(payload: { [key: string]: PyValue }): Promise<void>;
+  drain(): Promise<void>;
+  utterances: number;
+}): Promise<ArchiveCost> {
+  const service = new SimulatedServiceApi();
+  await service.start();
+  service.apiKeys.set('capacity', 'all');
+  try {
+    const botId = 'bot_capacity_archive';
+    const sent = meetingWebhookPayloads(botId, run.utterances, Date.parse('2026-11-20T10:00:00Z') * 1000);
+    run.setMeter(newMeter());
+    for (const payload of [...sent.start, ...sent.transcript, ...sent.end]) await run.ingress(payload);
+    await run.drain();
+    const transcript = sent.transcript
+      .filter((payload) => payload.trigger === 'transcript.update')
+      .map((payload) => payload.data as { [key: string]: PyValue });
+    service.addBot({
+      id: botId,
+      state: 'ended',
+      recording: { size: 1024 * 1024, seed: 7, contentType: 'video/mp4' },
+      transcript: transcript as Array<Record<string, unknown>>,
+      participants: [],
+    });
+    const meter = newMeter();
+    run.setMeter(meter);
+    const bucket = `${run.resources.tableName}-recordings`;
+    await s3Client().send(new CreateBucketCommand({ Bucket: bucket }));
+    const recordingsS3 = meteredByAction(s3Client(), meter.s3);
+    await archiveMeeting(botId, {
+      table: {
+        db: meteredDynamo(documentClient(), {
+          raw: run.raw,
+          tableName: run.resources.tableName,
+          table: run.table,
+          marshalled: false,
+          meter: meter.dynamo,
+        }),
+        tableName: run.resources.tableName,
+      },
+      upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'capacity' }),
+      recordings: s3Recordings(recordingsS3, bucket),
+      openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1 << 30, timeoutMs: 10_000 }),
+      maxRecordingBytes: 1 << 30,
+      downloadAttempts: 1,
+      telemetry: silentTelemetry,
+      now: () => new Date(),
+    });
+    const d = meter.dynamo;
+    const parts = meter.s3.UploadPart ?? 0;
+    return {
+      utterances: run.utterances,
+      dynamo: {
+        readUnits: d.readUnits,
+        writeUnits: d.tableWriteUnits + Object.values(d.indexWriteUnits).reduce((a, b) => a + b, 0),
+        writeRequests: d.writeRequests,
+      },
+      s3Requests: Object.values(meter.s3).reduce((a, b) => a + b, 0) - parts,
+      sqsRequests: Object.values(meter.sqs).reduce((a, b) => a + b, 0),
+    };
+  } finally {
+    await service.stop();
+  }
 }

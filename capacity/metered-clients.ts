@@ -71,9 +71,28 @@ const READS = new Set(['Get', 'GetItem', 'Query', 'Scan']);
  * priced by reading the item before and after each one with `raw`. Writes are made
  * one at a time, so the before and after belong to the same write.
  */
+/** One write as it was priced. */
+export interface PricedWrite {
+  action: string;
+  sk: string;
+  bytesBefore: number;
+  bytesAfter: number;
+  tableUnits: number;
+  indexUnits: number;
+  conditionFailed: boolean;
+}
+
 export function meteredDynamo<C extends object>(
   client: C,
-  options: { raw: DynamoDBClient; tableName: string; table: TableShape; marshalled: boolean; meter: DynamoMeter },
+  options: {
+    raw: DynamoDBClient;
+    tableName: string;
+    table: TableShape;
+    marshalled: boolean;
+    meter: DynamoMeter;
+    /** Each write as it was priced (tests that look at single writes). */
+    onWrite?: (write: PricedWrite) => void;
+  },
 ): C {
   const { raw, table } = options;
   const asItem = (value: unknown): Item =>
@@ -91,7 +110,7 @@ export function meteredDynamo<C extends object>(
     return next;
   };
 
-  const priced = async (tableName: string, key: Item, perform: () => Promise<unknown>) => {
+  const priced = async (action: string, tableName: string, key: Item, perform: () => Promise<unknown>) => {
     const meter = options.meter;
     const before = await read(tableName, key);
     let failed = false;
@@ -103,6 +122,15 @@ export function meteredDynamo<C extends object>(
     } finally {
       const after = failed ? before : await read(tableName, key);
       const cost = writeCost(table, before, after, failed);
+      options.onWrite?.({
+        action,
+        sk: key[table.sortKey]?.S ?? '',
+        bytesBefore: before === undefined ? 0 : itemSize(before),
+        bytesAfter: after === undefined ? 0 : itemSize(after),
+        tableUnits: cost.tableUnits,
+        indexUnits: Object.values(cost.indexUnits).reduce((a, b) => a + b, 0),
+        conditionFailed: failed,
+      });
       meter.writeRequests++;
       meter.tableWriteUnits += cost.tableUnits;
       if (failed) meter.conditionFailures++;
@@ -121,7 +149,7 @@ export function meteredDynamo<C extends object>(
     const tableName = String(input.TableName ?? options.tableName);
     if (WRITES.has(action)) {
       const key = action.startsWith('Put') ? keyOf(asItem(input.Item)) : asItem(input.Key);
-      return oneAtATime(() => priced(tableName, key, () => real(command)));
+      return oneAtATime(() => priced(action, tableName, key, () => real(command)));
     }
     if (action.startsWith('BatchWrite')) {
       // Priced as the puts and deletes it is made of (unprocessed ones are sent again by the caller).

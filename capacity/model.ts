@@ -235,6 +235,8 @@ export function capacityReport(input: CapacityInput): CapacityReport {
   const lambdaCost = (invocations: number, seconds: number) =>
     (invocations * PRICES.lambdaPerMillionRequests) / 1e6 + seconds * PRICES.lambdaPerGbSecondArm;
   const archiveParts = Math.ceil(a.recordingMbPerHour / partMiB(archive));
+  // The archive's table work grows with the meeting's lines (it reads them and writes the final transcript).
+  const archiveScale = input.utterancesPerHour / profile.archive.utterances;
   const logBytes =
     perWebhook((c) => c.ingressLogs.bytes + c.ingressLogs.emfBytes + c.consumerLogs.bytes + c.consumerLogs.emfBytes) *
       webhooks +
@@ -252,16 +254,26 @@ export function capacityReport(input: CapacityInput): CapacityReport {
     {
       service: 'DynamoDB',
       dollars:
-        (webhooks * writeUnitsPerWebhook * PRICES.dynamoPerMillionWriteUnits) / 1e6 +
-        (webhooks * perWebhook((c) => c.dynamo.readUnits) * PRICES.dynamoPerMillionReadUnits) / 1e6,
+        ((webhooks * writeUnitsPerWebhook + archiveScale * profile.archive.dynamo.writeUnits) *
+          PRICES.dynamoPerMillionWriteUnits) /
+          1e6 +
+        ((webhooks * perWebhook((c) => c.dynamo.readUnits) + archiveScale * profile.archive.dynamo.readUnits) *
+          PRICES.dynamoPerMillionReadUnits) /
+          1e6,
     },
     {
       service: 'SQS',
-      dollars: (webhooks * perWebhook((c) => c.sqsRequests) * PRICES.sqsStandardPerMillionRequests) / 1e6,
+      // Plus the archive job's receive and delete on its FIFO queue (its send is the consumer's).
+      dollars:
+        (webhooks * perWebhook((c) => c.sqsRequests) * PRICES.sqsStandardPerMillionRequests) / 1e6 +
+        (2 * PRICES.sqsFifoPerMillionRequests) / 1e6,
     },
     {
       service: 'S3 requests',
-      dollars: ((webhooks * perWebhook((c) => c.s3Requests) + archiveParts + 8) * PRICES.s3PutPer1000Requests) / 1000,
+      dollars:
+        ((webhooks * perWebhook((c) => c.s3Requests) + archiveParts + profile.archive.s3Requests) *
+          PRICES.s3PutPer1000Requests) /
+        1000,
     },
     { service: 'CloudWatch Logs', dollars: (logBytes / 1024 ** 3) * PRICES.cloudwatchLogsIngestPerGb },
     {
