@@ -16,7 +16,6 @@ import { acceptWebhook, type IngressDependencies } from '../../lambdas/core/ingr
 import { acceptanceClock, tableAcceptanceLog } from '../../lambdas/core/ingress/first-acceptance';
 import { EVENT_ATTRIBUTES, LEDGER_RECORDED } from '../../lambdas/core/queue/queued-event';
 import { parseSigningSecrets } from '../../lambdas/core/signature/verify';
-import { GSI } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
@@ -45,8 +44,7 @@ const secret = newSigningSecret();
 beforeAll(async () => {
   pipeline = await startLocalPipeline();
   resources = await createResources();
-  const indexKeys = Object.values(GSI).map((index) => index.partitionKey);
-  counting = countingClient(documentClient(), indexKeys);
+  counting = countingClient(documentClient());
   deps = processDependencies(resources, undefined, { db: counting.client });
   const now = () => new Date(clock);
   ingress = {
@@ -73,11 +71,10 @@ beforeAll(async () => {
     telemetry: silentTelemetry,
     now,
     acceptedAt: acceptanceClock(now),
-    acceptance: tableAcceptanceLog(
-      countingPlainClient(dynamoClient(), documentClient(), indexKeys, counting.writes),
-      resources.tableName,
-      { retentionSeconds: 7 * 86_400, now: Date.now },
-    ),
+    acceptance: tableAcceptanceLog(countingPlainClient(dynamoClient(), counting.writes), resources.tableName, {
+      retentionSeconds: 7 * 86_400,
+      now: Date.now,
+    }),
   };
 });
 afterAll(async () => pipeline?.stop());
