@@ -1,0 +1,130 @@
+/**
+ * The read API as its callers see it: routes, parameters and answers. The handler
+ * answers with these shapes, and the CLI, the MCP server and the tests parse with
+ * them; a change here is a change of the public API.
+ */
+import { z } from 'zod';
+
+export const READ_API_ROUTES = {
+  listMeetings: 'GET /meetings',
+  getMeeting: 'GET /meetings/{bot_id}',
+  transcript: 'GET /meetings/{bot_id}/transcript',
+  participants: 'GET /meetings/{bot_id}/participants',
+  recording: 'GET /meetings/{bot_id}/recording',
+  meetingEvents: 'GET /meetings/{bot_id}/events',
+  objectEvents: 'GET /events',
+} as const;
+
+export const TRANSCRIPT_FORMATS = ['json', 'text', 'vtt', 'srt'] as const;
+export type TranscriptFormat = (typeof TRANSCRIPT_FORMATS)[number];
+
+/** Content types of the transcript formats. */
+export const TRANSCRIPT_CONTENT_TYPES: Record<TranscriptFormat, string> = {
+  json: 'application/json',
+  text: 'text/plain; charset=utf-8',
+  vtt: 'text/vtt; charset=utf-8',
+  srt: 'application/x-subrip; charset=utf-8',
+};
+
+/** Page sizes: `limit` defaults to DEFAULT_PAGE_SIZE and may not exceed MAX_PAGE_SIZE. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 200;
+
+/** Every error answer (400, 404, 500): a reason a person can act on. */
+export const errorBody = z.object({ error: z.string() });
+
+export const recordingSummary = z.object({
+  status: z.enum(['archived', 'none']),
+  bytes: z.number().int().nullable(),
+  sha256: z.string().nullable(),
+  content_type: z.string().nullable(),
+});
+
+/** One meeting as listed and as shown. */
+export const meetingView = z.object({
+  bot_id: z.string(),
+  /** The bot's state (`joining`, `joined_recording`, `ended`…), or null when nothing is known yet. */
+  state: z.string().nullable(),
+  /** When the meeting entered that state (ISO 8601), or null. */
+  state_at: z.string().nullable(),
+  /** The summary text, or null when none arrived. */
+  summary: z.string().nullable(),
+  utterance_count: z.number().int(),
+  participant_count: z.number().int(),
+  schedule_id: z.string().nullable(),
+  meeting_url: z.string().nullable(),
+  scheduled_join_at: z.string().nullable(),
+  archived_at: z.string().nullable(),
+  /** Present once the meeting is archived. */
+  recording: recordingSummary.nullable(),
+});
+export type MeetingView = z.infer<typeof meetingView>;
+
+/** A list entry: the meeting without its counts and summary (those cost a read each). */
+export const meetingListEntry = meetingView.pick({
+  bot_id: true,
+  state: true,
+  state_at: true,
+  schedule_id: true,
+  meeting_url: true,
+  scheduled_join_at: true,
+  archived_at: true,
+});
+export type MeetingListEntry = z.infer<typeof meetingListEntry>;
+
+export const meetingList = z.object({
+  meetings: z.array(meetingListEntry),
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: z.string().nullable(),
+});
+
+export const utteranceView = z.object({
+  speaker_name: z.string(),
+  speaker_uuid: z.string(),
+  /** When the utterance began, epoch ms (the service's `timestamp_ms`). */
+  timestamp_ms: z.number(),
+  duration_ms: z.number().nullable(),
+  text: z.string(),
+  /** Milliseconds from the recording start (or, when that is unknown, from the first utterance). */
+  offset_ms: z.number(),
+});
+export type UtteranceView = z.infer<typeof utteranceView>;
+
+export const transcriptJson = z.object({
+  bot_id: z.string(),
+  /** What offsets count from: the recording start when known, else the first utterance. */
+  offsets_from: z.enum(['recording_start', 'first_utterance']),
+  utterances: z.array(utteranceView),
+});
+
+export const participantView = z.object({
+  participant_uuid: z.string(),
+  name: z.string().nullable(),
+  user_uuid: z.string().nullable(),
+  is_host: z.boolean(),
+  joined_at: z.string().nullable(),
+  left_at: z.string().nullable(),
+});
+export const participantList = z.object({ bot_id: z.string(), participants: z.array(participantView) });
+
+export const recordingLink = z.object({
+  url: z.string(),
+  expires_at: z.string(),
+  bytes: z.number().int(),
+  sha256: z.string(),
+  content_type: z.string(),
+});
+
+export const DELIVERY_OUTCOMES = ['applied', 'duplicate', 'failed', 'pending'] as const;
+
+/** One delivery of a webhook: the first of its key is applied, failed or pending; a later one is a duplicate. */
+export const deliveryView = z.object({
+  idempotency_key: z.string(),
+  trigger: z.string(),
+  received_at: z.string(),
+  outcome: z.enum(DELIVERY_OUTCOMES),
+});
+export const deliveryLog = z.object({
+  events: z.array(deliveryView),
+  next_cursor: z.string().nullable(),
+});
