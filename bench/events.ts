@@ -16,6 +16,7 @@ import { documentClient } from '../lambdas/shared/dynamo-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { startDynamoEmulatorProcess } from '../local/emulators/dynalite';
 import { startSqsS3Emulator } from '../local/emulators/fauxqs';
+import { eventLogPublisher, LOCAL_EVENT_BUS_NAME, scratchEventsFile } from '../local/event-log-publisher';
 import { createLocalResources, type LocalResources } from '../local/resources';
 import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate } from '../local/simulator/payloads';
 import { dumps, type PyValue, WIRE } from '../local/simulator/python-json';
@@ -92,8 +93,9 @@ export async function benchEvents(): Promise<string[]> {
           ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
           PAYLOAD_BUCKET: resources.payloadBucket,
           DEDUP_RETENTION_DAYS: 7,
+          EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
         },
-        { db, sqs: sqsClient(), s3: s3Client() },
+        { db, sqs: sqsClient(), s3: s3Client(), events: eventLogPublisher({ file: scratchEventsFile() }) },
         silentTelemetry,
       );
     // The rates run on the plain client; the meter (a read before and after each write) only prices the samples.

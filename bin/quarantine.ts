@@ -9,20 +9,10 @@
  * (PAYLOAD_BUCKET, EVENTS_QUEUE_URL, SIGNING_SECRET_ID: the stack outputs
  * PayloadBucketName, EventsQueueUrl and the signing secret's name). In local mode,
  * SIGNING_SECRET holds the secret itself and AWS_ENDPOINT_URL_* point at the emulators.
+ * `meeting-pipeline quarantine` does the same from the stack's outputs.
  */
 import { parseArgs } from 'node:util';
-import { redriveQuarantine } from '../lambdas/core/ingress/redrive-quarantine';
-import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
-import { staticSecret } from '../lambdas/core/secrets';
-import { silentTelemetry } from '../lambdas/core/telemetry';
-import { ingressDependencies } from '../lambdas/ingress/adapter';
-import { sqsClient } from '../lambdas/shared/aws-clients';
-import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
-import { s3Client } from '../lambdas/shared/s3-client';
-import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
-import { s3Quarantine } from '../lambdas/shared/s3-quarantine';
-import { secretsManagerSource } from '../lambdas/shared/secrets-manager';
-import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
+import { listQuarantined, quarantineListText, redriveQuarantined, redriveReportText } from '../cli/quarantine-tasks';
 
 const USAGE = `usage: npm run quarantine -- list | redrive [--dry-run]
   with PAYLOAD_BUCKET, EVENTS_QUEUE_URL, TABLE_NAME and SIGNING_SECRET_ID (or SIGNING_SECRET) set`;
@@ -46,15 +36,9 @@ if (
   );
   process.exit(2);
 }
-const quarantine = s3Quarantine(s3Client(), PAYLOAD_BUCKET);
 
 if (command === 'list') {
-  const keys = await quarantine.list();
-  for (const key of keys) {
-    const entry = await quarantine.read(key);
-    console.log(`${entry.received_at}  ${entry.reason.padEnd(26)}  ${String(entry.body.length).padStart(8)} B  ${key}`);
-  }
-  console.log(`${keys.length} quarantined`);
+  console.log(quarantineListText(await listQuarantined(PAYLOAD_BUCKET)));
   process.exit(0);
 }
 
@@ -62,28 +46,18 @@ if (SIGNING_SECRET_ID === undefined && SIGNING_SECRET === undefined) {
   console.error(`Set SIGNING_SECRET_ID (the secret's name) or, in local mode, SIGNING_SECRET.\n${USAGE}`);
   process.exit(2);
 }
-const signingSecret =
-  SIGNING_SECRET !== undefined ? staticSecret(SIGNING_SECRET) : secretsManagerSource(SIGNING_SECRET_ID ?? '', 0);
-const ingress = ingressDependencies(
+const report = await redriveQuarantined(
   {
-    EVENTS_QUEUE_URL: EVENTS_QUEUE_URL ?? '',
-    PAYLOAD_BUCKET,
-    SIGNING_SECRET_ID: SIGNING_SECRET_ID ?? 'local',
-    MAX_BODY_BYTES: Number(process.env.MAX_BODY_BYTES ?? DEFAULT_MAX_WEBHOOK_BODY_BYTES),
-    INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
-    SECRET_CACHE_SECONDS: 0,
-    TABLE_NAME: TABLE_NAME ?? '',
-    DEDUP_RETENTION_DAYS: Number(process.env.DEDUP_RETENTION_DAYS ?? 7),
+    payloadBucket: PAYLOAD_BUCKET,
+    eventsQueueUrl: EVENTS_QUEUE_URL ?? '',
+    tableName: TABLE_NAME ?? '',
+    signingSecret: SIGNING_SECRET !== undefined ? { value: SIGNING_SECRET } : { id: SIGNING_SECRET_ID ?? '' },
+    ...(process.env.MAX_BODY_BYTES !== undefined && { maxBodyBytes: Number(process.env.MAX_BODY_BYTES) }),
+    ...(process.env.DEDUP_RETENTION_DAYS !== undefined && {
+      dedupRetentionDays: Number(process.env.DEDUP_RETENTION_DAYS),
+    }),
   },
-  { sqs: sqsClient(), payloads: s3PayloadStore(PAYLOAD_BUCKET), signingSecret, db: dynamoClient() },
-  silentTelemetry,
+  values['dry-run'],
 );
-const report = await redriveQuarantine(quarantine, ingress, { dryRun: values['dry-run'] });
-const verb = values['dry-run'] ? 'would be re-driven' : 're-driven';
-for (const key of report.redriven) console.log(`${verb.padEnd(18)} ${key}`);
-for (const key of report.stillRefused) console.log(`${'still refused'.padEnd(18)} ${key}`);
-for (const { key, reason } of report.failed) console.log(`${'failed'.padEnd(18)} ${key}: ${reason}`);
-console.log(
-  `${report.checked} checked: ${report.redriven.length} ${verb}, ${report.stillRefused.length} still refused, ${report.failed.length} failed`,
-);
+console.log(redriveReportText(report, values['dry-run']));
 process.exit(report.failed.length > 0 ? 1 : 0);

@@ -37,6 +37,8 @@ if (bots.length === 0) {
 }
 const env = processEventsEnvironmentSchema.safeParse({
   DEDUP_RETENTION_DAYS: '7',
+  // Replay re-applies stored events; it publishes no domain events (they were published when first applied).
+  EVENT_BUS_NAME: 'replay-publishes-nothing',
   ...process.env,
 });
 if (!env.success) {

@@ -25,6 +25,7 @@ import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { s3Recordings } from '../lambdas/shared/s3-recordings';
 import { startDynamoEmulator } from '../local/emulators/dynalite';
 import { startSqsS3Emulator } from '../local/emulators/fauxqs';
+import { eventLogPublisher, LOCAL_EVENT_BUS_NAME, scratchEventsFile } from '../local/event-log-publisher';
 import { newSigningSecret } from '../local/local-stack';
 import { QueuePoller } from '../local/queue-poller';
 import { createLocalResources, createTableInput, localIngressEnvironment } from '../local/resources';
@@ -253,8 +254,14 @@ export async function measureWebhookCosts(options: MeasureOptions): Promise<Meas
             ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
             PAYLOAD_BUCKET: resources.payloadBucket,
             DEDUP_RETENTION_DAYS: 7,
+            EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
           },
-          { db: meteredDynamo(documentClient(), dynamoOptions(false)), sqs, s3 },
+          {
+            db: meteredDynamo(documentClient(), dynamoOptions(false)),
+            sqs,
+            s3,
+            events: eventLogPublisher({ file: scratchEventsFile() }),
+          },
           consumerTools,
         ),
       ),
@@ -466,6 +473,7 @@ async function measureArchive(run: {
       },
       upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'capacity' }),
       recordings: s3Recordings(recordingsS3, bucket),
+      events: eventLogPublisher({ file: scratchEventsFile() }),
       openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1 << 30, timeoutMs: 10_000 }),
       maxRecordingBytes: 1 << 30,
       downloadAttempts: 1,

@@ -12,7 +12,14 @@ import type { PipelineConfig } from '../lib/config';
 import type { DeployedFunction, DeployedLimits } from './deployed';
 import type { MeasuredProfile } from './measure';
 import { PRICES } from './prices';
-import { ALIGNED_WINDOW_SECONDS, meetingWebhooks, WEBHOOK_KINDS, type WebhookRates, webhookRates } from './workload';
+import {
+  ALIGNED_WINDOW_SECONDS,
+  meetingDomainEvents,
+  meetingWebhooks,
+  WEBHOOK_KINDS,
+  type WebhookRates,
+  webhookRates,
+} from './workload';
 
 /** What cannot be measured on this machine: durations in AWS and AWS's own quotas. Each can be set on the command line. */
 export interface Assumptions {
@@ -274,6 +281,10 @@ export function capacityReport(input: CapacityInput): CapacityReport {
         ((webhooks * perWebhook((c) => c.s3Requests) + archiveParts + profile.archive.s3Requests) *
           PRICES.s3PutPer1000Requests) /
         1000,
+    },
+    {
+      service: 'EventBridge (domain events)',
+      dollars: (meetingDomainEvents(perMeeting) * PRICES.eventBridgePerMillionEvents) / 1e6,
     },
     { service: 'CloudWatch Logs', dollars: (logBytes / 1024 ** 3) * PRICES.cloudwatchLogsIngestPerGb },
     {

@@ -31,4 +31,6 @@ export const PRICES = {
   secretsManagerPerSecretMonth: 0.4,
   secretsManagerPer10000Calls: 0.05,
   xrayPerMillionTracesRecorded: 5.0,
+  /** Custom events, per 64 KB chunk of an entry (ours are under 1 KB). */
+  eventBridgePerMillionEvents: 1.0,
 } as const;

@@ -34,6 +34,14 @@ export const DEFAULT_UTTERANCES_PER_HOUR = 600;
  */
 export const ALIGNED_WINDOW_SECONDS = 150;
 
+/**
+ * Domain events a meeting publishes (lambdas/core/events/domain-events.ts): one
+ * meeting.state_changed per state change, one summary.ready per summary, and
+ * meeting.ended, meeting.archived and schedule.launched once each.
+ */
+export const meetingDomainEvents = (perMeeting: Record<WebhookKind, number>): number =>
+  perMeeting['bot.state_change'] + perMeeting['summary.update'] + 3;
+
 /** Events of a meeting that fall at its start or end (everything but its transcript). */
 export const edgeWebhooks = (perMeeting: Record<WebhookKind, number>): number =>
   perMeeting['participant_events.join_leave'] + perMeeting['bot.state_change'] + perMeeting['summary.update'];

@@ -6,7 +6,7 @@
  */
 
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { type HttpApi, HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
@@ -31,6 +31,7 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { DOMAIN_EVENTS_NOT_PUBLISHED } from '../lambdas/core/domain-events/publisher';
 import { required } from '../lambdas/core/required';
 import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/schedule/calendar-events';
 import { SERVICES } from '../lambdas/core/telemetry';
@@ -38,6 +39,7 @@ import { UPSTREAM_CALL_WORST_CASE_MS } from '../lambdas/core/upstream/client';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
 import { type FunctionSettings, PipelineFunction } from './function';
 import { grantTableItems } from './grants';
+import type { PipelineHttpApi } from './http-api';
 import { acknowledge, executionsWildcardId, wildcardResourceId } from './nag';
 import { encryptedQueue } from './secure-defaults';
 import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstream-settings';
@@ -57,6 +59,8 @@ export const TRANSIENT_LAUNCH_ERRORS = [
   'InternalServerError',
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
+  // The launch is recorded and its schedule.launched not yet published: the retry publishes it.
+  DOMAIN_EVENTS_NOT_PUBLISHED,
 ];
 
 /** A calendar event older than this is set aside in the DLQ rather than delivered or retried again. */
@@ -71,7 +75,8 @@ export const LAUNCHER_STATES = {
 
 export interface BotSchedulerProps extends UpstreamSettings {
   table: ITableV2;
-  api: HttpApi;
+  /** The stack's HTTP API, where the schedule routes go. */
+  api: PipelineHttpApi;
   launchLeadSeconds: number;
   /** Concurrency reserved for (and capping) the launch function; a throttled launch is retried. */
   launchReservedConcurrency: number;
@@ -133,7 +138,8 @@ export class BotScheduler extends Construct {
     });
     // The launch function is capped (reserved concurrency): recording the failure must wait out a throttle too.
     recordFailure.addRetry({
-      errors: ['Lambda.TooManyRequestsException'],
+      // And a schedule.failed not published: the failure is recorded, the retry publishes it.
+      errors: ['Lambda.TooManyRequestsException', DOMAIN_EVENTS_NOT_PUBLISHED],
       interval: Duration.seconds(5),
       backoffRate: 2,
       maxAttempts: 6,

@@ -128,6 +128,11 @@ const configFields = z.object({
     })
     .max(3600)
     .default(900),
+  /**
+   * How long a recording link from the read API stays valid. The function's own temporary
+   * credentials sign it, so a link may stop working sooner when they expire; an hour is the cap.
+   */
+  recordingLinkMinutes: contextNumber.min(1).max(60).default(15),
   /** How long S3 server access logs of the data buckets are kept. */
   accessLogRetentionDays: contextNumber.min(1).default(90),
   /** Optional: an e-mail address subscribed to the alarm topic. */

@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
+import type { EnvironmentBesidesEvents } from './domain-events';
 import { type FunctionSettings, PipelineFunction } from './function';
 import { grantClaimChecks, grantSummaryObjects, grantTableItems } from './grants';
 import { acknowledge } from './nag';
@@ -44,7 +45,8 @@ export class EventProcessing extends Construct {
   constructor(scope: Construct, id: string, props: EventProcessingProps) {
     super(scope, id);
 
-    const environment: { [K in keyof ProcessEventsEnvironment]: string } = {
+    // EVENT_BUS_NAME comes with the grant to publish (domain-events.ts).
+    const environment: EnvironmentBesidesEvents<ProcessEventsEnvironment> = {
       TABLE_NAME: props.table.tableName,
       ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,

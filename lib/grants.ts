@@ -23,12 +23,13 @@ export function grantTableItems(fn: IFunction, table: ITableV2): void {
 
 /**
  * The ingress's one use of the table: put and read ledger records (each event's first
- * acceptance, with its body), and no other item: their partition keys start with EVENTS#.
+ * acceptance, with its body) and note a repeat's time on them, and no other item: their
+ * partition keys start with EVENTS#.
  */
 export function grantLedgerRecords(fn: IFunction, table: ITableV2): void {
   fn.addToRolePolicy(
     new PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       resources: [table.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.eventsOfBot('*')] } },
     }),

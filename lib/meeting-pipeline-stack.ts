@@ -2,15 +2,20 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { DEAD_LETTER_QUEUE_OUTPUTS, dlqOutputs, STACK_OUTPUTS } from '../lambdas/core/stack-outputs';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { AccessLogsBucket } from './access-logs';
 import { BotScheduler } from './bot-scheduler';
 import type { PipelineConfig } from './config';
+import { DomainEvents } from './domain-events';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { functionSettings } from './function';
+import { PipelineHttpApi } from './http-api';
 import { MeetingsTable } from './meetings-table';
 import { Monitoring } from './monitoring';
+import { ReadApi } from './read-api';
 import { Reconciler } from './reconciler';
 import { RecordingArchive } from './recording-archive';
 import { WebhookIngress } from './webhook-ingress';
@@ -20,13 +25,16 @@ export interface MeetingPipelineStackProps extends StackProps {
 }
 
 export class MeetingPipelineStack extends Stack {
+  readonly httpApi: PipelineHttpApi;
   readonly ingress: WebhookIngress;
   readonly eventProcessing: EventProcessing;
   readonly recordingArchive: RecordingArchive;
   readonly meetingsTable: TableV2;
   readonly reconciler: Reconciler;
   readonly scheduler: BotScheduler;
+  readonly readApi: ReadApi;
   readonly monitoring: Monitoring;
+  readonly domainEvents: DomainEvents;
 
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
@@ -43,7 +51,13 @@ export class MeetingPipelineStack extends Stack {
     const { table } = new MeetingsTable(this, 'Meetings', { removalPolicy });
     this.meetingsTable = table;
 
+    this.httpApi = new PipelineHttpApi(this, 'HttpApi', {
+      throttle: { rateLimit: config.webhookRateLimit, burstLimit: config.webhookBurstLimit },
+      functions,
+    });
+
     this.ingress = new WebhookIngress(this, 'WebhookIngress', {
+      api: this.httpApi,
       table,
       dedupRetentionDays: config.dedupRetentionDays,
       accessLogs,
@@ -54,7 +68,6 @@ export class MeetingPipelineStack extends Stack {
       quarantineRetention: Duration.days(config.quarantineRetentionDays),
       functions,
       consumerTimeout: EVENT_CONSUMER_TIMEOUT,
-      throttle: { rateLimit: config.webhookRateLimit, burstLimit: config.webhookBurstLimit },
       reservedConcurrency: config.ingressReservedConcurrency,
       removalPolicy,
     });
@@ -102,7 +115,7 @@ export class MeetingPipelineStack extends Stack {
 
     this.scheduler = new BotScheduler(this, 'BotScheduler', {
       table,
-      api: this.ingress.api,
+      api: this.httpApi,
       apiKeySecret,
       upstreamBaseUrl: config.upstreamBaseUrl,
       secretCacheSeconds: config.secretCacheSeconds,
@@ -111,9 +124,27 @@ export class MeetingPipelineStack extends Stack {
       functions,
     });
 
+    this.readApi = new ReadApi(this, 'ReadApi', {
+      api: this.httpApi,
+      table,
+      recordingsBucket: this.recordingArchive.bucket,
+      payloadBucket: this.ingress.payloadBucket,
+      recordingLinkMinutes: config.recordingLinkMinutes,
+      functions,
+    });
+
+    this.domainEvents = new DomainEvents(this, 'DomainEvents', {
+      publishers: [
+        this.eventProcessing.function,
+        this.recordingArchive.function,
+        this.reconciler.function,
+        this.scheduler.launchFunction,
+      ],
+    });
+
     this.monitoring = new Monitoring(this, 'Monitoring', {
-      api: this.ingress.api,
-      throttledRequests: this.ingress.throttledRequests,
+      api: this.httpApi.api,
+      throttledRequests: this.httpApi.throttledRequests,
       functions: {
         [SERVICES.ingress]: this.ingress.function,
         [SERVICES.processEvents]: this.eventProcessing.function,
@@ -121,43 +152,77 @@ export class MeetingPipelineStack extends Stack {
         [SERVICES.reconciler]: this.reconciler.function,
         [SERVICES.launchBot]: this.scheduler.launchFunction,
         [SERVICES.schedules]: this.scheduler.schedulesFunction,
+        [SERVICES.readApi]: this.readApi.function,
       },
       eventsQueue: this.ingress.eventsQueue,
       archiveQueue: this.recordingArchive.queue,
-      deadLetterQueues: {
-        EventsDeadLetterQueue: this.ingress.eventsDeadLetterQueue,
-        ArchiveDeadLetterQueue: this.recordingArchive.deadLetterQueue,
-        CalendarEventsDeadLetterQueue: this.scheduler.calendarDeadLetterQueue,
-      },
+      deadLetterQueues: Object.fromEntries(
+        Object.entries(this.deadLetterQueues()).map(([name, { queue }]) => [name, queue]),
+      ),
       stateMachine: this.scheduler.stateMachine,
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
       maxEventAgeSeconds: config.maxEventAgeSeconds,
       signatureRejectionThreshold: config.signatureRejectionThreshold,
     });
 
-    new CfnOutput(this, 'WebhookUrl', {
+    new CfnOutput(this, STACK_OUTPUTS.webhookUrl, {
       value: this.ingress.webhookUrl,
       description: 'Register this URL with the meeting assistant service',
     });
-    new CfnOutput(this, 'EventsQueueUrl', { value: this.ingress.eventsQueue.queueUrl });
-    new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.ingress.eventsDeadLetterQueue.queueUrl });
-    new CfnOutput(this, 'PayloadBucketName', { value: this.ingress.payloadBucket.bucketName });
-    new CfnOutput(this, 'MeetingsTableName', { value: table.tableName });
-    new CfnOutput(this, 'ArchiveQueueUrl', { value: this.recordingArchive.queue.queueUrl });
-    new CfnOutput(this, 'RecordingsBucketName', { value: this.recordingArchive.bucket.bucketName });
-    new CfnOutput(this, 'ScheduleApiUrl', {
-      value: `${this.ingress.stage.url.replace(/\/$/, '')}/schedules/{id}`,
+    new CfnOutput(this, STACK_OUTPUTS.apiUrl, {
+      value: this.httpApi.url,
+      description: 'The HTTP API base (no trailing slash)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.readApiUrl, {
+      value: this.readApi.url,
+      description: 'GET /meetings… with SigV4 (IAM) authentication; the CLI finds it here',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.scheduleApiUrl, {
+      value: `${this.httpApi.url}/schedules/{id}`,
       description: 'PUT/GET/DELETE with SigV4 (IAM) authentication',
     });
-    new CfnOutput(this, 'CalendarEventsDeadLetterQueueUrl', {
-      value: this.scheduler.calendarDeadLetterQueue.queueUrl,
-      description: 'Calendar events that could not be delivered or applied',
+    new CfnOutput(this, STACK_OUTPUTS.eventsQueueUrl, { value: this.ingress.eventsQueue.queueUrl });
+    new CfnOutput(this, STACK_OUTPUTS.archiveQueueUrl, { value: this.recordingArchive.queue.queueUrl });
+    for (const [name, { queue, holds }] of Object.entries(this.deadLetterQueues())) {
+      const output = dlqOutputs(name);
+      new CfnOutput(this, output.url, { value: queue.queueUrl, description: holds });
+      new CfnOutput(this, output.arn, { value: queue.queueArn, description: holds });
+    }
+    new CfnOutput(this, STACK_OUTPUTS.payloadBucket, { value: this.ingress.payloadBucket.bucketName });
+    new CfnOutput(this, STACK_OUTPUTS.signingSecretName, {
+      value: config.signingSecretName,
+      description: 'The webhook signing secret (Secrets Manager); quarantine re-drives verify with it',
     });
+    new CfnOutput(this, STACK_OUTPUTS.tableName, { value: table.tableName });
+    new CfnOutput(this, STACK_OUTPUTS.recordingsBucket, { value: this.recordingArchive.bucket.bucketName });
     new CfnOutput(this, 'LauncherStateMachineArn', { value: this.scheduler.stateMachine.stateMachineArn });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.monitoring.topic.topicArn,
       description: 'Subscribe your paging to this topic',
     });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
+    new CfnOutput(this, 'EventBusName', {
+      value: this.domainEvents.bus.eventBusName,
+      description: 'Domain events (source meeting-pipeline): add your EventBridge rules here',
+    });
+    new CfnOutput(this, 'EventBusArn', { value: this.domainEvents.bus.eventBusArn });
+  }
+
+  /** Every dead-letter queue, by the name its outputs and alarms carry, and what it holds. */
+  deadLetterQueues(): Record<string, { queue: Queue; holds: string }> {
+    return {
+      [DEAD_LETTER_QUEUE_OUTPUTS.events]: {
+        queue: this.ingress.eventsDeadLetterQueue,
+        holds: 'Webhooks that failed processing after their retries',
+      },
+      [DEAD_LETTER_QUEUE_OUTPUTS.archive]: {
+        queue: this.recordingArchive.deadLetterQueue,
+        holds: 'Archive jobs that failed after their retries',
+      },
+      [DEAD_LETTER_QUEUE_OUTPUTS.calendar]: {
+        queue: this.scheduler.calendarDeadLetterQueue,
+        holds: 'Calendar events that could not be delivered or applied',
+      },
+    };
   }
 }

@@ -38,7 +38,7 @@ import { KNOWN_TRIGGERS, UNBOUND_EVENTS } from '../lambdas/core/upstream/webhook
 
 export interface MonitoringProps {
   api: HttpApi;
-  /** Requests the API answered 429, from its access log (lib/webhook-ingress.ts). */
+  /** Requests the API answered 429, from its access log (lib/http-api.ts). */
   throttledRequests: IMetric;
   /** Functions by the `service` name their metrics carry (POWERTOOLS_SERVICE_NAME). */
   functions: Record<ServiceName, IFunction>;

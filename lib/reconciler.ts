@@ -16,6 +16,7 @@ import { GSI } from '../lambdas/core/store/table-layout';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ReconcilerEnvironment } from '../lambdas/reconciler/environment';
 import { RECONCILER_RESERVED_CONCURRENCY } from './config';
+import type { EnvironmentBesidesEvents } from './domain-events';
 import { type FunctionSettings, PipelineFunction } from './function';
 import { grantClaimChecks, grantSummaryObjects, grantTableItems } from './grants';
 import { acknowledge } from './nag';
@@ -38,7 +39,8 @@ export class Reconciler extends Construct {
 
   constructor(scope: Construct, id: string, props: ReconcilerProps) {
     super(scope, id);
-    const environment: { [K in keyof ReconcilerEnvironment]: string } = {
+    // EVENT_BUS_NAME comes with the grant to publish (domain-events.ts).
+    const environment: EnvironmentBesidesEvents<ReconcilerEnvironment> = {
       TABLE_NAME: props.table.tableName,
       ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,

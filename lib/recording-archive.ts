@@ -15,6 +15,7 @@ import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { PipelineConfig } from './config';
+import type { EnvironmentBesidesEvents } from './domain-events';
 import { type FunctionSettings, PipelineFunction } from './function';
 import { grantTableItems } from './grants';
 import { acknowledge, wildcardResourceId } from './nag';
@@ -25,7 +26,7 @@ import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstr
 export const ARCHIVE_TIMEOUT = Duration.minutes(15);
 
 /** Where the archive writes every meeting's objects (one folder per bot). */
-const MEETINGS_PREFIX = 'meetings/';
+export const MEETINGS_PREFIX = 'meetings/';
 
 const ARCHIVE_STORAGE_CLASSES = {
   GLACIER_IR: StorageClass.GLACIER_INSTANT_RETRIEVAL,
@@ -102,7 +103,8 @@ export class RecordingArchive extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: QUEUE_SETTINGS.archiveMaxReceiveCount },
     });
 
-    const environment: { [K in keyof ArchiveEnvironment]: string } = {
+    // EVENT_BUS_NAME comes with the grant to publish (domain-events.ts).
+    const environment: EnvironmentBesidesEvents<ArchiveEnvironment> = {
       TABLE_NAME: props.table.tableName,
       RECORDINGS_BUCKET: this.bucket.bucketName,
       ...upstreamEnvironment(props),

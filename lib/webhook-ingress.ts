@@ -1,16 +1,13 @@
 /**
- * POST /webhooks: an HTTP API in front of the ingress function, which verifies
+ * POST /webhooks: the route on the stack's HTTP API in front of the ingress function, which verifies
  * each webhook and puts it on the events queue (with a DLQ), claim-checking large
  * bodies into the payload bucket.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import type { Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -19,23 +16,17 @@ import { QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
-import { METRICS_NAMESPACE, SERVICES } from '../lambdas/core/telemetry';
+import { SERVICES } from '../lambdas/core/telemetry';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { type FunctionSettings, PipelineFunction } from './function';
 import { grantClaimChecks, grantLedgerRecords } from './grants';
+import type { PipelineHttpApi } from './http-api';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
 
 export const WEBHOOK_PATH = '/webhooks';
-
-/**
- * Requests the HTTP API refused with 429 (throttled), counted from its access log:
- * HTTP APIs publish no metric of their own for 429s (the 4xx one mixes them with
- * refused signatures), and the service gives up on a webhook after ~3 attempts.
- */
-export const THROTTLED_REQUESTS_METRIC = { namespace: METRICS_NAMESPACE, name: 'ApiRequestsThrottled' } as const;
 
 export interface WebhookIngressProps {
   /** Where the payload bucket's server access logs go. */
@@ -52,7 +43,8 @@ export interface WebhookIngressProps {
   reservedConcurrency: number;
   /** Timeout of the function that will consume the events queue; sets the visibility timeout. */
   consumerTimeout: Duration;
-  throttle: { rateLimit: number; burstLimit: number };
+  /** The stack's HTTP API, where the webhook route goes. */
+  api: PipelineHttpApi;
   removalPolicy: RemovalPolicy;
   /** Where the ingress records each event on its first acceptance: the ledger (EVENTS# items only). */
   table: ITableV2;
@@ -60,16 +52,12 @@ export interface WebhookIngressProps {
 }
 
 export class WebhookIngress extends Construct {
-  readonly api: HttpApi;
-  readonly stage: HttpStage;
   readonly function: PipelineFunction;
   readonly eventsQueue: Queue;
   readonly eventsDeadLetterQueue: Queue;
   readonly payloadBucket: Bucket;
   /** The URL to register with the meeting assistant service. */
   readonly webhookUrl: string;
-  /** Requests answered 429, per 5 minutes (THROTTLED_REQUESTS_METRIC). */
-  readonly throttledRequests: Metric;
 
   constructor(scope: Construct, id: string, props: WebhookIngressProps) {
     super(scope, id);
@@ -140,11 +128,7 @@ export class WebhookIngress extends Construct {
     );
     props.signingSecret.grantRead(this.function);
 
-    this.api = new HttpApi(this, 'Api', {
-      description: 'Receives meeting assistant webhooks',
-      createDefaultStage: false,
-    });
-    const [webhookRoute] = this.api.addRoutes({
+    const [webhookRoute] = props.api.addRoutes({
       path: WEBHOOK_PATH,
       methods: [HttpMethod.POST],
       integration: new HttpLambdaIntegration('IngressIntegration', this.function),
@@ -164,41 +148,6 @@ export class WebhookIngress extends Construct {
       'Serverless-SQSRedrivePolicy',
       'This is the dead-letter queue; its messages are re-driven by hand once the cause is fixed (README runbook).',
     );
-    const accessLogs = new LogGroup(this, 'AccessLogs', {
-      retention: props.functions.logRetention,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.stage = new HttpStage(this, 'DefaultStage', {
-      httpApi: this.api,
-      stageName: '$default',
-      autoDeploy: true,
-      throttle: props.throttle,
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(accessLogs),
-        format: AccessLogFormat.custom(
-          JSON.stringify({
-            requestId: '$context.requestId',
-            ip: '$context.identity.sourceIp',
-            requestTime: '$context.requestTime',
-            routeKey: '$context.routeKey',
-            status: '$context.status',
-            responseLength: '$context.responseLength',
-            integrationLatency: '$context.integrationLatency',
-            integrationError: '$context.integrationErrorMessage',
-            error: '$context.error.message',
-          }),
-        ),
-      },
-    });
-    this.webhookUrl = `${this.stage.url.replace(/\/$/, '')}${WEBHOOK_PATH}`;
-
-    // Reads the `status` field of the access-log format above (a string there, as the format quotes it).
-    this.throttledRequests = new MetricFilter(this, 'ThrottledRequests', {
-      logGroup: accessLogs,
-      filterPattern: FilterPattern.stringValue('$.status', '=', '429'),
-      metricNamespace: THROTTLED_REQUESTS_METRIC.namespace,
-      metricName: THROTTLED_REQUESTS_METRIC.name,
-      metricValue: '1',
-    }).metric({ statistic: 'Sum', period: Duration.minutes(5) });
+    this.webhookUrl = `${props.api.url}${WEBHOOK_PATH}`;
   }
 }

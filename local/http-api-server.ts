@@ -1,12 +1,13 @@
 /**
  * The stack's HTTP API on 127.0.0.1, calling the same handlers with the same
  * payload-format 2.0 events API Gateway would: POST /webhooks (the ingress) and
- * PUT/GET/DELETE /schedules/{id} (the schedule API; IAM-authorized in AWS, open on
- * loopback here).
+ * PUT/GET/DELETE /schedules/{id} (the schedule API) and the read API's GET routes
+ * (IAM-authorized in AWS, open on loopback here).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { READ_API_ROUTES } from '../lambdas/core/read/read-api-contract';
 
 export type HttpRouteHandler = (
   event: APIGatewayProxyEventV2,
@@ -16,6 +17,8 @@ export interface LocalHttpApiRoutes {
   webhooks: HttpRouteHandler;
   /** Resolved per request, so the schedule API can be wired after the server starts. */
   schedules?: () => HttpRouteHandler | undefined;
+  /** Every read API route (READ_API_ROUTES); resolved per request like the schedule API. */
+  read?: () => HttpRouteHandler | undefined;
 }
 
 export interface LocalHttpApi {
@@ -24,10 +27,29 @@ export interface LocalHttpApi {
   webhookUrl: string;
   /** PUT/GET/DELETE `${scheduleApiUrl}/{id}`. */
   scheduleApiUrl: string;
+  /** The read API's base: `GET ${readApiUrl}/meetings`… */
+  readApiUrl: string;
   stop(): Promise<void>;
 }
 
 const SCHEDULE_PATH = /^\/schedules\/([^/]+)$/;
+
+/** A route template (`GET /meetings/{bot_id}`) as a pattern for its paths, capturing the parameters. */
+function routePattern(routeKey: string): { method: string; pattern: RegExp; names: string[] } {
+  const [method = '', template = ''] = routeKey.split(' ');
+  const names = [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? '');
+  const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\}/g, '([^/]+)');
+  return { method, pattern: new RegExp(`^${source}$`), names };
+}
+
+const READ_ROUTES = Object.values(READ_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
+
+/** API Gateway's query parameters: repeated names joined with commas. */
+function queryParameters(search: URLSearchParams): Record<string, string> | undefined {
+  const params: Record<string, string> = {};
+  for (const [name, value] of search) params[name] = name in params ? `${params[name]},${value}` : value;
+  return Object.keys(params).length === 0 ? undefined : params;
+}
 
 export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): Promise<LocalHttpApi> {
   const server: Server = createServer(async (request, response) => {
@@ -38,12 +60,24 @@ export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): P
     const scheduleId = SCHEDULE_PATH.exec(url.pathname)?.[1];
     let routeKey: string | undefined;
     let handler: HttpRouteHandler | undefined;
+    let pathParameters: Record<string, string> | undefined =
+      scheduleId === undefined ? undefined : { id: decodeURIComponent(scheduleId) };
     if (method === 'POST' && url.pathname === '/webhooks') {
       routeKey = 'POST /webhooks';
       handler = routes.webhooks;
     } else if (scheduleId !== undefined && ['PUT', 'GET', 'DELETE'].includes(method)) {
       routeKey = `${method} /schedules/{id}`;
       handler = routes.schedules?.();
+    } else {
+      for (const route of READ_ROUTES) {
+        const match = method === route.method ? route.pattern.exec(url.pathname) : null;
+        if (match === null) continue;
+        routeKey = route.routeKey;
+        handler = routes.read?.();
+        const values = route.names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]);
+        pathParameters = values.length === 0 ? undefined : Object.fromEntries(values);
+        break;
+      }
     }
     if (routeKey === undefined || handler === undefined) {
       response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
@@ -58,7 +92,10 @@ export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): P
       rawPath: url.pathname,
       rawQueryString: url.search.replace(/^\?/, ''),
       headers,
-      ...(scheduleId !== undefined && { pathParameters: { id: decodeURIComponent(scheduleId) } }),
+      ...(pathParameters !== undefined && { pathParameters }),
+      ...(queryParameters(url.searchParams) !== undefined && {
+        queryStringParameters: queryParameters(url.searchParams),
+      }),
       requestContext: {
         accountId: '000000000000',
         apiId: 'local',
@@ -93,6 +130,7 @@ export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): P
     baseUrl,
     webhookUrl: `${baseUrl}/webhooks`,
     scheduleApiUrl: `${baseUrl}/schedules`,
+    readApiUrl: baseUrl,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -24,6 +24,7 @@ import { UpstreamClient } from '../lambdas/core/upstream/client';
 import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/adapter';
 import { createLaunchTaskHandler } from '../lambdas/launch-bot/adapter';
 import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
+import { createReadApiHandler, readApiDependencies } from '../lambdas/read-api/adapter';
 import { reconciler } from '../lambdas/reconciler/adapter';
 import { createSchedulesHandler } from '../lambdas/schedules/adapter';
 import { sqsClient } from '../lambdas/shared/aws-clients';
@@ -35,6 +36,12 @@ import { cdkJsonContext, parseConfig } from '../lib/config';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { startSqsS3Emulator } from './emulators/fauxqs';
+import {
+  DEFAULT_EVENTS_FILE,
+  describeDomainEvent,
+  eventLogPublisher,
+  LOCAL_EVENT_BUS_NAME,
+} from './event-log-publisher';
 import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
 import { QueuePoller } from './queue-poller';
@@ -72,6 +79,8 @@ export interface LocalStackOptions {
   httpPort?: number;
   /** Every log call of every handler, as the function's structured log line would carry it. */
   onLog?: (level: string, message: string, attributes: Record<string, unknown>) => void;
+  /** Where every domain event's PutEvents entry is appended, one JSON line each (default `.local/events.jsonl`). */
+  eventsFile?: string;
 }
 
 export type { MeetingCheck };
@@ -82,8 +91,12 @@ export interface LocalStack {
   webhookUrl: string;
   /** The schedule API: PUT/GET/DELETE `${scheduleApiUrl}/{id}` (no auth on loopback). */
   scheduleApiUrl: string;
+  /** The read API's base: GET `${readApiUrl}/meetings`, `/meetings/{bot_id}/transcript`… (no auth on loopback). */
+  readApiUrl: string;
   /** Where archived recordings, transcripts and participants go. */
   recordingsBucket: string;
+  /** The domain events' PutEvents entries, one JSON line each. */
+  eventsFile: string;
   apiBaseUrl: string;
   resources: LocalResources;
   sender: WebhookSender;
@@ -192,9 +205,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     random,
   });
   let schedulesHandler: HttpRouteHandler | undefined;
+  let readHandler: HttpRouteHandler | undefined;
   const httpApi = await startLocalHttpApi(
     {
       schedules: () => schedulesHandler,
+      read: () => readHandler,
       webhooks: createIngressHandler(
         ingressDependencies(
           localIngressEnvironment(resources),
@@ -212,14 +227,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   );
   webhookUrl = httpApi.webhookUrl;
 
+  // The event bus of local mode: the timeline, and the PutEvents entries in a file.
+  const eventsFile = options.eventsFile ?? DEFAULT_EVENTS_FILE;
+  const events = eventLogPublisher({
+    file: eventsFile,
+    onEvent: (event) => options.print(`${stamp()}  ${describeDomainEvent(event)}`),
+  });
   const processing = processEventsDependencies(
     {
       TABLE_NAME: resources.tableName,
       ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
       PAYLOAD_BUCKET: resources.payloadBucket,
       DEDUP_RETENTION_DAYS: 7,
+      EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
     },
-    { db, sqs: sqsClient(), s3: s3Client() },
+    { db, sqs: sqsClient(), s3: s3Client(), events },
     telemetry,
   );
   const recordingsBucket = `${resources.tableName}-recordings`;
@@ -235,6 +257,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ALLOW_LOOPBACK_DOWNLOADS: isLoopbackUrl(apiBaseUrl) ? ('true' as const) : ('false' as const),
     ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
     RECORDING_WAIT_MINUTES: 1,
+    EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
   };
   const pollers = [
     new QueuePoller({
@@ -249,7 +272,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       batchSize: 1,
       waitTimeSeconds: 1,
       handler: createArchiveHandler(
-        archiveDependencies(archiveEnvironment, { db, s3: s3Client(), upstream }, telemetry),
+        archiveDependencies(archiveEnvironment, { db, s3: s3Client(), upstream, events }, telemetry),
         // Local meetings are short: a crashed meeting's recording is waited for a minute, retried every few seconds.
         {
           ...archiveHandlerOptions(archiveEnvironment, sqsClient()),
@@ -264,6 +287,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const launchTask = createLaunchTaskHandler({
     table: processing.table,
     upstream,
+    events,
     telemetry,
     now: Date.now,
     joinAtMarginMs: 500,
@@ -284,6 +308,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     now: Date.now,
   };
   schedulesHandler = createSchedulesHandler(scheduling);
+  readHandler = createReadApiHandler(
+    readApiDependencies(
+      {
+        TABLE_NAME: resources.tableName,
+        RECORDINGS_BUCKET: recordingsBucket,
+        PAYLOAD_BUCKET: resources.payloadBucket,
+        RECORDING_LINK_SECONDS: 900,
+      },
+      { db, s3: s3Client() },
+    ),
+    telemetry,
+  );
 
   const played =
     service === undefined
@@ -318,7 +354,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stamp,
     webhookUrl,
     scheduleApiUrl: httpApi.scheduleApiUrl,
+    readApiUrl: httpApi.readApiUrl,
     recordingsBucket,
+    eventsFile,
     apiBaseUrl,
     resources,
     sender,

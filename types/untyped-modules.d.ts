@@ -23,3 +23,28 @@ declare module 'asl-validator' {
   }
   export default function aslValidator(definition: unknown): AslValidation;
 }
+
+/** webvtt-parser ships no types; this is the part the transcript tests use. */
+declare module 'webvtt-parser' {
+  interface WebVttNode {
+    type: 'object' | 'text' | 'timestamp';
+    name?: string;
+    value?: string;
+    children?: WebVttNode[];
+  }
+  interface WebVttCue {
+    id: string;
+    startTime: number;
+    endTime: number;
+    text: string;
+    tree: { children: WebVttNode[] };
+  }
+  interface WebVttResult {
+    cues: WebVttCue[];
+    errors: Array<{ message: string; line: number }>;
+  }
+  export class WebVTTParser {
+    constructor(entities?: Record<string, string>);
+    parse(input: string, mode?: 'metadata' | 'chapters'): WebVttResult;
+  }
+}

@@ -6,6 +6,7 @@ import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { RECORDING_S3_TIMEOUTS, s3Recordings } from '../../lambdas/shared/s3-recordings';
+import { eventLogPublisher, scratchEventsFile } from '../../local/event-log-publisher';
 
 const setup = JSON.parse(process.env.BENCH_SETUP ?? '{}') as {
   tableName: string;
@@ -19,6 +20,7 @@ const outcome = await archiveMeeting(setup.botId, {
   table: { db: documentClient(), tableName: setup.tableName },
   upstream: new UpstreamClient({ baseUrl: setup.baseUrl, apiKey: async () => 'bench' }),
   recordings: s3Recordings(s3Client(RECORDING_S3_TIMEOUTS), setup.bucket),
+  events: eventLogPublisher({ file: scratchEventsFile() }),
   openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 16 * 1024 ** 3, timeoutMs: 30_000 }),
   maxRecordingBytes: 16 * 1024 ** 3,
   downloadAttempts: 1,

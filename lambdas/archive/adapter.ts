@@ -6,8 +6,10 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { archiveJobSchema } from '../core/archive/archive-job';
 import { type ArchiveDependencies, archiveMeeting, RecordingPendingError } from '../core/archive/archive-meeting';
 import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core/archive/download-guard';
+import type { DomainEventPublisher } from '../core/domain-events/publisher';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
+import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
 import { s3Recordings, uploadSettings } from '../shared/s3-recordings';
 import type { ArchiveEnvironment } from './environment';
 
@@ -24,7 +26,8 @@ export function downloadPolicyFrom(env: ArchiveEnvironment): DownloadPolicy {
 
 export function archiveDependencies(
   env: ArchiveEnvironment,
-  clients: { db: DynamoDBDocumentClient; s3: S3Client; upstream: UpstreamClient },
+  /** `events`: where domain events go; the stack's EventBridge bus when absent. */
+  clients: { db: DynamoDBDocumentClient; s3: S3Client; upstream: UpstreamClient; events?: DomainEventPublisher },
   telemetry: Telemetry,
   /** Tests only: a resolver and routes standing in for the internet (the policy is unchanged). */
   network?: DownloadNetwork,
@@ -34,6 +37,7 @@ export function archiveDependencies(
     table: { db: clients.db, tableName: env.TABLE_NAME },
     upstream: clients.upstream,
     recordings: s3Recordings(clients.s3, env.RECORDINGS_BUCKET, uploadSettings(env.RECORDING_UPLOAD_PART_MIB)),
+    events: clients.events ?? eventBridgePublisher(eventBridgeClient(), env.EVENT_BUS_NAME),
     openDownload: (url) => openDownload(url, policy, network),
     maxRecordingBytes: env.MAX_RECORDING_BYTES,
     downloadAttempts: 3,

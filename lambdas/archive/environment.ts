@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { domainEventsEnvironmentShape } from '../shared/domain-events-environment';
 import { upstreamEnvironmentShape } from '../shared/upstream-environment';
 
 /** Environment the archive function is deployed with (set by lib/recording-archive.ts). */
@@ -6,6 +7,7 @@ export const archiveEnvironmentSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
   RECORDINGS_BUCKET: z.string().check(z.minLength(1)),
   ...upstreamEnvironmentShape,
+  ...domainEventsEnvironmentShape,
   MAX_RECORDING_BYTES: z.coerce.number().check(z.int(), z.positive()),
   /** The archive queue itself: a job to try again later is made visible again sooner. */
   ARCHIVE_QUEUE_URL: z.url(),

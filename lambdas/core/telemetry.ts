@@ -104,6 +104,7 @@ export const SERVICES = {
   launchBot: 'launch-bot',
   reconciler: 'reconciler',
   schedules: 'schedules',
+  readApi: 'read-api',
 } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 

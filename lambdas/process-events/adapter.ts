@@ -3,12 +3,14 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { DomainEventPublisher } from '../core/domain-events/publisher';
 import { EventLedger } from '../core/events/event-ledger';
 import { eventFailureReason } from '../core/events/failure-reasons';
 import { type ProcessDependencies, processQueuedEvent, type QueuedMessage } from '../core/events/process-event';
 import { QUEUE_SETTINGS } from '../core/queue/queue-settings';
 import { EVENT_ATTRIBUTES } from '../core/queue/queued-event';
 import { METRICS, type Telemetry } from '../core/telemetry';
+import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
 import { s3Payloads } from '../shared/s3-payloads';
 import { sqsArchiveQueue } from '../shared/sqs-archive-queue';
 import type { ProcessEventsEnvironment } from './environment';
@@ -18,7 +20,8 @@ export type ProcessEventsHandler = (event: SQSEvent) => Promise<SQSBatchResponse
 /** Wires the processing core to its clients; the Lambda, local mode and tests all build it this way. */
 export function processEventsDependencies(
   env: ProcessEventsEnvironment,
-  clients: { db: DynamoDBDocumentClient; sqs: SQSClient; s3: S3Client },
+  /** `events`: where domain events go; the stack's EventBridge bus when absent. */
+  clients: { db: DynamoDBDocumentClient; sqs: SQSClient; s3: S3Client; events?: DomainEventPublisher },
   telemetry: Telemetry,
   now: () => number = Date.now,
 ): ProcessDependencies {
@@ -32,6 +35,7 @@ export function processEventsDependencies(
     }),
     archive: sqsArchiveQueue(clients.sqs, env.ARCHIVE_QUEUE_URL),
     payloads: s3Payloads(clients.s3, env.PAYLOAD_BUCKET),
+    events: clients.events ?? eventBridgePublisher(eventBridgeClient(), env.EVENT_BUS_NAME),
     telemetry,
   };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { domainEventsEnvironmentShape } from '../shared/domain-events-environment';
 
 /** Environment the process-events function is deployed with (set by lib/event-processing.ts). */
 export const processEventsEnvironmentSchema = z.object({
@@ -6,5 +7,6 @@ export const processEventsEnvironmentSchema = z.object({
   ARCHIVE_QUEUE_URL: z.url(),
   PAYLOAD_BUCKET: z.string().check(z.minLength(1)),
   DEDUP_RETENTION_DAYS: z.coerce.number().check(z.int(), z.positive()),
+  ...domainEventsEnvironmentShape,
 });
 export type ProcessEventsEnvironment = z.infer<typeof processEventsEnvironmentSchema>;

@@ -35,6 +35,7 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
 import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
+import { testEventLog } from '../fixtures/event-log';
 import {
   createResources,
   type LocalPipeline,
@@ -155,6 +156,8 @@ function accessLogLine(format: string, status: 202 | 429): string {
     '$context.integrationLatency': throttled ? '-' : '41',
     '$context.integrationErrorMessage': '-',
     '$context.error.message': throttled ? 'Too Many Requests' : '-',
+    // The webhook route is not IAM-authorized: no caller identity.
+    '$context.identity.userArn': '-',
   };
   return format.replace(/\$context(?:\.[A-Za-z]+)+/g, (variable) => {
     const value = values[variable];
@@ -284,8 +287,14 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
             ALLOW_LOOPBACK_DOWNLOADS: 'false',
             ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
             RECORDING_WAIT_MINUTES: 30,
+            EVENT_BUS_NAME: 'unused',
           },
-          { db: documentClient(), s3: s3Client(), upstream: upstream('fail', telemetry) },
+          {
+            db: documentClient(),
+            s3: s3Client(),
+            upstream: upstream('fail', telemetry),
+            events: testEventLog().publisher,
+          },
           telemetry,
         );
         const event = {
@@ -320,6 +329,7 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
           {
             table: { db: documentClient(), tableName: resources.tableName },
             upstream: upstream('fail', telemetry),
+            events: testEventLog().publisher,
             telemetry,
           },
         ),

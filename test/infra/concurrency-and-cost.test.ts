@@ -87,6 +87,7 @@ describe('concurrency and cost defaults', () => {
       [SERVICES.launchBot]: 256,
       [SERVICES.reconciler]: 256,
       [SERVICES.schedules]: 256,
+      [SERVICES.readApi]: 512,
     });
   });
 

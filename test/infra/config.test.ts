@@ -33,6 +33,7 @@ describe('configuration', () => {
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,
       launchLeadSeconds: 900,
+      recordingLinkMinutes: 15,
       accessLogRetentionDays: 90,
       maxEventAgeSeconds: 300,
       signatureRejectionThreshold: 20,

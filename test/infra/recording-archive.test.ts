@@ -91,7 +91,7 @@ describe('recording archive', () => {
     });
   });
 
-  it('may write, read back and list recordings under meetings/, abort its uploads, touch and query table items and read the API key, nothing more', () => {
+  it('may write, read back and list recordings under meetings/, abort its uploads, touch and query table items, read the API key and publish domain events, nothing more', () => {
     const statements = functionStatements(template, 'recording-archive');
     expect(wildcardDataActions(statements)).toEqual([]);
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:') && !a.startsWith('sqs:'))).toEqual(
@@ -100,6 +100,7 @@ describe('recording archive', () => {
         'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
+        'events:PutEvents',
         'logs:CreateLogStream',
         'logs:PutLogEvents',
         's3:AbortMultipartUpload',

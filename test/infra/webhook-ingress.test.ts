@@ -157,6 +157,7 @@ describe('webhook ingress', () => {
         'logs:PutLogEvents',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
       ].sort(),
     );
     // Only the ledger records: their partition keys start with EVENTS# (the meeting items' with BOT#).

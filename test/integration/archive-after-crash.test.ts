@@ -20,6 +20,7 @@ import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import { QueuePoller } from '../../local/queue-poller';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
+import { testEventLog } from '../fixtures/event-log';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
 
@@ -48,6 +49,7 @@ function archivePoller(recordingWaitMs: number) {
       table: { db: documentClient(), tableName: resources.tableName },
       upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
       recordings: s3Recordings(s3Client(), BUCKET),
+      events: testEventLog().publisher,
       openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1 << 24, timeoutMs: 5_000 }),
       maxRecordingBytes: 1 << 24,
       downloadAttempts: 3,

@@ -17,6 +17,7 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
+import { testEventLog } from '../fixtures/event-log';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
 import { STORAGE_TLS, type TestInternet, testInternet } from '../fixtures/test-internet';
@@ -50,6 +51,7 @@ function deployedEnvironment() {
     MAX_RECORDING_BYTES: String(64 * 1024 * 1024),
     ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
     RECORDING_WAIT_MINUTES: '30',
+    EVENT_BUS_NAME: 'meeting-pipeline-events',
   });
 }
 
@@ -59,7 +61,7 @@ function archiveFunction(internet: TestInternet) {
     apiKey: async () => 'k',
     sleep: async () => undefined,
   });
-  const clients = { db: documentClient(), s3: s3Client(), upstream };
+  const clients = { db: documentClient(), s3: s3Client(), upstream, events: testEventLog().publisher };
   return archiveDependencies(deployedEnvironment(), clients, silentTelemetry, internet);
 }
 

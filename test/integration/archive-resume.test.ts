@@ -26,6 +26,7 @@ import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
 import { endedBot } from '../fixtures/ended-meeting';
+import { testEventLog } from '../fixtures/event-log';
 import { faultyClient, faultyMethods } from '../fixtures/faulty-client';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { watchMultipart } from '../fixtures/multipart-ledger';
@@ -83,6 +84,7 @@ function harness() {
     upstream: upstream.client,
     // 5 MiB parts (S3's minimum): the recording is a two-part multipart upload.
     recordings: s3Recordings(s3.client, BUCKET, { partSize: 5 * MiB, queueSize: 2 }),
+    events: testEventLog().publisher,
     openDownload: (url) => openDownload(url, policy),
     maxRecordingBytes: policy.maxBytes,
     downloadAttempts: 3,

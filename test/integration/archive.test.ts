@@ -10,6 +10,7 @@ import {
   openDownload,
 } from '../../lambdas/core/archive/download-guard';
 import { writeFinalTranscript } from '../../lambdas/core/archive/fill-gaps';
+import { domainEvents } from '../../lambdas/core/domain-events/catalogue';
 import { processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
@@ -22,6 +23,9 @@ import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
 import type { PyValue } from '../../local/simulator/python-json';
 import { endedBot } from '../fixtures/ended-meeting';
+import { testEventLog } from '../fixtures/event-log';
+import { entryProblems } from '../fixtures/event-schemas';
+import { faultyMethods } from '../fixtures/faulty-client';
 import {
   createResources,
   type LocalPipeline,
@@ -64,6 +68,7 @@ function deps(overrides: Partial<ArchiveDependencies> = {}): ArchiveDependencies
     upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
     // 5 MiB parts (S3's minimum) so a 12 MiB recording is a real multipart upload.
     recordings: s3Recordings(multipart.client, BUCKET, { partSize: 5 * MiB, queueSize: 2 }),
+    events: testEventLog().publisher,
     openDownload: (url) => openDownload(url, policy),
     maxRecordingBytes: policy.maxBytes,
     downloadAttempts: 3,
@@ -250,6 +255,37 @@ describe('archiving a meeting', () => {
     const requests = service.requests.length;
     expect((await archiveMeeting(bot.id, deps())).status).toBe('already-archived');
     expect(service.requests.length).toBe(requests);
+  });
+
+  it('publishes meeting.archived after the record; when that fails, the retry finds it archived and publishes it', async () => {
+    const bot = endedMeeting(1 * MiB);
+    const log = testEventLog();
+    const events = faultyMethods(log.publisher, ['publish']);
+    events.reset({ failAt: 1, mode: 'before' });
+    await expect(archiveMeeting(bot.id, deps({ events: events.client }))).rejects.toThrow(/injected fault/);
+    expect((await meetingItem(resources.tableName, bot.id))?.archive).toBeDefined();
+    expect(log.entries()).toEqual([]);
+
+    const retried = await archiveMeeting(bot.id, deps({ events: events.client }));
+    expect(retried.status).toBe('already-archived');
+    expect(log.events()).toEqual([
+      {
+        detailType: 'meeting.archived',
+        detail: domainEvents.archived({
+          bot_id: bot.id,
+          archived_at: retried.record.archivedAt,
+          recording: {
+            status: 'archived',
+            bytes: 1 * MiB,
+            sha256: recordingSha256(bot.recording!.seed, 1 * MiB),
+            content_type: retried.record.recording!.contentType,
+          },
+          transcript_lines: retried.record.transcript.lines,
+          participant_count: retried.record.participants.count,
+        }).detail,
+      },
+    ]);
+    for (const entry of log.entries()) expect(entryProblems(entry)).toEqual([]);
   });
 
   it('records a meeting without a recording as such', async () => {

@@ -32,11 +32,14 @@ import {
 } from '../fixtures/local-pipeline';
 import { archiveJobsByBot } from '../fixtures/queues';
 import { randomMeeting, type Send } from '../fixtures/random-meeting';
-import { botItems } from '../fixtures/store-reader';
+import { botItems, dayListed } from '../fixtures/store-reader';
 
 const SEEDS = 100;
-/** Which delivery of a newest-wins value was written, and which keys touched it, is bookkeeping, not meeting data. */
-const BOOKKEEPING = new Set(['version', 'summaryVersion', 'appliedKeys', 'summaryKeys']);
+/**
+ * Which delivery of a newest-wins value was written, and which keys touched it, is bookkeeping, not meeting data;
+ * so is `listedAt`, the time of the first state change applied (its day listing), which arrival order decides.
+ */
+const BOOKKEEPING = new Set(['version', 'summaryVersion', 'appliedKeys', 'summaryKeys', 'listedAt']);
 
 let pipeline: LocalPipeline;
 let inOrder: { resources: LocalResources; deps: ProcessDependencies };
@@ -187,6 +190,7 @@ async function runSeed(seed: number) {
     redelivered: pairs.length,
     expected: await meetingStore(inOrder.resources.tableName, botId),
     actual: await meetingStore(shuffled.resources.tableName, botId),
+    listed: await Promise.all([inOrder, shuffled].map(({ resources }) => dayListed(resources.tableName, botId))),
     archivable: ['ended', 'fatal_error', 'data_deleted'].includes(finalState),
   };
 }
@@ -202,6 +206,7 @@ describe('exactly once in effect, in any order', () => {
         deliveries += result.deliveries;
         redelivered += result.redelivered;
         expect(result.actual, `seed ${result.seed}`).toEqual(result.expected);
+        expect(result.listed, `seed ${result.seed}`).toEqual([true, true]);
         expect(result.actual.length, `seed ${result.seed}`).toBeGreaterThan(result.sends / 2);
         if (result.archivable) archivable.push(result.botId);
       }

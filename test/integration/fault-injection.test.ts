@@ -40,7 +40,7 @@ import {
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
 import { archiveJobsByBot } from '../fixtures/queues';
-import { botItems } from '../fixtures/store-reader';
+import { botItems, dayListed } from '../fixtures/store-reader';
 
 type Payload = { [key: string]: PyValue };
 const T0 = Date.parse('2026-11-20T10:00:00Z');
@@ -112,6 +112,13 @@ async function claimChecked(payload: Payload, resources: LocalResources): Promis
 }
 
 const SCENARIOS: Scenario[] = [
+  {
+    // Creates the meeting item, so it also lists the meeting by day.
+    name: 'first state change',
+    setup: () => [],
+    target: (bot) => change(bot, 'ready', 'joining', 1),
+    archiveJob: false,
+  },
   {
     name: 'state change to ended',
     setup: (bot) => [change(bot, 'ready', 'joining', 1), change(bot, 'joining', 'joined_recording', 2)],
@@ -265,6 +272,7 @@ describe('a fault at any call of one event, then redelivery', () => {
           expect(withoutBookkeeping(await botItems(faulty.resources.tableName, bot, '')), `${bot}`).toEqual(
             withoutBookkeeping(await botItems(clean.resources.tableName, bot, '')),
           );
+          expect(await dayListed(faulty.resources.tableName, bot), `${bot} listed by day`).toBe(true);
           runs.push({ bot, archiveJob: scenario.archiveJob });
         }
       }

@@ -5,8 +5,10 @@
  * time one bot at the service, the schedule launched with that bot, and the
  * meeting recorded for the reconciler.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isoToMicros } from '../../lambdas/core/apply/state-order';
 import { DEFAULT_TIMING } from '../../lambdas/core/schedule/schedule-request';
 import {
   getSchedule,
@@ -14,6 +16,7 @@ import {
   type ScheduleDependencies,
   upsertSchedule,
 } from '../../lambdas/core/schedule/schedules';
+import { keys } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient, UpstreamError } from '../../lambdas/core/upstream/client';
 import { createLaunchTaskHandler } from '../../lambdas/launch-bot/adapter';
@@ -21,6 +24,7 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
+import { testEventLog } from '../fixtures/event-log';
 import { faultyClient, faultyMethods } from '../fixtures/faulty-client';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
@@ -68,6 +72,7 @@ function harness() {
     task: createLaunchTaskHandler({
       table: { db: db.client, tableName: resources.tableName },
       upstream: upstream.client,
+      events: testEventLog().publisher,
       telemetry: silentTelemetry,
       now: () => NOW,
     }) as (event: unknown) => Promise<unknown>,
@@ -97,7 +102,12 @@ async function expectOneLaunchedBot(scheduleId: string) {
   expect(bots).toHaveLength(1);
   const botId = bots[0]!.id;
   expect(await getSchedule(scheduleId, scheduleDeps())).toMatchObject({ status: 'launched', botId });
-  expect(await meetingItem(resources.tableName, botId)).toMatchObject({ botId, scheduleId, state: 'scheduled' });
+  const meeting = await meetingItem(resources.tableName, botId);
+  expect(meeting).toMatchObject({ botId, scheduleId, state: 'scheduled' });
+  // Listed by day at its join time, whichever call failed.
+  const listing = keys.dayListing(isoToMicros(String(meeting?.listedAt)), botId);
+  const { Item } = await documentClient().send(new GetCommand({ TableName: resources.tableName, Key: listing }));
+  expect(Item).toMatchObject({ botId, listedAt: meeting?.scheduledJoinAt });
 }
 
 let clean: { db: number; service: number };
@@ -111,8 +121,8 @@ describe('launcher fault injection', () => {
   });
 
   it('makes the calls this test breaks one by one', () => {
-    // Take the schedule, record the bot on it, record the meeting; POST bots.
-    expect(clean).toEqual({ db: 3, service: 1 });
+    // Take the schedule, record the bot on it, record the meeting, list it by day; POST bots.
+    expect(clean).toEqual({ db: 4, service: 1 });
   });
 
   const plans = (client: 'db' | 'service', calls: number) =>
@@ -120,7 +130,7 @@ describe('launcher fault injection', () => {
       Array.from({ length: calls }, (_, i) => ({ client, mode, failAt: i + 1 })),
     );
 
-  it.each([...plans('db', 3), ...plans('service', 1)])(
+  it.each([...plans('db', 4), ...plans('service', 1)])(
     'a fault at $client call $failAt ($mode), retried by the state machine: one bot, launched and recorded',
     async ({ client, mode, failAt }) => {
       const h = harness();

@@ -126,6 +126,7 @@ describe('reconciler at scale', () => {
         table: processing.table,
         upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k' }),
         recordings: s3Recordings(s3Client(), bucket),
+        events: processing.events,
         openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1 << 20, timeoutMs: 5_000 }),
         maxRecordingBytes: 1 << 20,
         downloadAttempts: 3,

@@ -15,6 +15,8 @@ import { QueuePoller } from '../../local/queue-poller';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, SimulatedServiceApi } from '../../local/simulator/api-server';
 import { pythonIsoTime, stateChange } from '../../local/simulator/payloads';
+import { type TestEventLog, testEventLog } from '../fixtures/event-log';
+import { entryProblems } from '../fixtures/event-schemas';
 import { faultyClient } from '../fixtures/faulty-client';
 import { launched, launchedBot, savedSchedule } from '../fixtures/launched-bots';
 import {
@@ -34,6 +36,7 @@ const NOW = Date.parse('2026-11-20T15:00:00Z');
 let pipeline: LocalPipeline;
 let resources: LocalResources;
 let processing: ProcessDependencies;
+let events: TestEventLog;
 
 beforeAll(async () => {
   pipeline = await startLocalPipeline();
@@ -46,7 +49,8 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   resources = await createResources({ visibilityTimeoutSeconds: 5 });
-  processing = processDependencies(resources);
+  events = testEventLog();
+  processing = processDependencies(resources, silentTelemetry, { events: events.publisher });
 });
 
 function deps(overrides: Partial<ReconcileDependencies> = {}): ReconcileDependencies {
@@ -116,6 +120,7 @@ describe('reconciler', () => {
       table: processing.table,
       upstream,
       recordings: s3Recordings(s3Client(), bucket),
+      events: processing.events,
       openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1024 ** 3, timeoutMs: 5_000 }),
       maxRecordingBytes: 1024 ** 3,
       downloadAttempts: 3,
@@ -140,6 +145,15 @@ describe('reconciler', () => {
 
     // A second run finds nothing to heal and the duplicate synthetic event would dedup.
     expect((await reconcileMeetings(deps())).healed).toEqual([]);
+
+    // After the state it was stuck in (a webhook's), the healed change is published like one, then the archive.
+    expect(events.events().map((e) => [e.detailType, e.detail.observed_by ?? e.detail.recording])).toEqual([
+      ['meeting.state_changed', 'webhook'],
+      ['meeting.state_changed', 'reconciler'],
+      ['meeting.ended', undefined],
+      ['meeting.archived', expect.objectContaining({ sha256: recordingSha256(5, 3 * 1024 * 1024) })],
+    ]);
+    for (const entry of events.entries()) expect(entryProblems(entry)).toEqual([]);
   });
 
   it('leaves meetings alone whose state changed recently or still matches', async () => {

@@ -4,6 +4,8 @@ import aslValidator from 'asl-validator';
 import type { EventBridgeEvent } from 'aws-lambda';
 import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { domainEvents } from '../../lambdas/core/domain-events/catalogue';
+import { DOMAIN_EVENTS_NOT_PUBLISHED } from '../../lambdas/core/domain-events/publisher';
 import {
   CALENDAR_DETAIL_TYPES,
   CALENDAR_EVENT_SOURCE,
@@ -28,6 +30,9 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
+import { testEventLog } from '../fixtures/event-log';
+import { entryProblems } from '../fixtures/event-schemas';
+import { faultyMethods } from '../fixtures/faulty-client';
 import {
   createResources,
   type LocalPipeline,
@@ -63,6 +68,7 @@ const launcher = (options: Partial<UpstreamClientOptions> = {}, waitMs: (input: 
     task: createLaunchTaskHandler({
       table: { db: documentClient(), tableName: resources.tableName },
       upstream: upstream(options),
+      events: testEventLog().publisher,
       telemetry: silentTelemetry,
       now: () => now,
     }) as (event: unknown) => Promise<unknown>,
@@ -220,6 +226,58 @@ describe('launcher state machine (the synthesized definition, run locally)', () 
     });
     // The first attempt and the definition's 6 retries.
     expect(service.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/bots')).toHaveLength(7);
+  });
+});
+
+describe('launcher domain events', () => {
+  /** The launcher publishing through local mode's publisher, whose first `publish` fails. */
+  const publishing = () => {
+    const log = testEventLog();
+    const events = faultyMethods(log.publisher, ['publish']);
+    events.reset({ failAt: 1, mode: 'before', errorName: DOMAIN_EVENTS_NOT_PUBLISHED });
+    executions = new LocalExecutions(definition, {
+      task: createLaunchTaskHandler({
+        table: { db: documentClient(), tableName: resources.tableName },
+        upstream: upstream(),
+        events: events.client,
+        telemetry: silentTelemetry,
+        now: () => now,
+      }) as (event: unknown) => Promise<unknown>,
+      waitMs: () => 0,
+      retryIntervalMs: 0,
+    });
+    return log;
+  };
+
+  it('schedule.launched after the launch is recorded; a failed publish is retried and finds it launched', async () => {
+    const log = publishing();
+    await upsertSchedule('ev-launched', request(), deps());
+    expect(await [...executions.executions.values()][0]!.done).toMatchObject({ status: 'SUCCEEDED' });
+    const [bot, ...others] = botsFor('ev-launched');
+    expect(others).toHaveLength(0);
+    const expected = domainEvents.scheduleLaunched({
+      schedule_id: 'ev-launched',
+      schedule_version: 1,
+      bot_id: bot!.id,
+      join_at: '2026-11-22T10:00:00.000Z',
+      meeting_url: 'https://meet.google.com/abc-defg-hij',
+    });
+    expect(log.events()).toEqual([{ detailType: expected.detailType, detail: expected.detail }]);
+    for (const entry of log.entries()) expect(entryProblems(entry)).toEqual([]);
+  });
+
+  it('schedule.failed when the final failure is recorded; a failed publish is retried with the reason recorded', async () => {
+    const log = publishing();
+    await upsertSchedule('ev-failed', request({ meeting_url: 'https://example.com/standup' }), deps());
+    expect(await [...executions.executions.values()][0]!.done).toMatchObject({ status: 'FAILED' });
+    const { failureReason } = (await getSchedule('ev-failed', deps()))!;
+    const expected = domainEvents.scheduleFailed({
+      schedule_id: 'ev-failed',
+      schedule_version: 1,
+      reason: failureReason!,
+    });
+    expect(log.events()).toEqual([{ detailType: expected.detailType, detail: expected.detail }]);
+    for (const entry of log.entries()) expect(entryProblems(entry)).toEqual([]);
   });
 });
 
@@ -477,6 +535,7 @@ describe('races between a launch in flight and changes to its schedule', () => {
     const done = launchScheduledBot(input, {
       table: { db: documentClient(), tableName: resources.tableName },
       upstream: slowPost,
+      events: testEventLog().publisher,
       telemetry: silentTelemetry,
       now: () => now,
     });
@@ -534,6 +593,7 @@ describe('races between a launch in flight and changes to its schedule', () => {
     const launchDeps = {
       table: { db, tableName: resources.tableName },
       upstream: upstream(),
+      events: testEventLog().publisher,
       telemetry: silentTelemetry,
       now: () => now,
     };

@@ -14,6 +14,8 @@ export interface AppliedEffects {
   valueWritten?: boolean;
   /** The items already held this event (its key, its own item): an earlier delivery applied it. */
   seenBefore?: boolean;
+  /** A summary update is the meeting's summary (written now, or by an earlier delivery and not replaced since). */
+  summaryCurrent?: boolean;
 }
 
 /** What one webhook does to the store. Idempotent and order-independent: replay calls it too. */
@@ -32,8 +34,8 @@ export async function applyWebhook(
     case 'participant_events.join_leave':
       return { seenBefore: await applyParticipantEvent(ctx, webhook.data) };
     case 'summary.update': {
-      const { written, seenBefore } = await applySummaryUpdate(ctx, webhook.data);
-      return { valueWritten: written, seenBefore };
+      const { written, seenBefore, current } = await applySummaryUpdate(ctx, webhook.data);
+      return { valueWritten: written, seenBefore, summaryCurrent: current };
     }
     case 'unknown':
       return { seenBefore: await applyUnknownTrigger(ctx, webhook.envelope.trigger, webhook.data) };

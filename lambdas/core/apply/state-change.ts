@@ -4,6 +4,7 @@ import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { GSI, keys } from '../store/table-layout';
 import type { StateChangeData } from '../upstream/webhook-contract';
 import { type ApplyContext, jsonText } from './context';
+import { isFirstListing, LISTED_AT_UPDATE, listMeetingOnDay } from './day-listing';
 import { ARCHIVABLE_STATES, isoToMicros, stateOrderKey } from './state-order';
 
 /** The meeting's entry in the state index (table-layout.ts), set with `indexValues`. */
@@ -53,12 +54,13 @@ export async function applyStateChange(
   );
 
   const order = stateOrderKey(data.new_state, createdAtMicros);
-  const stateApplied = await writeIfCondition(() =>
-    db.send(
+  let before: Record<string, unknown> | undefined;
+  const stateApplied = await writeIfCondition(async () => {
+    ({ Attributes: before } = await db.send(
       new UpdateCommand({
         TableName: tableName,
         Key: meeting,
-        UpdateExpression: `SET botId = :bot, #state = :state, stateAt = :at, stateOrder = :order, ${INDEX_UPDATE}`,
+        UpdateExpression: `SET botId = :bot, #state = :state, stateAt = :at, stateOrder = :order, ${INDEX_UPDATE}, ${LISTED_AT_UPDATE}`,
         ConditionExpression: 'attribute_not_exists(stateOrder) OR stateOrder < :order',
         ExpressionAttributeNames: { '#state': 'state', ...INDEX_NAMES },
         ExpressionAttributeValues: {
@@ -66,11 +68,23 @@ export async function applyStateChange(
           ':state': data.new_state,
           ':at': data.created_at,
           ':order': order,
+          ':listedAt': data.created_at,
           ...indexValues(ctx.botId, data.new_state, createdAtMicros),
         },
+        ReturnValues: 'UPDATED_OLD', // free: says whether this write created the meeting
       }),
-    ),
-  );
+    ));
+  });
+  if (stateApplied) {
+    if (isFirstListing(before)) await listMeetingOnDay(ctx.table, ctx.botId, data.created_at);
+  } else {
+    // Refused: a state change at least this late was applied. If it was this one's own earlier delivery
+    // and that one created the meeting, it may have crashed before listing it: list it again (same item).
+    const { Item } = await db.send(
+      new GetCommand({ TableName: tableName, Key: meeting, ConsistentRead: true, ProjectionExpression: 'listedAt' }),
+    );
+    if (Item?.listedAt === data.created_at) await listMeetingOnDay(ctx.table, ctx.botId, data.created_at);
+  }
 
   await writeIfCondition(() =>
     db.send(
@@ -139,12 +153,13 @@ export async function recordLaunchedMeeting(table: TableAccess, launch: Launched
   const state = launch.state ?? 'scheduled';
   const launchFields = 'SET botId = :bot, scheduleId = :schedule, scheduledJoinAt = :joinAt, meetingUrl = :url';
   const values = { ':bot': botId, ':schedule': launch.scheduleId, ':joinAt': launch.joinAt, ':url': launch.meetingUrl };
-  const shown = await writeIfCondition(() =>
-    table.db.send(
+  let before: Record<string, unknown> | undefined;
+  const shown = await writeIfCondition(async () => {
+    ({ Attributes: before } = await table.db.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: keys.meeting(botId),
-        UpdateExpression: `${launchFields}, #state = :state, ${INDEX_UPDATE}`,
+        UpdateExpression: `${launchFields}, #state = :state, ${INDEX_UPDATE}, ${LISTED_AT_UPDATE}`,
         // A known state replaces the launch's own until a state change is applied (it sets stateOrder): a
         // launched bot moved to another time is due then. An unknown one only fills a meeting without any.
         ConditionExpression:
@@ -153,18 +168,25 @@ export async function recordLaunchedMeeting(table: TableAccess, launch: Launched
         ExpressionAttributeValues: {
           ...values,
           ':state': state,
+          ':listedAt': launch.joinAt,
           ...indexValues(botId, state, isoToMicros(launch.joinAt)),
         },
+        ReturnValues: 'UPDATED_OLD', // free: says whether this write created the meeting
       }),
-    ),
-  );
-  if (shown) return;
-  await table.db.send(
-    new UpdateCommand({
-      TableName: table.tableName,
-      Key: keys.meeting(botId),
-      UpdateExpression: launchFields,
-      ExpressionAttributeValues: values,
-    }),
-  );
+    ));
+  });
+  if (!shown) {
+    ({ Attributes: before } = await table.db.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: keys.meeting(botId),
+        UpdateExpression: `${launchFields}, ${LISTED_AT_UPDATE}`,
+        ExpressionAttributeValues: { ...values, ':listedAt': launch.joinAt },
+        ReturnValues: 'UPDATED_OLD',
+      }),
+    ));
+  }
+  // Listed at its join time: the day a caller looks for a scheduled meeting. A launch retried after a
+  // failure past the meeting's update finds its own join time there and lists again (the same item).
+  if (isFirstListing(before) || before?.listedAt === launch.joinAt) await listMeetingOnDay(table, botId, launch.joinAt);
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import { type SummaryUpdateData, summaryTextField } from '../upstream/webhook-contract';
@@ -32,7 +32,7 @@ export interface StoredSummary {
 export async function applySummaryUpdate(
   ctx: ApplyContext,
   data: SummaryUpdateData,
-): Promise<{ written: boolean; seenBefore: boolean }> {
+): Promise<{ written: boolean; seenBefore: boolean; current: boolean }> {
   const field = summaryTextField(data);
   const text = field === undefined ? null : (data[field] as string);
   const rest = field === undefined ? data : Object.fromEntries(Object.entries(data).filter(([name]) => name !== field));
@@ -62,7 +62,21 @@ export async function applySummaryUpdate(
     ),
   );
   const seenBefore = !written && (await rememberAppliedKey(ctx, keys.summary(ctx.botId), 'summaryKeys'));
-  return { written, seenBefore };
+  // A redelivery asks whether its summary is still the stored one: its summary.ready may not be out yet.
+  const current = written || (seenBefore && (await storedVersion(ctx)) === arrivalVersion(ctx));
+  return { written, seenBefore, current };
+}
+
+async function storedVersion(ctx: ApplyContext): Promise<unknown> {
+  const { Item } = await ctx.table.db.send(
+    new GetCommand({
+      TableName: ctx.table.tableName,
+      Key: keys.summary(ctx.botId),
+      ConsistentRead: true,
+      ProjectionExpression: 'summaryVersion',
+    }),
+  );
+  return Item?.summaryVersion;
 }
 
 /** Content-addressed, so a redelivery writes the same object again. */

@@ -16,6 +16,8 @@
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DomainEvent, domainEvents } from '../domain-events/catalogue';
+import type { DomainEventPublisher } from '../domain-events/publisher';
 import type { TableAccess } from '../store/dynamo';
 import { GSI, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
@@ -28,6 +30,8 @@ export interface ArchiveDependencies {
   table: TableAccess;
   upstream: Pick<UpstreamClient, 'getRecording' | 'getTranscript' | 'listParticipants'>;
   recordings: RecordingStore;
+  /** `meeting.archived` goes here once the archive record is written. */
+  events: DomainEventPublisher;
   /** Opens a download link under the download policy (download-guard.ts). */
   openDownload(url: string): Promise<OpenedDownload>;
   maxRecordingBytes: number;
@@ -101,8 +105,11 @@ export async function archiveMeeting(
     }),
   );
   if (Item?.archive !== undefined) {
+    const record = Item.archive as ArchiveRecord;
     await leaveStateIndex(table, botId); // a state that came after the archive put it back
-    return { status: 'already-archived', record: Item.archive as ArchiveRecord };
+    // Again: the run that wrote the record may have failed before publishing (the same event id).
+    await deps.events.publish([archivedEvent(botId, record)]);
+    return { status: 'already-archived', record };
   }
   const progress = (Item?.archiveProgress as ArchiveProgress | undefined) ?? {};
 
@@ -166,7 +173,25 @@ export async function archiveMeeting(
   });
   telemetry.metrics.emit(METRICS.meetingArchived, 1);
   if (recording !== null) telemetry.metrics.emit(METRICS.archiveBytes, recording.bytes);
+  // After the record: a failure here fails the job, whose retry finds the meeting archived and publishes.
+  await deps.events.publish([archivedEvent(botId, record)]);
   return { status: 'archived', record };
+}
+
+function archivedEvent(botId: string, record: ArchiveRecord): DomainEvent {
+  const { recording } = record;
+  return domainEvents.archived({
+    bot_id: botId,
+    archived_at: record.archivedAt,
+    recording: {
+      status: record.recordingStatus,
+      bytes: recording?.bytes ?? null,
+      sha256: recording?.sha256 ?? null,
+      content_type: recording?.contentType ?? null,
+    },
+    transcript_lines: record.transcript.lines,
+    participant_count: record.participants.count,
+  });
 }
 
 async function saveProgress(table: TableAccess, botId: string, progress: ArchiveProgress): Promise<void> {

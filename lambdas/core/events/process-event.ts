@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppliedEffects, applyWebhook } from '../apply/apply-webhook';
 import type { ArchiveQueue } from '../archive/archive-job';
+import type { DomainEventPublisher } from '../domain-events/publisher';
 import type { PayloadReader, PayloadStore } from '../queue/payload-store';
 import {
   type ClaimCheckPointer,
@@ -28,8 +29,10 @@ import {
   type UnboundWebhook,
   type WebhookEnvelope,
 } from '../upstream/webhook-contract';
+import { markDeliveryFailed } from './delivery-failure';
 import type { EventLedger, LedgerEntry } from './event-ledger';
 import { LEDGER_INLINE_BODY_BYTES } from './ledger-record';
+import { webhookDomainEvents } from './webhook-domain-events';
 
 /** A message as the queue delivered it, whatever the transport (Lambda event, local poller). */
 export interface QueuedMessage {
@@ -62,6 +65,8 @@ export interface ProcessDependencies {
   ledger: EventLedger;
   archive: ArchiveQueue;
   payloads: PayloadReader & PayloadStore;
+  /** Where the domain events of applied webhooks go (domain-events.ts). */
+  events: DomainEventPublisher;
   telemetry: Telemetry;
 }
 
@@ -77,6 +82,21 @@ export type ProcessOutcome = {
 const EXCLUSIVE_TRIGGERS: ReadonlySet<string> = new Set(['bot.state_change']);
 
 export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDependencies): Promise<ProcessOutcome> {
+  try {
+    return await decideQueuedEvent(message, deps);
+  } catch (error) {
+    // For the delivery log: a failed delivery is marked on its ledger record (a bot's; busy is no failure).
+    const owner = message.attributes[EVENT_ATTRIBUTES.botId];
+    const idempotencyKey = message.attributes[EVENT_ATTRIBUTES.idempotencyKey];
+    if (owner && idempotencyKey && !(error instanceof EventBusyError)) {
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      await markDeliveryFailed(deps.table, { owner, idempotencyKey, reason, at: new Date() });
+    }
+    throw error;
+  }
+}
+
+async function decideQueuedEvent(message: QueuedMessage, deps: ProcessDependencies): Promise<ProcessOutcome> {
   const { text, stored } = await readBody(message, deps.payloads);
   const receivedAt =
     message.attributes[EVENT_ATTRIBUTES.receivedAt] ?? new Date(message.sentTimestamp ?? Date.now()).toISOString();
@@ -134,6 +154,8 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
     if (claim === 'busy') throw new EventBusyError(idempotencyKey);
     try {
       effects = await applyWebhook(webhook, ctx, deps.archive);
+      // Before completing: a failure here leaves the event open, and its redelivery publishes.
+      await deps.events.publish(webhookDomainEvents(webhook, effects, receivedAt));
     } catch (error) {
       await ledger.release(botId, idempotencyKey).catch(() => undefined); // else the lease lapses
       throw asPoisonIfTooLarge(error, trigger);
@@ -149,6 +171,8 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
     }
     // Seen before and nothing newer written: a redelivery (applying it again changed nothing).
     const seenBefore = firstDelivery === undefined ? effects.seenBefore === true : !firstDelivery;
+    // A redelivery publishes too: the delivery that applied it may have failed before publishing.
+    await deps.events.publish(webhookDomainEvents(webhook, effects, receivedAt));
     if (seenBefore && effects.valueWritten !== true) return duplicate();
   }
 

@@ -11,7 +11,13 @@
  * Uses the plain DynamoDB client: the ingress bundle stays small (no document
  * marshalling for a six-attribute item).
  */
-import { type AttributeValue, type DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import {
   compressBody,
   LEDGER_INLINE_BODY_BYTES,
@@ -62,6 +68,17 @@ export function tableAcceptanceLog(
   return {
     async firstAcceptance(event) {
       const key = keys.event(event.owner, event.idempotencyKey);
+      const storedReceivedAt = async () => {
+        const { Item } = await db.send(
+          new GetItemCommand({
+            TableName: tableName,
+            Key: { pk: { S: key.pk }, sk: { S: key.sk } },
+            ConsistentRead: true,
+            ProjectionExpression: 'receivedAt',
+          }),
+        );
+        return Item?.receivedAt?.S;
+      };
       try {
         await db.send(
           new PutItemCommand({
@@ -84,22 +101,52 @@ export function tableAcceptanceLog(
       } catch (error) {
         if (!isConditionFailed(error)) throw error;
       }
-      // A repeat (rare): nothing new is written; the first delivery's time orders this one.
-      const { Item } = await db.send(
-        new GetItemCommand({
-          TableName: tableName,
-          Key: { pk: { S: key.pk }, sk: { S: key.sk } },
-          ConsistentRead: true,
-          ProjectionExpression: 'receivedAt',
-        }),
-      );
-      const receivedAt = Item?.receivedAt?.S;
+      // A repeat (rare): the first delivery's time orders this one, and this one's time joins the record's
+      // redeliveries (the delivery log lists them as duplicates), up to a bound that keeps the item small.
+      const receivedAt = (await noteRedelivery(db, tableName, key, event.acceptedAt)) ?? (await storedReceivedAt());
       // Expired between the two calls: this delivery is the first one left, and the consumer records it.
       return receivedAt === undefined
         ? { receivedAt: event.acceptedAt, recorded: false }
         : { receivedAt, recorded: true };
     },
   };
+}
+
+/** Redelivery times kept on a record; past this, repeats are still accepted but no longer listed. */
+export const MAX_LISTED_REDELIVERIES = 20;
+
+/**
+ * Appends a redelivery's time to the record (one update, on repeats only) and returns the first
+ * acceptance time; undefined when the record is gone (expired), already lists the most it keeps, or
+ * the update failed: listing a repeat never stands in the way of ordering it.
+ */
+async function noteRedelivery(
+  db: DynamoDBClient,
+  tableName: string,
+  key: { pk: string; sk: string },
+  acceptedAt: string,
+): Promise<string | undefined> {
+  try {
+    const { Attributes } = await db.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: key.pk }, sk: { S: key.sk } },
+        UpdateExpression: 'SET redeliveries = list_append(if_not_exists(redeliveries, :none), :at)',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(redeliveries) OR size(redeliveries) < :max)',
+        ExpressionAttributeValues: {
+          ':none': { L: [] },
+          ':at': { L: [{ S: acceptedAt }] },
+          ':max': { N: String(MAX_LISTED_REDELIVERIES) },
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes?.receivedAt?.S;
+  } catch {
+    // Expired, full, or the note itself failed: the caller reads the first acceptance instead.
+    return undefined;
+  }
 }
 
 /** The claim-check pointer as the document client writes it, so the consumer and replay read it alike. */

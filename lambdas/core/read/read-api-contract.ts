@@ -123,6 +123,8 @@ export const deliveryView = z.object({
   trigger: z.string(),
   received_at: z.string(),
   outcome: z.enum(DELIVERY_OUTCOMES),
+  /** Why its last attempt failed, when the outcome is `failed`. */
+  failure_reason: z.string().optional(),
 });
 export const deliveryLog = z.object({
   events: z.array(deliveryView),

@@ -22,6 +22,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ARCHIVABLE_STATES, isFinalState, isoToMicros } from '../apply/state-order';
 import type { ArchiveQueue } from '../archive/archive-job';
 import { applyValidatedEvent, type ProcessDependencies } from '../events/process-event';
+import { RECONCILER_KEY_PREFIX } from '../events/webhook-domain-events';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { GSI, keys, padMicros } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
@@ -261,7 +262,7 @@ async function applyObservedState(
     created_at: observed.at,
   };
   const envelope: WebhookEnvelope = {
-    idempotency_key: `reconciler:${meeting.botId}:${observed.state}:${observed.at}`,
+    idempotency_key: `${RECONCILER_KEY_PREFIX}${meeting.botId}:${observed.state}:${observed.at}`,
     bot_id: meeting.botId,
     bot_metadata: observed.bot.metadata ?? null,
     trigger: 'bot.state_change',

@@ -18,6 +18,8 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { recordLaunchedMeeting } from '../apply/state-change';
+import { type DomainEvent, domainEvents } from '../domain-events/catalogue';
+import type { DomainEventPublisher } from '../domain-events/publisher';
 import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
@@ -31,6 +33,8 @@ import { applyPendingChange, getSchedule, type PendingChange, type Schedule } fr
 export interface LaunchDependencies {
   table: TableAccess;
   upstream: Pick<UpstreamClient, 'createBot' | 'findBotByDeduplicationKey' | 'getBot' | 'updateBot' | 'deleteBot'>;
+  /** `schedule.launched` and `schedule.failed` go here. */
+  events: DomainEventPublisher;
   telemetry: Telemetry;
   now?: () => number;
   /** A join time less than this far ahead is launched without `join_at` (it could be past when the POST lands). */
@@ -69,6 +73,8 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
       // It may have failed before recording the meeting; recording it again changes nothing.
       const { botId } = schedule;
       await recordLaunchedMeeting(deps.table, { botId, ...meetingOf(input), state: undefined });
+      // The attempt that recorded it may have failed before publishing (the same event id).
+      await deps.events.publish([launchedEvent(input, botId)]);
       return { status: 'launched', botId };
     }
     return {
@@ -100,13 +106,29 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
   await recordLaunchedMeeting(deps.table, { botId: bot.id, ...meetingOf(input), state: bot.state });
   deps.telemetry.log.info('bot launched', { schedule_id: input.scheduleId, version: input.version, bot_id: bot.id });
   deps.telemetry.metrics.emit(METRICS.botLaunched, 1);
+  // A failed publish fails the task after the pending change is made (the retry finds the schedule
+  // launched and publishes, but holds no pending change any more).
+  const publishError = await deps.events.publish([launchedEvent(input, bot.id)]).then(
+    () => undefined,
+    (error: unknown) => error ?? new Error('publishing schedule.launched failed'),
+  );
   const pending = before?.pendingChange as PendingChange | undefined;
   if (pending !== undefined) {
     const launched = { ...(before as Schedule), status: 'launched' as const, botId: bot.id };
     await applyPendingChange(launched, pending, { ...deps, now: () => deps.now?.() ?? Date.now() });
   }
+  if (publishError !== undefined) throw publishError;
   return { status: 'launched', botId: bot.id };
 }
+
+const launchedEvent = (input: LaunchInput, botId: string): DomainEvent =>
+  domainEvents.scheduleLaunched({
+    schedule_id: input.scheduleId,
+    schedule_version: input.version,
+    bot_id: botId,
+    join_at: input.joinAt,
+    meeting_url: input.meetingUrl,
+  });
 
 const meetingOf = ({ scheduleId, joinAt, meetingUrl }: LaunchInput) => ({ scheduleId, joinAt, meetingUrl });
 
@@ -139,7 +161,7 @@ export async function recordLaunchFailure(
   deps: LaunchDependencies,
 ): Promise<void> {
   const reason = `${error.Error ?? 'Error'}: ${causeMessage(error.Cause)}`;
-  await writeIfCondition(() =>
+  const recorded = await writeIfCondition(() =>
     deps.table.db.send(
       new UpdateCommand({
         TableName: deps.table.tableName,
@@ -161,6 +183,21 @@ export async function recordLaunchFailure(
   );
   deps.telemetry.log.error('bot launch failed', { schedule_id: input.scheduleId, version: input.version, reason });
   deps.telemetry.metrics.emit(METRICS.launchFailed, 1);
+  // A retried task finds the failure recorded: it publishes again, with the reason first recorded.
+  const schedule = recorded ? undefined : await getSchedule(input.scheduleId, deps);
+  const failedReason = recorded
+    ? reason
+    : schedule?.status === 'failed' && schedule.version === input.version
+      ? schedule.failureReason
+      : undefined;
+  if (failedReason === undefined) return;
+  await deps.events.publish([
+    domainEvents.scheduleFailed({
+      schedule_id: input.scheduleId,
+      schedule_version: input.version,
+      reason: failedReason,
+    }),
+  ]);
 }
 
 /** Lambda puts `{"errorMessage": ...}` in the Cause; keep just the message. */

@@ -2,17 +2,19 @@
  * The meetings table: one table, items grouped by bot. The CDK stack, local mode
  * and tests all build the table from these definitions.
  *
- * | item            | PK              | SK                                  | GSI2 (PK / SK)                          |
- * |-----------------|-----------------|-------------------------------------|-----------------------------------------|
- * | meeting         | BOT#<bot_id>    | MEETING                             | STATE#<state>#<shard> / <stateAt>#<bot> |
- * | summary         | BOT#<bot_id>    | SUMMARY                             |                                         |
- * | state change    | BOT#<bot_id>    | STATE#<created_at µs>#<key>         |                                         |
- * | utterance       | BOT#<bot_id>    | UTT#<timestamp_ms>#<speaker_uuid>   |                                         |
- * | participant     | BOT#<bot_id>    | PART#<participant_uuid>             |                                         |
- * | participant evt | BOT#<bot_id>    | PEV#<event id>                      |                                         |
- * | unknown trigger | BOT#<bot_id>    | RAW#<idempotency_key>               |                                         |
- * | event record    | EVENTS#<bot_id> | EVENT#<idempotency_key>             |                                         |
- * | schedule        | SCHEDULE#<id>   | SCHEDULE                            |                                         |
+ * | item            | PK                            | SK                                | GSI2 (PK / SK)                          |
+ * |-----------------|-------------------------------|-----------------------------------|-----------------------------------------|
+ * | meeting         | BOT#<bot_id>                  | MEETING                           | STATE#<state>#<shard> / <stateAt>#<bot> |
+ * | meeting by day  | MEETINGS#<yyyy-mm-dd>#<shard> | <listedAt µs>#<bot_id>            |                                         |
+ * | summary         | BOT#<bot_id>                  | SUMMARY                           |                                         |
+ * | state change    | BOT#<bot_id>                  | STATE#<created_at µs>#<key>       |                                         |
+ * | utterance       | BOT#<bot_id>                  | UTT#<timestamp_ms>#<speaker_uuid> |                                         |
+ * | participant     | BOT#<bot_id>                  | PART#<participant_uuid>           |                                         |
+ * | participant evt | BOT#<bot_id>                  | PEV#<event id>                    |                                         |
+ * | unknown trigger | BOT#<bot_id>                  | RAW#<idempotency_key>             |                                         |
+ * | event record    | EVENTS#<bot_id or object>     | EVENT#<idempotency_key>           |                                         |
+ * | object event    | OBJECT#<kind>:<id>            | EVENT#<idempotency_key>           |                                         |
+ * | schedule        | SCHEDULE#<id>                 | SCHEDULE                          |                                         |
  *
  * Costs drive the shape (on-demand bills 1 write unit per KB of item written,
  * and an index copy of an item is written with it):
@@ -25,7 +27,17 @@
  *    write one index partition. Archived meetings leave the index. A meeting
  *    launched but not yet heard from, or one the service still holds
  *    `scheduled`, is indexed at its join time instead of `stateAt`: it is not due
- *    before then.
+ *    before then;
+ *  - meetings by day are small listing items, written once per meeting by whoever
+ *    creates its meeting item (the launcher at its join time, else the first
+ *    state change applied, at its `created_at`; the meeting item's `listedAt`
+ *    says which, and returns as UPDATED_OLD so that no other write lists it
+ *    again): one write unit per meeting, none per transcript line. Spread over
+ *    DAY_LISTING_SHARDS by bot like the state index, so meetings aligned on the
+ *    hour do not all write one partition; a day is read newest first across them;
+ *  - the delivery log writes nothing per webhook: a record notes redeliveries
+ *    (the ingress, on repeats only) and a failure (the consumer, on failures
+ *    only); whether an event was applied, its items tell (read/delivery-outcomes.ts).
  *
  * The index is named gsi2 because gsi1 (meetings by day, bot events by arrival)
  * was removed; renaming gsi2 would replace it.
@@ -48,6 +60,9 @@ export const GSI = {
  * dropped shard would no longer be read.
  */
 export const STATE_INDEX_SHARDS = 16;
+
+/** Partitions per day of the day listing; may grow (readers read every shard), never shrink. */
+export const DAY_LISTING_SHARDS = 4;
 
 export const TTL_ATTRIBUTE = 'expiresAt';
 
@@ -136,6 +151,16 @@ export const keys = {
     ...Array.from({ length: STATE_INDEX_SHARDS }, (_, shard) => `${keys.unshardedState(state)}#${shard}`),
     keys.unshardedState(state),
   ],
+  /** The day listing's partition a meeting listed on `day` (yyyy-mm-dd, UTC) is written to. */
+  meetingsOnDay: (day: string, shard: number) => `MEETINGS#${day}#${shard}`,
+  /** A meeting's day-listing item: under its UTC day and bot's shard, by time then bot. */
+  dayListing: (listedAtMicros: number, botId: string) => {
+    const day = new Date(Math.floor(listedAtMicros / 1000)).toISOString().slice(0, 10);
+    return {
+      pk: keys.meetingsOnDay(day, stateShard(botId) % DAY_LISTING_SHARDS),
+      sk: keys.meetingAt(listedAtMicros, botId),
+    };
+  },
   /** A meeting's sort key in the state index: its state's time, then the bot (a scheduled meeting: its join time). */
   meetingAt: (micros: number, botId: string) => `${padMicros(micros)}#${botId}`,
 } as const;

@@ -1,0 +1,51 @@
+/** What the CLI's exit status means: scripts branch on these, and `--help` lists them. */
+export const EXIT = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  notFound: 3,
+  denied: 4,
+  checksumMismatch: 5,
+} as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+export const EXIT_CODES_HELP = `exit codes:
+  0  ok
+  1  error (the API or AWS failed, or some items of a redrive failed)
+  2  usage: a bad command, flag or value (also a request the API refused as invalid, 400)
+  3  not found (404): no such meeting, schedule, recording or stack
+  4  denied (401/403): credentials missing, expired or without permission
+  5  checksum mismatch: downloaded bytes differ from the recording's sha256`;
+
+/** An error a person can act on, with the exit status it ends the CLI with. */
+export class CliError extends Error {
+  override name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.error,
+  ) {
+    super(message);
+  }
+}
+
+export class UsageError extends CliError {
+  override name = 'UsageError';
+  constructor(message: string) {
+    super(message, EXIT.usage);
+  }
+}
+
+/** AWS errors that mean the caller's credentials are missing, expired or not allowed. */
+export function isDeniedByAws(errorName: string): boolean {
+  return /AccessDenied|UnrecognizedClient|ExpiredToken|InvalidClientTokenId|CredentialsProviderError|SignatureDoesNotMatch/.test(
+    errorName,
+  );
+}
+
+/** The exit status for an HTTP error status. */
+export function exitCodeForStatus(status: number): ExitCode {
+  if (status === 404) return EXIT.notFound;
+  if (status === 401 || status === 403) return EXIT.denied;
+  if (status === 400) return EXIT.usage;
+  return EXIT.error;
+}

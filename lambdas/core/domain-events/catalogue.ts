@@ -1,0 +1,144 @@
+/**
+ * The domain events the pipeline publishes for the customer's own systems: what
+ * happened to a meeting or a schedule, in our words (snake_case, versioned), not
+ * the service's webhooks nor our table layout. Each detail-type has a JSON Schema
+ * in schemas/events/, the contract a consumer codes against.
+ *
+ * Published at least once. EventBridge gives every entry an id of its own per
+ * PutEvents call, so a re-publish (after a crash, a redelivery) would look new:
+ * `detail.event_id` is ours, derived from the cause only, the same on every
+ * publish of the same fact. Consumers dedup by it.
+ */
+import { createHash } from 'node:crypto';
+
+/** `source` of every entry. */
+export const DOMAIN_EVENT_SOURCE = 'meeting-pipeline';
+
+/** `detail.version`: raised only for a change a consumer could break on (a field removed or retyped). */
+export const DOMAIN_EVENT_VERSION = 1;
+
+export const DETAIL_TYPES = {
+  stateChanged: 'meeting.state_changed',
+  ended: 'meeting.ended',
+  summaryReady: 'summary.ready',
+  archived: 'meeting.archived',
+  scheduleLaunched: 'schedule.launched',
+  scheduleFailed: 'schedule.failed',
+} as const;
+export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
+
+/** Named already so that nothing else takes them; published once erasure exists. */
+export const RESERVED_DETAIL_TYPES = ['meeting.erased'] as const;
+
+interface DetailBase {
+  version: typeof DOMAIN_EVENT_VERSION;
+  /** Stable per fact: the dedup key (see the module comment). */
+  event_id: string;
+}
+
+/** A state change applied to the meeting, heard by webhook or healed by the reconciler. */
+export interface MeetingStateChangedDetail extends DetailBase {
+  bot_id: string;
+  old_state: string;
+  new_state: string;
+  /** When the service says the state changed (ISO 8601). */
+  changed_at: string;
+  event_type: string;
+  event_sub_type: string | null;
+  /** `reconciler` when the webhook was lost and the service's API told us instead. */
+  observed_by: 'webhook' | 'reconciler';
+}
+
+/** The meeting reached a final state (`ended`, or `fatal_error` when the bot crashed). */
+export interface MeetingEndedDetail extends DetailBase {
+  bot_id: string;
+  final_state: string;
+  ended_at: string;
+}
+
+/** The meeting's summary is (now) this one; read it from the read API. */
+export interface SummaryReadyDetail extends DetailBase {
+  bot_id: string;
+  /** UTF-8 size of the summary text; null when the update carried none. */
+  summary_bytes: number | null;
+  received_at: string;
+}
+
+export interface ArchivedRecordingDetail {
+  status: 'archived' | 'none';
+  bytes: number | null;
+  sha256: string | null;
+  content_type: string | null;
+}
+
+/** The recording, transcript and participants are in the recordings bucket. */
+export interface MeetingArchivedDetail extends DetailBase {
+  bot_id: string;
+  archived_at: string;
+  recording: ArchivedRecordingDetail;
+  transcript_lines: number;
+  participant_count: number;
+}
+
+export interface ScheduleLaunchedDetail extends DetailBase {
+  schedule_id: string;
+  schedule_version: number;
+  bot_id: string;
+  join_at: string;
+  meeting_url: string;
+}
+
+export interface ScheduleFailedDetail extends DetailBase {
+  schedule_id: string;
+  schedule_version: number;
+  reason: string;
+}
+
+interface Details {
+  'meeting.state_changed': MeetingStateChangedDetail;
+  'meeting.ended': MeetingEndedDetail;
+  'summary.ready': SummaryReadyDetail;
+  'meeting.archived': MeetingArchivedDetail;
+  'schedule.launched': ScheduleLaunchedDetail;
+  'schedule.failed': ScheduleFailedDetail;
+}
+
+export type DomainEvent = { [T in DetailType]: { detailType: T; detail: Details[T] } }[DetailType];
+
+/** What a detail holds besides the fields every detail has. */
+type Fields<T extends DetailType> = Omit<Details[T], keyof DetailBase>;
+
+/**
+ * The id of a fact: the detail-type and what caused it (a webhook's idempotency
+ * key, a schedule version, an archive), hashed; never a time of publishing.
+ */
+export function domainEventId(detailType: DetailType, ...cause: string[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([detailType, ...cause]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+function event<T extends DetailType>(detailType: T, cause: string[], fields: Fields<T>): DomainEvent {
+  const detail = { version: DOMAIN_EVENT_VERSION, event_id: domainEventId(detailType, ...cause), ...fields };
+  // The mapped type cannot see that `detailType` and `fields` agree; the signature ensures it.
+  return { detailType, detail } as unknown as DomainEvent;
+}
+
+export const domainEvents = {
+  /** Keyed by the webhook (or the reconciler's observation) that made the change. */
+  stateChanged: (idempotencyKey: string, fields: Fields<'meeting.state_changed'>) =>
+    event(DETAIL_TYPES.stateChanged, [fields.bot_id, idempotencyKey], fields),
+  ended: (idempotencyKey: string, fields: Fields<'meeting.ended'>) =>
+    event(DETAIL_TYPES.ended, [fields.bot_id, idempotencyKey], fields),
+  summaryReady: (idempotencyKey: string, fields: Fields<'summary.ready'>) =>
+    event(DETAIL_TYPES.summaryReady, [fields.bot_id, idempotencyKey], fields),
+  /** A meeting is archived once; its archive record's time names that archive. */
+  archived: (fields: Fields<'meeting.archived'>) =>
+    event(DETAIL_TYPES.archived, [fields.bot_id, fields.archived_at], fields),
+  /** One launch per schedule version (the bot's deduplication key is per version too). */
+  scheduleLaunched: (fields: Fields<'schedule.launched'>) =>
+    event(DETAIL_TYPES.scheduleLaunched, [fields.schedule_id, String(fields.schedule_version)], fields),
+  scheduleFailed: (fields: Fields<'schedule.failed'>) =>
+    event(DETAIL_TYPES.scheduleFailed, [fields.schedule_id, String(fields.schedule_version)], fields),
+};

@@ -1,0 +1,42 @@
+/** The read API's query parameters, checked: a bad value is a 400 that says what is allowed. */
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, TRANSCRIPT_FORMATS, type TranscriptFormat } from './read-api-contract';
+import { badRequest } from './read-errors';
+
+export type QueryParams = Readonly<Record<string, string | undefined>>;
+
+export function pageLimit(params: QueryParams): number {
+  const raw = params.limit;
+  if (raw === undefined) return DEFAULT_PAGE_SIZE;
+  const limit = Number(raw);
+  if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw badRequest(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}, not "${raw}"`);
+  }
+  return limit;
+}
+
+/** A UTC day, `yyyy-mm-dd`; today when absent. */
+export function listingDay(params: QueryParams, now: Date): string {
+  const raw = params.day;
+  if (raw === undefined) return now.toISOString().slice(0, 10);
+  const parsed = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? new Date(`${raw}T00:00:00Z`) : undefined;
+  if (parsed === undefined || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== raw) {
+    throw badRequest(`day must be a UTC date as yyyy-mm-dd, not "${raw}"`);
+  }
+  return raw;
+}
+
+/** A bot state to filter by (`ended`, `joined_recording`…). */
+export function stateFilter(params: QueryParams): string | undefined {
+  const raw = params.state;
+  if (raw === undefined) return undefined;
+  if (!/^[a-z][a-z_]{0,63}$/.test(raw)) throw badRequest(`state must be a bot state such as "ended", not "${raw}"`);
+  return raw;
+}
+
+export function transcriptFormat(params: QueryParams): TranscriptFormat {
+  const raw = params.format ?? 'json';
+  if (!(TRANSCRIPT_FORMATS as readonly string[]).includes(raw)) {
+    throw badRequest(`format must be one of ${TRANSCRIPT_FORMATS.join(', ')}, not "${raw}"`);
+  }
+  return raw as TranscriptFormat;
+}

@@ -1,0 +1,28 @@
+/** GET /meetings/{bot_id}/participants: the participant records, first join and last leave as ISO times. */
+
+import type { z } from 'zod';
+import type { TableAccess } from '../store/dynamo';
+import { keys, SK_PREFIX } from '../store/table-layout';
+import { knownMeeting } from './known-bot';
+import type { participantList } from './read-api-contract';
+import { type Item, itemsWithPrefix } from './table-reads';
+
+export async function readParticipants(botId: string, table: TableAccess): Promise<z.infer<typeof participantList>> {
+  await knownMeeting(table, botId);
+  const items = await itemsWithPrefix(table, keys.bot(botId), SK_PREFIX.participant);
+  return { bot_id: botId, participants: items.map(toParticipant) };
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const isoOf = (ms: unknown): string | null => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
+
+function toParticipant(item: Item) {
+  return {
+    participant_uuid: String(item.participantUuid ?? String(item.sk).slice(SK_PREFIX.participant.length)),
+    name: text(item.name),
+    user_uuid: text(item.userUuid),
+    is_host: item.isHost === true,
+    joined_at: isoOf(item.firstJoinMs),
+    left_at: isoOf(item.lastLeaveMs),
+  };
+}

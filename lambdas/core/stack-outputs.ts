@@ -1,0 +1,28 @@
+/**
+ * Names of the stack's CloudFormation outputs that tools read (the CLI, the MCP
+ * server): the stack declares them from here, so a rename reaches both sides.
+ */
+export const STACK_OUTPUTS = {
+  /** The HTTP API's base, no trailing slash. */
+  apiUrl: 'ApiUrl',
+  readApiUrl: 'ReadApiUrl',
+  /** Ends in `/schedules/{id}`. */
+  scheduleApiUrl: 'ScheduleApiUrl',
+  webhookUrl: 'WebhookUrl',
+  eventsQueueUrl: 'EventsQueueUrl',
+  archiveQueueUrl: 'ArchiveQueueUrl',
+  payloadBucket: 'PayloadBucketName',
+  recordingsBucket: 'RecordingsBucketName',
+  tableName: 'MeetingsTableName',
+  signingSecretName: 'SigningSecretName',
+} as const;
+
+/** The dead-letter queues by the name their outputs (and alarms) carry. */
+export const DEAD_LETTER_QUEUE_OUTPUTS = {
+  events: 'EventsDeadLetterQueue',
+  archive: 'ArchiveDeadLetterQueue',
+  calendar: 'CalendarEventsDeadLetterQueue',
+} as const;
+
+/** Each dead-letter queue has `<name>Url` and `<name>Arn` outputs. */
+export const dlqOutputs = (outputName: string) => ({ url: `${outputName}Url`, arn: `${outputName}Arn` });

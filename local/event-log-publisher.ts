@@ -1,0 +1,65 @@
+/**
+ * Local mode's event bus: each domain event is printed in the timeline and its
+ * PutEvents entry, exactly as the EventBridge adapter would send it, appended as
+ * one JSON line to a file (`.local/events.jsonl` by default), in the same
+ * batches and under the same limits.
+ */
+import { mkdtempSync } from 'node:fs';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { DomainEvent } from '../lambdas/core/domain-events/catalogue';
+import { type DomainEventPublisher, putEventsBatches, toPutEventsEntry } from '../lambdas/core/domain-events/publisher';
+
+/** The bus name local entries carry (the stack names its own bus in AWS). */
+export const LOCAL_EVENT_BUS_NAME = 'meeting-pipeline-local';
+
+export const DEFAULT_EVENTS_FILE = '.local/events.jsonl';
+
+export interface EventLogOptions {
+  file: string;
+  eventBusName?: string;
+  /** Told of each event once its batch is written. */
+  onEvent?: (event: DomainEvent) => void;
+}
+
+export function eventLogPublisher(options: EventLogOptions): DomainEventPublisher {
+  const eventBusName = options.eventBusName ?? LOCAL_EVENT_BUS_NAME;
+  let folder: Promise<unknown> | undefined;
+  return {
+    async publish(events: readonly DomainEvent[]) {
+      if (events.length === 0) return;
+      folder ??= mkdir(dirname(options.file), { recursive: true });
+      await folder;
+      const batches = putEventsBatches(events.map((event) => toPutEventsEntry(event, eventBusName)));
+      for (const batch of batches) {
+        await appendFile(options.file, batch.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+      }
+      for (const event of events) options.onEvent?.(event);
+    },
+  };
+}
+
+/** A file of its own in a new temporary folder, for runs whose events nobody reads later (tests, benchmarks). */
+export const scratchEventsFile = (): string => join(mkdtempSync(join(tmpdir(), 'domain-events-')), 'events.jsonl');
+
+/** The timeline line of an event: its type and the fields a person looks for. */
+export function describeDomainEvent(event: DomainEvent): string {
+  const { detail } = event;
+  switch (event.detailType) {
+    case 'meeting.state_changed':
+      return `${event.detail.bot_id}  event ${event.detailType} ${event.detail.old_state} → ${event.detail.new_state}`;
+    case 'meeting.ended':
+      return `${event.detail.bot_id}  event ${event.detailType} (${event.detail.final_state})`;
+    case 'summary.ready':
+      return `${event.detail.bot_id}  event ${event.detailType}`;
+    case 'meeting.archived':
+      return `${event.detail.bot_id}  event ${event.detailType}: recording ${event.detail.recording.status}, ${event.detail.recording.bytes ?? 0} bytes`;
+    case 'schedule.launched':
+      return `${event.detail.bot_id}  event ${event.detailType} for schedule ${event.detail.schedule_id}`;
+    case 'schedule.failed':
+      return `schedule ${event.detail.schedule_id}  event ${event.detailType}: ${event.detail.reason}`;
+    default:
+      return `event ${JSON.stringify(detail)}`;
+  }
+}

@@ -1,0 +1,121 @@
+/** The catalogue against its schemas, the dedup ids, and PutEvents' limits. */
+import { describe, expect, it } from 'vitest';
+import {
+  DETAIL_TYPES,
+  type DomainEvent,
+  domainEvents,
+  RESERVED_DETAIL_TYPES,
+} from '../../lambdas/core/domain-events/catalogue';
+import {
+  DomainEventsNotPublishedError,
+  PUT_EVENTS_LIMITS,
+  type PutEventsEntry,
+  putEventsBatches,
+  putEventsEntryBytes,
+  toPutEventsEntry,
+} from '../../lambdas/core/domain-events/publisher';
+import { entryProblems, schemaValidators } from '../fixtures/event-schemas';
+
+const BOT = 'bot_7Gh2kLm9Qa';
+
+/** One event of each detail-type, as the pipeline builds them. */
+const samples: DomainEvent[] = [
+  domainEvents.stateChanged('key-1', {
+    bot_id: BOT,
+    old_state: 'joining',
+    new_state: 'joined_recording',
+    changed_at: '2026-11-20T10:00:00.123456+00:00',
+    event_type: 'bot_recording_permission_granted',
+    event_sub_type: null,
+    observed_by: 'webhook',
+  }),
+  domainEvents.ended('key-2', { bot_id: BOT, final_state: 'ended', ended_at: '2026-11-20T11:00:00+00:00' }),
+  domainEvents.summaryReady('key-3', { bot_id: BOT, summary_bytes: 120, received_at: '2026-11-20T11:01:00.000Z' }),
+  domainEvents.archived({
+    bot_id: BOT,
+    archived_at: '2026-11-20T11:05:00.000Z',
+    recording: { status: 'none', bytes: null, sha256: null, content_type: null },
+    transcript_lines: 0,
+    participant_count: 0,
+  }),
+  domainEvents.scheduleLaunched({
+    schedule_id: 'standup',
+    schedule_version: 2,
+    bot_id: BOT,
+    join_at: '2026-11-20T10:00:00.000Z',
+    meeting_url: 'https://meet.google.com/abc-defg-hij',
+  }),
+  domainEvents.scheduleFailed({ schedule_id: 'standup', schedule_version: 3, reason: 'BadRequestError: refused' }),
+];
+
+const entry = (event: DomainEvent): PutEventsEntry => toPutEventsEntry(event, 'bus');
+
+describe('the domain event catalogue', () => {
+  it('has one schema per detail-type, and none for a reserved one', () => {
+    expect([...schemaValidators.keys()].sort()).toEqual(Object.values(DETAIL_TYPES).sort());
+    for (const reserved of RESERVED_DETAIL_TYPES) expect(schemaValidators.has(reserved)).toBe(false);
+    expect(samples.map((e) => e.detailType).sort()).toEqual(Object.values(DETAIL_TYPES).sort());
+  });
+
+  it('builds details that match their schemas, and the schemas refuse what is off', () => {
+    for (const event of samples) expect(entryProblems(entry(event))).toEqual([]);
+    const archived = entry(samples[3]!);
+    const broken = { ...JSON.parse(archived.Detail), recording: { status: 'archived', bytes: null } };
+    expect(entryProblems({ ...archived, Detail: JSON.stringify(broken) })).not.toEqual([]);
+    const extra = { ...JSON.parse(archived.Detail), surprise: 1 };
+    expect(entryProblems({ ...archived, Detail: JSON.stringify(extra) })).not.toEqual([]);
+  });
+
+  it('derives each id from the cause only: the same fact, the same id; another fact, another id', () => {
+    const again = domainEvents.ended('key-2', {
+      bot_id: BOT,
+      final_state: 'ended',
+      ended_at: '2026-11-20T11:00:00+00:00',
+    });
+    expect(again.detail.event_id).toBe(samples[1]!.detail.event_id);
+    const ids = samples.map((e) => e.detail.event_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The same webhook stands for two events (changed and ended): their ids differ by type.
+    const changed = domainEvents.stateChanged('key-2', {
+      bot_id: BOT,
+      old_state: 'post_processing',
+      new_state: 'ended',
+      changed_at: '2026-11-20T11:00:00+00:00',
+      event_type: 'post_processing_completed',
+      event_sub_type: null,
+      observed_by: 'webhook',
+    });
+    expect(changed.detail.event_id).not.toBe(samples[1]!.detail.event_id);
+  });
+});
+
+describe('PutEvents batches', () => {
+  const launched = (i: number, urlBytes = 40) =>
+    entry(
+      domainEvents.scheduleLaunched({
+        schedule_id: `s${i}`,
+        schedule_version: 1,
+        bot_id: BOT,
+        join_at: '2026-11-20T10:00:00.000Z',
+        meeting_url: `https://meet.example.org/${'x'.repeat(urlBytes)}`,
+      }),
+    );
+
+  it('holds at most 10 entries each, in order', () => {
+    const entries = Array.from({ length: 23 }, (_, i) => launched(i));
+    const batches = putEventsBatches(entries);
+    expect(batches.map((b) => b.length)).toEqual([10, 10, 3]);
+    expect(batches.flat()).toEqual(entries);
+  });
+
+  it('holds at most 256 KB each, and refuses an entry that could never be sent', () => {
+    const entries = Array.from({ length: 5 }, (_, i) => launched(i, 100 * 1024));
+    const batches = putEventsBatches(entries);
+    expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
+    for (const batch of batches)
+      expect(batch.reduce((sum, e) => sum + putEventsEntryBytes(e), 0)).toBeLessThanOrEqual(
+        PUT_EVENTS_LIMITS.requestBytes,
+      );
+    expect(() => putEventsBatches([launched(0, 300 * 1024)])).toThrow(DomainEventsNotPublishedError);
+  });
+});
