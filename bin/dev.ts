@@ -5,7 +5,10 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import type { LocalEndpoints } from '../cli/local-endpoints';
+import { LOCAL_REGION } from '../local/emulators/fauxqs';
 import { isLoopbackUrl, type MeetingCheck, newSigningSecret, startLocalStack } from '../local/local-stack';
+import { type ReadBack, readBack } from '../local/read-back';
 import { DEFAULT_CHAOS, NO_CHAOS } from '../local/simulator/webhook-sender';
 
 const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated meeting assistant service
@@ -115,7 +118,10 @@ const stack = await startLocalStack({
 const endpoints = {
   webhookUrl: stack.webhookUrl,
   scheduleApiUrl: stack.scheduleApiUrl,
+  readApiUrl: stack.readApiUrl,
   serviceApiUrl: stack.apiBaseUrl,
+  region: LOCAL_REGION,
+  eventsFile: stack.eventsFile,
   dynamodb: { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, tableName: stack.resources.tableName },
   s3: {
     endpoint: process.env.AWS_ENDPOINT_URL_S3,
@@ -127,12 +133,15 @@ const endpoints = {
     eventsQueueUrl: stack.resources.eventsQueueUrl,
     eventsDeadLetterQueueUrl: stack.resources.eventsDeadLetterQueueUrl,
     archiveQueueUrl: stack.resources.archiveQueueUrl,
+    archiveDeadLetterQueueUrl: stack.resources.archiveDeadLetterQueueUrl,
   },
-};
+} satisfies LocalEndpoints;
 mkdirSync('.local', { recursive: true });
 writeFileSync('.local/endpoints.json', `${JSON.stringify(endpoints, null, 2)}\n`);
 console.log(`  webhook URL       ${stack.webhookUrl}`);
 console.log(`  schedule API      PUT/GET/DELETE ${stack.scheduleApiUrl}/{id}  (no auth on loopback)`);
+console.log(`  read API          GET ${stack.readApiUrl}/meetings…  (npx meeting-pipeline --local …)`);
+console.log(`  domain events     ${stack.eventsFile}  (one PutEvents entry a line)`);
 console.log(
   `  emulators         DynamoDB ${endpoints.dynamodb.endpoint}, SQS and S3 ${endpoints.sqs.endpoint}  (all in .local/endpoints.json)`,
 );
@@ -172,7 +181,8 @@ if (values.serve) {
   await stack.sender.drain();
   const checks = await stack.check(scheduleIds);
   printSummary(checks, archived);
-  const ok = archived && checks.every((c) => c.ok);
+  const readBacks = await readBackMeetings(checks);
+  const ok = archived && checks.every((c) => c.ok) && readBacks.every((r) => r.problems.length === 0);
   if (values.once) await shutdown(ok ? 0 : 1);
   else console.log('\nThe stack stays up (webhook URL above). Ctrl-C stops.');
 }
@@ -196,4 +206,35 @@ function printSummary(checks: MeetingCheck[], archived: boolean): void {
     for (const problem of check.problems) console.log(`     ✗ ${problem}`);
   }
   if (!archived) console.log('\nNot every meeting was archived in time.');
+}
+
+/** Reads each meeting back as a customer's system would: the read API, the recording link, the events file. */
+async function readBackMeetings(checks: MeetingCheck[]): Promise<ReadBack[]> {
+  const results: ReadBack[] = [];
+  console.log(`\nread back through the read API (${stack.readApiUrl}) and ${stack.eventsFile}:`);
+  for (const { botId } of checks) {
+    const result = await readBack(botId, {
+      readApiUrl: stack.readApiUrl,
+      eventsFile: stack.eventsFile,
+      acceptedKeys: stack.sender.acceptedKeys.get(botId) ?? new Set(),
+    }).catch((error: unknown) => ({ botId, problems: [String(error)] }) as ReadBack);
+    results.push(result);
+    console.log(`${result.problems.length === 0 ? 'OK  ' : 'FAIL'} ${botId}`);
+    if (result.transcripts !== undefined) {
+      const sizes = Object.entries(result.transcripts).map(([format, t]) => `${format} ${t.bytes} B`);
+      console.log(`     transcript: ${sizes.join(', ')}`);
+      for (const line of result.transcripts.vtt.preview.filter((l) => l !== '')) console.log(`       ${line}`);
+    }
+    if (result.recording !== undefined)
+      console.log(
+        `     recording link: ${result.recording.bytes} bytes, sha256 ${result.recording.sha256.slice(0, 16)}… ${result.recording.matchesArchive ? 'matches the archive' : 'DIFFERS from the archive'}`,
+      );
+    if (result.deliveries !== undefined) {
+      const outcomes = Object.entries(result.deliveries.byOutcome).map(([outcome, n]) => `${n} ${outcome}`);
+      console.log(`     delivery log: ${result.deliveries.webhooks} webhooks (${outcomes.join(', ')})`);
+    }
+    if (result.events !== undefined) console.log(`     domain events: ${result.events.join(', ')}`);
+    for (const problem of result.problems) console.log(`     ✗ ${problem}`);
+  }
+  return results;
 }

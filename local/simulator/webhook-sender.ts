@@ -37,6 +37,8 @@ export interface DeliveryStats {
 
 export class WebhookSender {
   readonly stats: DeliveryStats = { sent: 0, delivered: 0, duplicated: 0, dropped: 0, failed: 0, attempts: 0 };
+  /** Idempotency keys the ingress accepted (2xx), by bot: what a meeting's delivery log must list. */
+  readonly acceptedKeys = new Map<string, Set<string>>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -59,8 +61,14 @@ export class WebhookSender {
     const copies = random() < chaos.duplicate ? 2 : 1;
     if (copies === 2) this.stats.duplicated++;
     const signed = signWebhook(payload, this.options.signingSecret);
+    const accepted = () => {
+      const bot = String(payload.bot_id);
+      const keys = this.acceptedKeys.get(bot) ?? new Set<string>();
+      keys.add(String(payload.idempotency_key));
+      this.acceptedKeys.set(bot, keys);
+    };
     for (let copy = 0; copy < copies; copy++) {
-      const delivery = this.deliver(signed, Math.floor(random() * chaos.maxDelayMs)).finally(() =>
+      const delivery = this.deliver(signed, Math.floor(random() * chaos.maxDelayMs), accepted).finally(() =>
         this.inFlight.delete(delivery),
       );
       this.inFlight.add(delivery);
@@ -72,7 +80,11 @@ export class WebhookSender {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private async deliver(signed: { body: Buffer; signature: string }, delayMs: number): Promise<void> {
+  private async deliver(
+    signed: { body: Buffer; signature: string },
+    delayMs: number,
+    onAccepted: () => void,
+  ): Promise<void> {
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     for (let attempt = 1; attempt <= 3; attempt++) {
       this.stats.attempts++;
@@ -87,6 +99,7 @@ export class WebhookSender {
         await response.arrayBuffer();
         if (response.status >= 200 && response.status < 300) {
           this.stats.delivered++;
+          onAccepted();
           return;
         }
       } catch {

@@ -3,9 +3,14 @@
  * five scheduled meetings played by the simulated service with duplicated,
  * reordered and dropped webhooks; every stored meeting must equal what was played.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { PutEventsEntry } from '../../lambdas/core/domain-events/publisher';
+import { LOCAL_EVENT_BUS_NAME, scratchEventsFile } from '../../local/event-log-publisher';
 import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/local-stack';
+import { readBack } from '../../local/read-back';
 import { DEFAULT_CHAOS } from '../../local/simulator/webhook-sender';
+import { entryProblems } from '../fixtures/event-schemas';
 
 let stack: LocalStack | undefined;
 afterAll(async () => stack?.stop());
@@ -15,8 +20,10 @@ describe('local mode', () => {
     const lines: string[] = [];
     const logs: string[] = [];
     const signingSecret = newSigningSecret();
+    const eventsFile = scratchEventsFile();
     stack = await startLocalStack({
       signingSecret,
+      eventsFile,
       onLog: (level, message, attributes) => logs.push(JSON.stringify({ level, message, ...attributes })),
       chaos: { ...DEFAULT_CHAOS, drop: 0.2 },
       stepMs: 250,
@@ -46,6 +53,40 @@ describe('local mode', () => {
     expect(count('WebhookAccepted')).toBe(stats.delivered);
     expect(count('MeetingArchived')).toBe(5);
     expect(lines.some((line) => line.includes('archived: recording archived'))).toBe(true);
+
+    // Every domain event published, as its PutEvents entry, matches its JSON Schema (an independent validator).
+    const entries = readFileSync(eventsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as PutEventsEntry);
+    expect(entries.flatMap(entryProblems)).toEqual([]);
+    const perType = (type: string) =>
+      new Set(entries.filter((e) => e.DetailType === type).map((e) => JSON.parse(e.Detail).event_id)).size;
+    // Deduplicated by event_id: one launch, one end and one archive per meeting, whatever chaos did.
+    expect([perType('schedule.launched'), perType('meeting.ended'), perType('meeting.archived')]).toEqual([5, 5, 5]);
+    // Dropped webhooks publish nothing until the reconciler heals the state: every meeting has some.
+    const changedBots = new Set(
+      entries.filter((e) => e.DetailType === 'meeting.state_changed').map((e) => JSON.parse(e.Detail).bot_id),
+    );
+    expect(changedBots.size).toBe(5);
+    expect(entries.every((e) => e.Source === 'meeting-pipeline' && e.EventBusName === LOCAL_EVENT_BUS_NAME)).toBe(true);
+    expect(lines.some((line) => line.includes('event meeting.archived'))).toBe(true);
+
+    // What the customer gets back (as `npm run dev` reports it): four transcript formats, a recording
+    // link whose bytes match the archive, every accepted webhook in the delivery log, ended and archived events.
+    for (const check of checks) {
+      const back = await readBack(check.botId, {
+        readApiUrl: stack.readApiUrl,
+        eventsFile,
+        acceptedKeys: stack.sender.acceptedKeys.get(check.botId) ?? new Set(),
+      });
+      expect(back.problems, check.botId).toEqual([]);
+      expect(back.recording?.matchesArchive, check.botId).toBe(true);
+      // Also states the reconciler observed (recorded in the ledger under their own keys).
+      expect(back.deliveries.webhooks, check.botId).toBeGreaterThanOrEqual(
+        stack.sender.acceptedKeys.get(check.botId)?.size ?? Number.POSITIVE_INFINITY,
+      );
+    }
 
     // Secrets never reach the logs: not the signing secret, not the API key, not a signature.
     expect(logs.length).toBeGreaterThan(100);
