@@ -4,12 +4,17 @@
  * one JSON line to a file (`.local/events.jsonl` by default), in the same
  * batches and under the same limits.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { DomainEvent } from '../lambdas/core/domain-events/catalogue';
-import { type DomainEventPublisher, putEventsBatches, toPutEventsEntry } from '../lambdas/core/domain-events/publisher';
+import {
+  type DomainEventPublisher,
+  type PutEventsEntry,
+  putEventsBatches,
+  toPutEventsEntry,
+} from '../lambdas/core/domain-events/publisher';
 
 /** The bus name local entries carry (the stack names its own bus in AWS). */
 export const LOCAL_EVENT_BUS_NAME = 'meeting-pipeline-local';
@@ -41,6 +46,20 @@ export function eventLogPublisher(options: EventLogOptions): DomainEventPublishe
 }
 
 /** A file of its own in a new temporary folder, for runs whose events nobody reads later (tests, benchmarks). */
+/** The PutEvents entries an events file holds, in order (none when it does not exist yet). */
+export function readEventLog(file: string): PutEventsEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as PutEventsEntry);
+}
+
 export const scratchEventsFile = (): string => join(mkdtempSync(join(tmpdir(), 'domain-events-')), 'events.jsonl');
 
 /** The timeline line of an event: its type and the fields a person looks for. */

@@ -5,7 +5,6 @@
  * finding that falls short is a problem the demo reports (and `--once` fails on).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { DETAIL_TYPES } from '../lambdas/core/domain-events/catalogue';
 import {
@@ -16,6 +15,7 @@ import {
   TRANSCRIPT_FORMATS,
   type TranscriptFormat,
 } from '../lambdas/core/read/read-api-contract';
+import { readEventLog } from './event-log-publisher';
 
 export interface ReadBack {
   botId: string;
@@ -102,16 +102,7 @@ export async function readBack(botId: string, sources: ReadBackSources): Promise
 
 /** The bot's domain events in the events file (PutEvents entries, one JSON line each). */
 function botEvents(file: string, botId: string): string[] {
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as { DetailType: string; Detail: string })
+  return readEventLog(file)
     .filter((entry) => (JSON.parse(entry.Detail) as { bot_id?: string }).bot_id === botId)
     .map((entry) => entry.DetailType);
 }

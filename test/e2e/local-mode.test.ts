@@ -3,10 +3,8 @@
  * five scheduled meetings played by the simulated service with duplicated,
  * reordered and dropped webhooks; every stored meeting must equal what was played.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { PutEventsEntry } from '../../lambdas/core/domain-events/publisher';
-import { LOCAL_EVENT_BUS_NAME, scratchEventsFile } from '../../local/event-log-publisher';
+import { LOCAL_EVENT_BUS_NAME, readEventLog, scratchEventsFile } from '../../local/event-log-publisher';
 import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/local-stack';
 import { readBack } from '../../local/read-back';
 import { DEFAULT_CHAOS } from '../../local/simulator/webhook-sender';
@@ -55,10 +53,7 @@ describe('local mode', () => {
     expect(lines.some((line) => line.includes('archived: recording archived'))).toBe(true);
 
     // Every domain event published, as its PutEvents entry, matches its JSON Schema (an independent validator).
-    const entries = readFileSync(eventsFile, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as PutEventsEntry);
+    const entries = readEventLog(eventsFile);
     expect(entries.flatMap(entryProblems)).toEqual([]);
     const perType = (type: string) =>
       new Set(entries.filter((e) => e.DetailType === type).map((e) => JSON.parse(e.Detail).event_id)).size;
