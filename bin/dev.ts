@@ -6,6 +6,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { LocalEndpoints } from '../cli/local-endpoints';
+import { runCalendarDemo } from '../local/calendar-feed-demo';
 import { LOCAL_REGION } from '../local/emulators/fauxqs';
 import { isLoopbackUrl, type MeetingCheck, newSigningSecret, startLocalStack } from '../local/local-stack';
 import { type ReadBack, readBack } from '../local/read-back';
@@ -25,6 +26,8 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
                       simulated one: a vendor sandbox, or \`npm run simulator\`. UPSTREAM_API_KEY holds its API key and
                       SIGNING_SECRET its webhook signing secret; http:// only for a service on this machine
   --port N            port of the local webhook and schedule API (default: any free port)
+  --calendar SOURCE   no demo: register an ICS feed (a file, served from 127.0.0.1, or an https URL) as calendar
+                      "dev", print each occurrence's decision and reason for the next 14 days, and sync it
   --help              this text
 
 The endpoints (webhook URL, schedule API, emulators) are printed and written to .local/endpoints.json.
@@ -50,6 +53,7 @@ function parse() {
       'rate-limit': { type: 'string' },
       upstream: { type: 'string' },
       port: { type: 'string' },
+      calendar: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -141,6 +145,7 @@ writeFileSync('.local/endpoints.json', `${JSON.stringify(endpoints, null, 2)}\n`
 console.log(`  webhook URL       ${stack.webhookUrl}`);
 console.log(`  schedule API      PUT/GET/DELETE ${stack.scheduleApiUrl}/{id}  (no auth on loopback)`);
 console.log(`  read API          GET ${stack.readApiUrl}/meetings…  (npx meeting-pipeline --local …)`);
+console.log(`  calendars         PUT/GET/DELETE ${stack.calendarApiUrl}/calendars/{id}, …/sync, …/preview`);
 console.log(`  domain events     ${stack.eventsFile}  (one PutEvents entry a line)`);
 console.log(
   `  emulators         DynamoDB ${endpoints.dynamodb.endpoint}, SQS and S3 ${endpoints.sqs.endpoint}  (all in .local/endpoints.json)`,
@@ -164,7 +169,20 @@ const shutdown = async (code: number) => {
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-if (values.serve) {
+if (values.calendar !== undefined) {
+  try {
+    await runCalendarDemo({
+      source: values.calendar,
+      apiUrl: stack.calendarApiUrl,
+      print: console.log,
+      stamp: stack.stamp,
+    });
+  } catch (error) {
+    console.error(`calendar: ${error instanceof Error ? error.message : String(error)}`);
+    await shutdown(1);
+  }
+  console.log('\nThe stack stays up; scheduled bots launch at their times. Ctrl-C stops.');
+} else if (values.serve) {
   console.log('Serving. POST signed webhooks to the URL above; Ctrl-C stops.');
 } else {
   const runId = Date.now().toString(36);

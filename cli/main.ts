@@ -8,6 +8,7 @@ import { recording } from './commands/recording';
 import { scheduleCancel, scheduleGet, schedulePut } from './commands/schedule';
 import { transcript } from './commands/transcript';
 import { CliError, EXIT, EXIT_CODES_HELP, type ExitCode, isDeniedByAws } from './exit-codes';
+import { mcp } from './mcp/command';
 
 export const COMMANDS: Command[] = [
   meetingsList,
@@ -15,6 +16,7 @@ export const COMMANDS: Command[] = [
   transcript,
   recording,
   events,
+  mcp,
   schedulePut,
   scheduleGet,
   scheduleCancel,
@@ -43,8 +45,8 @@ function overview(commands: Command[], heading: string): string {
 
 const HEADING = `usage: meeting-pipeline <command> [arguments] [flags]
 
-Reads meetings, transcripts, recordings and delivery logs from the read API, manages schedules,
-and re-drives the dead-letter queues and the quarantine, of a deployed stack or of local mode.`;
+Reads meetings, transcripts, recordings and delivery logs from the read API, serves them to AI
+assistants over MCP, manages schedules, and re-drives the dead-letter queues and the quarantine, of a deployed stack or of local mode.`;
 
 export async function main(argv: string[]): Promise<ExitCode> {
   const first = argv[0];

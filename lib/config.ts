@@ -113,6 +113,8 @@ const configFields = z.object({
   replacedVersionRetentionDays: contextNumber.min(1).default(30),
   /** How often the reconciler runs. */
   reconcileEveryMinutes: contextNumber.min(1).max(1440).default(5),
+  /** How often every calendar feed is synced (each can also be synced on demand). */
+  calendarSyncEveryMinutes: contextNumber.min(1).max(1440).default(5),
   /** A meeting whose non-final state has not changed for this long is checked with the service. */
   reconcileStaleAfterMinutes: contextNumber.min(1).default(15),
   /** Meetings checked (and archive jobs queued) at most per reconciler run. */

@@ -8,6 +8,7 @@ import { DEAD_LETTER_QUEUE_OUTPUTS, dlqOutputs, STACK_OUTPUTS } from '../lambdas
 import { SERVICES } from '../lambdas/core/telemetry';
 import { AccessLogsBucket } from './access-logs';
 import { BotScheduler } from './bot-scheduler';
+import { CalendarSync } from './calendar-sync';
 import type { PipelineConfig } from './config';
 import { DomainEvents } from './domain-events';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
@@ -33,6 +34,7 @@ export class MeetingPipelineStack extends Stack {
   readonly reconciler: Reconciler;
   readonly scheduler: BotScheduler;
   readonly readApi: ReadApi;
+  readonly calendarSync: CalendarSync;
   readonly monitoring: Monitoring;
   readonly domainEvents: DomainEvents;
 
@@ -124,6 +126,18 @@ export class MeetingPipelineStack extends Stack {
       functions,
     });
 
+    this.calendarSync = new CalendarSync(this, 'CalendarSync', {
+      table,
+      api: this.httpApi,
+      stateMachine: this.scheduler.stateMachine,
+      apiKeySecret,
+      upstreamBaseUrl: config.upstreamBaseUrl,
+      secretCacheSeconds: config.secretCacheSeconds,
+      launchLeadSeconds: config.launchLeadSeconds,
+      everyMinutes: config.calendarSyncEveryMinutes,
+      functions,
+    });
+
     this.readApi = new ReadApi(this, 'ReadApi', {
       api: this.httpApi,
       table,
@@ -153,6 +167,8 @@ export class MeetingPipelineStack extends Stack {
         [SERVICES.launchBot]: this.scheduler.launchFunction,
         [SERVICES.schedules]: this.scheduler.schedulesFunction,
         [SERVICES.readApi]: this.readApi.function,
+        [SERVICES.calendars]: this.calendarSync.apiFunction,
+        [SERVICES.calendarSync]: this.calendarSync.syncFunction,
       },
       eventsQueue: this.ingress.eventsQueue,
       archiveQueue: this.recordingArchive.queue,

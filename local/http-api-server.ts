@@ -1,12 +1,13 @@
 /**
  * The stack's HTTP API on 127.0.0.1, calling the same handlers with the same
  * payload-format 2.0 events API Gateway would: POST /webhooks (the ingress) and
- * PUT/GET/DELETE /schedules/{id} (the schedule API) and the read API's GET routes
- * (IAM-authorized in AWS, open on loopback here).
+ * PUT/GET/DELETE /schedules/{id} (the schedule API), the read API's GET routes and
+ * the calendar routes (IAM-authorized in AWS, open on loopback here).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { CALENDAR_API_ROUTES } from '../lambdas/core/calendar/calendar-api';
 import { READ_API_ROUTES } from '../lambdas/core/read/read-api-contract';
 
 export type HttpRouteHandler = (
@@ -19,6 +20,8 @@ export interface LocalHttpApiRoutes {
   schedules?: () => HttpRouteHandler | undefined;
   /** Every read API route (READ_API_ROUTES); resolved per request like the schedule API. */
   read?: () => HttpRouteHandler | undefined;
+  /** Every calendar route (CALENDAR_API_ROUTES); resolved per request like the schedule API. */
+  calendars?: () => HttpRouteHandler | undefined;
 }
 
 export interface LocalHttpApi {
@@ -43,6 +46,7 @@ function routePattern(routeKey: string): { method: string; pattern: RegExp; name
 }
 
 const READ_ROUTES = Object.values(READ_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
+const CALENDAR_ROUTES = Object.values(CALENDAR_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 
 /** API Gateway's query parameters: repeated names joined with commas. */
 function queryParameters(search: URLSearchParams): Record<string, string> | undefined {
@@ -69,11 +73,15 @@ export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): P
       routeKey = `${method} /schedules/{id}`;
       handler = routes.schedules?.();
     } else {
-      for (const route of READ_ROUTES) {
+      const routed = [
+        ...READ_ROUTES.map((route) => ({ ...route, handler: routes.read })),
+        ...CALENDAR_ROUTES.map((route) => ({ ...route, handler: routes.calendars })),
+      ];
+      for (const route of routed) {
         const match = method === route.method ? route.pattern.exec(url.pathname) : null;
         if (match === null) continue;
         routeKey = route.routeKey;
-        handler = routes.read?.();
+        handler = route.handler?.();
         const values = route.names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]);
         pathParameters = values.length === 0 ? undefined : Object.fromEntries(values);
         break;

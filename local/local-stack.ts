@@ -14,7 +14,12 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { App } from 'aws-cdk-lib';
 import { archiveDependencies, archiveHandlerOptions, createArchiveHandler } from '../lambdas/archive/adapter';
+import { createCalendarsHandler } from '../lambdas/calendars/adapter';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
+import type { CalendarApiDependencies } from '../lambdas/core/calendar/calendar-api';
+import { calendarStore } from '../lambdas/core/calendar/calendar-store';
+import { guardedFeedFetcher } from '../lambdas/core/calendar/feed-fetch';
+import { memorySealer } from '../lambdas/core/calendar/url-sealer';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
 import { type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
@@ -93,6 +98,10 @@ export interface LocalStack {
   scheduleApiUrl: string;
   /** The read API's base: GET `${readApiUrl}/meetings`, `/meetings/{bot_id}/transcript`… (no auth on loopback). */
   readApiUrl: string;
+  /** The calendar routes' base: PUT `${calendarApiUrl}/calendars/{id}`… (no auth on loopback). */
+  calendarApiUrl: string;
+  /** What the calendar routes run on: a sync or preview can be called in-process too. */
+  calendars: CalendarApiDependencies;
   /** Where archived recordings, transcripts and participants go. */
   recordingsBucket: string;
   /** The domain events' PutEvents entries, one JSON line each. */
@@ -206,10 +215,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   let schedulesHandler: HttpRouteHandler | undefined;
   let readHandler: HttpRouteHandler | undefined;
+  let calendarsHandler: HttpRouteHandler | undefined;
   const httpApi = await startLocalHttpApi(
     {
       schedules: () => schedulesHandler,
       read: () => readHandler,
+      calendars: () => calendarsHandler,
       webhooks: createIngressHandler(
         ingressDependencies(
           localIngressEnvironment(resources),
@@ -308,6 +319,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     now: Date.now,
   };
   schedulesHandler = createSchedulesHandler(scheduling);
+  // Feeds on this machine may be plain http (a file served locally); any other gets the production guard.
+  const calendars: CalendarApiDependencies = {
+    store: calendarStore(processing.table),
+    sealer: memorySealer(),
+    fetchFeed: guardedFeedFetcher({ allowLoopback: true }),
+    schedules: scheduling,
+    telemetry,
+    allowLoopback: true,
+    now: Date.now,
+  };
+  calendarsHandler = createCalendarsHandler(calendars);
   readHandler = createReadApiHandler(
     readApiDependencies(
       {
@@ -355,6 +377,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     webhookUrl,
     scheduleApiUrl: httpApi.scheduleApiUrl,
     readApiUrl: httpApi.readApiUrl,
+    calendarApiUrl: httpApi.baseUrl,
+    calendars,
     recordingsBucket,
     eventsFile,
     apiBaseUrl,

@@ -91,6 +91,10 @@ export const METRICS = {
   calendarEventRefused: metric('CalendarEventRefused', 'Count'),
   /** Calendar events older (by the calendar's own ordering) than the last one applied: delivered late, ignored. */
   calendarEventStale: metric('CalendarEventStale', 'Count'),
+  /** Calendar feeds synced (on demand or on schedule). */
+  calendarSynced: metric('CalendarSynced', 'Count'),
+  /** Calendar syncs that failed: the feed could not be fetched or read, or the sync itself failed (log line says why). */
+  calendarSyncFailed: metric('CalendarSyncFailed', 'Count'),
 } as const;
 
 /**
@@ -105,6 +109,8 @@ export const SERVICES = {
   reconciler: 'reconciler',
   schedules: 'schedules',
   readApi: 'read-api',
+  calendars: 'calendars',
+  calendarSync: 'calendar-sync',
 } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 

@@ -3,16 +3,13 @@
  * stack, its endpoints file written as `npm run dev` writes it), answers parsed with
  * the read API contract's schemas.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { EXIT } from '../../cli/exit-codes';
-import type { LocalEndpoints } from '../../cli/local-endpoints';
 import {
   deliveryLog,
   meetingList,
@@ -21,46 +18,10 @@ import {
   transcriptJson,
 } from '../../lambdas/core/read/read-api-contract';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
-import { LOCAL_REGION } from '../../local/emulators/fauxqs';
-import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/local-stack';
-import { NO_CHAOS } from '../../local/simulator/webhook-sender';
+import { type LocalStack, newSigningSecret } from '../../local/local-stack';
 import { signWebhook } from '../../local/simulator/webhook-signer';
+import { type CliLocalStack, cli, type Run, run, startCliLocalStack } from '../fixtures/cli-local-stack';
 import { transcriptEnvelope } from '../fixtures/webhooks';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'node_modules/.bin');
-
-/** The child sees neither the emulators' variables nor credentials: only what the CLI finds itself. */
-function childEnvironment(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${BIN}:${process.env.PATH ?? ''}` };
-  for (const name of Object.keys(env))
-    if (name.startsWith('AWS_') || name === 'SIGNING_SECRET' || name.startsWith('VITEST')) delete env[name];
-  return env;
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((done) => {
-    execFile(
-      command,
-      args,
-      { cwd: ROOT, env: { ...childEnvironment(), ...extraEnv }, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-        done({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** The bin entry as npx runs it (tsx from the project's node_modules/.bin). */
-const cli = (args: string[], extraEnv?: NodeJS.ProcessEnv) =>
-  run(join(BIN, 'tsx'), [join(ROOT, 'bin/meeting-pipeline.ts'), ...args], extraEnv);
 
 function parsed<S extends z.ZodType>(result: Run, schema: S): z.infer<S> {
   expect(result.stderr.replace(/^.*nodedir.*\n/gm, '')).not.toMatch(/error/i);
@@ -68,6 +29,7 @@ function parsed<S extends z.ZodType>(result: Run, schema: S): z.infer<S> {
   return schema.parse(JSON.parse(result.stdout));
 }
 
+let local: CliLocalStack | undefined;
 let stack: LocalStack | undefined;
 let dir = '';
 let endpointsFile = '';
@@ -78,41 +40,12 @@ let deadLetterQueueUrl = '';
 const sqs = () => sqsClient();
 
 beforeAll(async () => {
-  stack = await startLocalStack({
-    signingSecret: newSigningSecret(),
-    chaos: NO_CHAOS,
-    stepMs: 150,
-    recordingBytes: 256 * 1024,
-    reconcileEveryMs: 1_000,
-    staleAfterMs: 3_000,
-    seed: 14,
-    print: () => {},
-  });
-  endpoint = stack.readApiUrl;
-  const prefix = `cli${Date.now() % 100_000}`;
-  sourceQueueUrl = (await sqs().send(new CreateQueueCommand({ QueueName: `${prefix}-source` }))).QueueUrl ?? '';
-  deadLetterQueueUrl = (await sqs().send(new CreateQueueCommand({ QueueName: `${prefix}-dlq` }))).QueueUrl ?? '';
-  dir = mkdtempSync(join(tmpdir(), 'cli-test-'));
-  endpointsFile = join(dir, 'endpoints.json');
-  const endpoints: LocalEndpoints = {
-    scheduleApiUrl: stack.scheduleApiUrl,
-    readApiUrl: stack.readApiUrl,
-    region: LOCAL_REGION,
-    dynamodb: { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB ?? '', tableName: stack.resources.tableName },
-    s3: { endpoint: process.env.AWS_ENDPOINT_URL_S3 ?? '', payloadBucket: stack.resources.payloadBucket },
-    sqs: {
-      endpoint: process.env.AWS_ENDPOINT_URL_SQS ?? '',
-      eventsQueueUrl: sourceQueueUrl,
-      eventsDeadLetterQueueUrl: deadLetterQueueUrl,
-      archiveQueueUrl: stack.resources.archiveQueueUrl,
-    },
-  };
-  writeFileSync(endpointsFile, JSON.stringify(endpoints));
+  local = await startCliLocalStack('cli');
+  ({ stack, dir, endpointsFile, endpoint, sourceQueueUrl, deadLetterQueueUrl } = local);
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
-  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  await local?.stop();
 });
 
 describe('meeting-pipeline CLI', () => {

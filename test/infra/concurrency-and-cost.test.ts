@@ -88,6 +88,8 @@ describe('concurrency and cost defaults', () => {
       [SERVICES.reconciler]: 256,
       [SERVICES.schedules]: 256,
       [SERVICES.readApi]: 512,
+      [SERVICES.calendars]: 512,
+      [SERVICES.calendarSync]: 512,
     });
   });
 

@@ -30,6 +30,7 @@ describe('configuration', () => {
       recordingWaitMinutes: 30,
       replacedVersionRetentionDays: 30,
       reconcileEveryMinutes: 5,
+      calendarSyncEveryMinutes: 5,
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,
       launchLeadSeconds: 900,

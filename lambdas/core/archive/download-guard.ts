@@ -36,6 +36,8 @@ export interface DownloadPolicy {
 }
 
 export interface OpenedDownload {
+  /** A conditional request (DownloadRequest.headers) answered 304: the caller's copy is current. */
+  notModified?: true;
   stream: IncomingMessage;
   contentType: string;
   contentLength: number | undefined;
@@ -53,6 +55,13 @@ export interface DownloadNetwork {
 
 const SYSTEM_NETWORK: DownloadNetwork = { lookup: dnsLookup };
 
+/** What else a caller sends: a calendar feed is fetched conditionally (If-None-Match, If-Modified-Since). */
+export interface DownloadRequest {
+  headers?: Record<string, string>;
+  /** What the link is, in error messages. */
+  subject?: string;
+}
+
 /** Why an address may not be connected to, or undefined when it may. */
 export function refusedAddress(address: string, policy: Pick<DownloadPolicy, 'allowLoopback'>): string | undefined {
   if (policy.allowLoopback && isLoopbackAddress(address)) return undefined;
@@ -63,17 +72,19 @@ export function openDownload(
   link: string,
   policy: DownloadPolicy,
   network: DownloadNetwork = SYSTEM_NETWORK,
+  options: DownloadRequest = {},
 ): Promise<OpenedDownload> {
+  const subject = options.subject ?? 'recording';
   let url: URL;
   try {
     url = new URL(link);
   } catch {
-    return Promise.reject(new DownloadRefusedError('the recording link is not a URL'));
+    return Promise.reject(new DownloadRefusedError(`the ${subject} link is not a URL`));
   }
   const host = bareAddress(url.hostname);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowLoopback && isLoopbackHost(host))) {
     return Promise.reject(
-      new DownloadRefusedError(`refusing ${url.protocol}// link: recordings are fetched over https only`),
+      new DownloadRefusedError(`refusing ${url.protocol}// link: the ${subject} is fetched over https only`),
     );
   }
   if (isIP(host) !== 0) {
@@ -106,25 +117,32 @@ export function openDownload(
       url,
       {
         method: 'GET',
+        ...(options.headers !== undefined && { headers: options.headers }),
         lookup: guardedLookup as never,
         timeout: policy.timeoutMs,
         ...(network.agent === undefined || url.protocol !== 'https:' ? {} : { agent: network.agent }),
       },
       (response) => {
         const status = response.statusCode ?? 0;
+        if (status === 304 && options.headers !== undefined) {
+          response.resume();
+          return resolve({ notModified: true, stream: response, contentType: '', contentLength: 0 });
+        }
         if (status === 403 || status === 401 || status === 410) {
           response.resume();
-          return reject(new LinkExpiredError(`the recording link answered ${status} (expired or revoked)`));
+          return reject(new LinkExpiredError(`the ${subject} link answered ${status} (expired or revoked)`));
         }
         if (status !== 200) {
           response.resume();
-          return reject(new DownloadFailedError(`the recording link answered ${status}`));
+          return reject(new DownloadFailedError(`the ${subject} link answered ${status}`));
         }
         const length =
           response.headers['content-length'] === undefined ? undefined : Number(response.headers['content-length']);
         if (length !== undefined && length > policy.maxBytes) {
           response.destroy();
-          return reject(new DownloadRefusedError(`the recording has ${length} bytes; the limit is ${policy.maxBytes}`));
+          return reject(
+            new DownloadRefusedError(`the ${subject} has ${length} bytes; the limit is ${policy.maxBytes}`),
+          );
         }
         resolve({
           stream: response,
@@ -134,7 +152,7 @@ export function openDownload(
       },
     );
     outgoing.on('timeout', () =>
-      outgoing.destroy(new DownloadFailedError(`no answer from the recording link within ${policy.timeoutMs} ms`)),
+      outgoing.destroy(new DownloadFailedError(`no answer from the ${subject} link within ${policy.timeoutMs} ms`)),
     );
     outgoing.on('error', (error) =>
       reject(

@@ -15,6 +15,10 @@
  * | event record    | EVENTS#<bot_id or object>     | EVENT#<idempotency_key>           |                                         |
  * | object event    | OBJECT#<kind>:<id>            | EVENT#<idempotency_key>           |                                         |
  * | schedule        | SCHEDULE#<id>                 | SCHEDULE                          |                                         |
+ * | calendar        | CALENDARS                     | CALENDAR#<calendar_id>            |                                         |
+ * | calendar feed   | CALENDAR#<calendar_id>        | FEED                              |                                         |
+ * | calendar entry  | CALENDAR#<calendar_id>        | OCC#<schedule_id>                 |                                         |
+ * | meeting claim   | CLAIM#<sha256(link)>#<start>  | CLAIM                             |                                         |
  *
  * Costs drive the shape (on-demand bills 1 write unit per KB of item written,
  * and an index copy of an item is written with it):
@@ -73,6 +77,11 @@ export const KEY_ATTRIBUTES = [
   GSI.byState.partitionKey,
   GSI.byState.sortKey,
 ] as const;
+
+export const CALENDARS_PK = 'CALENDARS';
+export const CALENDAR_SK_PREFIX = 'CALENDAR#';
+export const CALENDAR_ENTRY_SK_PREFIX = 'OCC#';
+export const CLAIM_PK_PREFIX = 'CLAIM#';
 
 export const MEETING_SK = 'MEETING';
 /**
@@ -141,6 +150,18 @@ export const keys = {
   }),
   relatedObject: (relatedObject: string) => `OBJECT#${relatedObject}`,
   schedule: (scheduleId: string) => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
+  /** Every calendar source sits in one partition: the sync lists them with one Query. */
+  calendar: (calendarId: string) => ({ pk: CALENDARS_PK, sk: `${CALENDAR_SK_PREFIX}${calendarId}` }),
+  /** A calendar's last feed (compressed) with its validators, for a conditional GET. */
+  calendarFeed: (calendarId: string) => ({ pk: keys.calendarItems(calendarId), sk: 'FEED' }),
+  /** What one occurrence of a calendar asked for, under its schedule id. */
+  calendarEntry: (calendarId: string, scheduleId: string) => ({
+    pk: keys.calendarItems(calendarId),
+    sk: `${CALENDAR_ENTRY_SK_PREFIX}${scheduleId}`,
+  }),
+  calendarItems: (calendarId: string) => `CALENDAR#${calendarId}`,
+  /** One bot per meeting: the occurrence that holds (meeting link, start) across all calendars. */
+  meetingClaim: (linkHash: string, start: string) => ({ pk: `${CLAIM_PK_PREFIX}${linkHash}#${start}`, sk: 'CLAIM' }),
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,
   /** The state-index partition a meeting in `state` is written to: its bot's shard. */
   meetingsInState: (state: string, botId: string) => `${keys.unshardedState(state)}#${stateShard(botId)}`,

@@ -1,0 +1,65 @@
+/** `search_meetings`: meetings over a range of UTC days, by state, participant and keywords. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { DAY_PATTERN } from '../days';
+import type { MeetingReader } from '../meeting-reader';
+import { SEARCH_LIMITS, searchMeetings, searchResult } from '../search';
+import { answer, guarded } from '../tool-result';
+
+const dayInput = (what: string) => z.string().regex(DAY_PATTERN).optional().describe(what);
+
+const input = {
+  from: dayInput(
+    `First UTC day to search, YYYY-MM-DD (default: ${SEARCH_LIMITS.defaultDays - 1} days before \`to\`). At most ${SEARCH_LIMITS.maxDays} days per search.`,
+  ),
+  to: dayInput('Last UTC day to search, YYYY-MM-DD (default: today, UTC).'),
+  state: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Only meetings now in this bot state, e.g. "ended", "joined_recording", "fatal_error".'),
+  participant: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Only meetings with a participant whose name contains this (any case).'),
+  keywords: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Words that must all appear (any case) in the meeting's title or summary; the title is its schedule id (and meeting link), the read API keeps no other.",
+    ),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(SEARCH_LIMITS.maxResults)
+    .default(SEARCH_LIMITS.defaultResults)
+    .describe('Most meetings to return.'),
+};
+
+export function registerSearchMeetings(server: McpServer, reader: MeetingReader): void {
+  server.registerTool(
+    'search_meetings',
+    {
+      title: 'Search meetings',
+      description: `Finds meetings between two UTC days (newest first), optionally by state, participant name and keywords in title and summary. The read API lists one day per call, so a search covers at most ${SEARCH_LIMITS.maxDays} days and reads at most ${SEARCH_LIMITS.maxExamined} meetings; when it stops short, truncated is true and note says where. Each result names its meeting by bot_id, for get_meeting, get_transcript and the other tools.`,
+      inputSchema: input,
+      outputSchema: searchResult.shape,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      guarded(async () => {
+        const result = await searchMeetings(reader, {
+          ...(args.from !== undefined && { from: args.from }),
+          ...(args.to !== undefined && { to: args.to }),
+          ...(args.state !== undefined && { state: args.state }),
+          ...(args.participant !== undefined && { participant: args.participant }),
+          ...(args.keywords !== undefined && { keywords: args.keywords }),
+          limit: args.limit,
+        });
+        return answer({ ...result });
+      }),
+  );
+}

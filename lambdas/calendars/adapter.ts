@@ -1,0 +1,95 @@
+/**
+ * The calendar routes over HTTP (payload format 2.0), and the scheduled sync of
+ * every calendar: thin adapters over lambdas/core/calendar.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import {
+  type Answer,
+  CALENDAR_API_ROUTES,
+  type CalendarApiDependencies,
+  deleteCalendar,
+  getCalendar,
+  listCalendarSchedules,
+  previewCalendar,
+  putCalendar,
+  runSync,
+  syncNow,
+} from '../core/calendar/calendar-api';
+import { METRICS } from '../core/telemetry';
+
+const respond = (answer: Answer): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: answer.status,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(answer.body),
+});
+
+function bodyOf(event: APIGatewayProxyEventV2): unknown {
+  const text = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+  return JSON.parse(text);
+}
+
+export function createCalendarsHandler(deps: CalendarApiDependencies) {
+  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const id = event.pathParameters?.id ?? '';
+    switch (event.routeKey) {
+      case CALENDAR_API_ROUTES.put: {
+        let body: unknown;
+        try {
+          body = bodyOf(event);
+        } catch {
+          return respond({ status: 400, body: { error: { code: 'invalid-json', message: 'The body is not JSON.' } } });
+        }
+        return respond(await putCalendar(id, body, deps));
+      }
+      case CALENDAR_API_ROUTES.get:
+        return respond(await getCalendar(id, deps));
+      case CALENDAR_API_ROUTES.delete:
+        return respond(await deleteCalendar(id, deps));
+      case CALENDAR_API_ROUTES.sync: {
+        const answer = await syncNow(id, deps);
+        deps.telemetry.metrics.emit(answer.status === 200 ? METRICS.calendarSynced : METRICS.calendarSyncFailed, 1);
+        return respond(answer);
+      }
+      case CALENDAR_API_ROUTES.preview:
+        return respond(await previewCalendar(id, event.queryStringParameters?.days, deps));
+      case CALENDAR_API_ROUTES.schedules:
+        return respond(await listCalendarSchedules(event.queryStringParameters?.calendar_id, deps));
+      default:
+        return respond({ status: 404, body: { error: { code: 'no-route', message: `No route ${event.routeKey}.` } } });
+    }
+  };
+}
+
+/**
+ * The scheduled run: every calendar, least recently synced first, until the time
+ * left is short. One calendar failing (its feed down) never stops the others.
+ */
+export function createCalendarSyncRun(deps: CalendarApiDependencies, options: { budgetMs: number }) {
+  return async (): Promise<{ synced: number; failed: number; left: number }> => {
+    const deadline = deps.now() + options.budgetMs;
+    const sources = (await deps.store.listSources()).sort((a, b) =>
+      (a.lastSync?.at ?? '').localeCompare(b.lastSync?.at ?? ''),
+    );
+    let synced = 0;
+    let failed = 0;
+    for (const source of sources) {
+      if (deps.now() > deadline) break;
+      try {
+        const outcome = await runSync(source, deps);
+        if (outcome.ok) synced++;
+        else failed++;
+      } catch (error) {
+        failed++;
+        deps.telemetry.log.error('calendar sync failed', {
+          calendar_id: source.calendarId,
+          reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+      }
+    }
+    deps.telemetry.metrics.emit(METRICS.calendarSynced, synced);
+    deps.telemetry.metrics.emit(METRICS.calendarSyncFailed, failed);
+    const left = sources.length - synced - failed;
+    deps.telemetry.log.info('calendar sync run', { synced, failed, left });
+    return { synced, failed, left };
+  };
+}

@@ -1,0 +1,6 @@
+/** Lambda entry point for the calendar routes. */
+import { withPowertools } from '../shared/powertools';
+import { createCalendarsHandler } from './adapter';
+import { calendarDependencies } from './dependencies';
+
+export const handler = withPowertools(createCalendarsHandler(calendarDependencies()));

@@ -1,0 +1,219 @@
+/**
+ * The calendar routes, Lambda-free: register, read and delete a calendar, sync it
+ * now, preview its decisions, and list its schedules. Answers are status and body;
+ * the adapter turns them into HTTP. The feed address is answered masked only.
+ */
+
+import { isLoopbackHost } from '../archive/address-policy';
+import { DownloadFailedError, DownloadRefusedError, LinkExpiredError } from '../archive/download-guard';
+import { getSchedule } from '../schedule/schedules';
+import type { Telemetry } from '../telemetry';
+import { describeIssues } from '../validation';
+import { loadOccurrences } from './calendar-feed';
+import { occurrenceScheduleId } from './calendar-ids';
+import { CALENDAR_ID, type CalendarSource, calendarRequestSchema, LOOKAHEAD_DAYS, maskIcsUrl } from './calendar-source';
+import { decide } from './rules';
+import { cancelCalendarSchedules, type SyncDependencies, type SyncResult, syncCalendar } from './sync-calendar';
+
+/** Route keys, shared by the stack (IAM-authorized routes) and local mode. */
+export const CALENDAR_API_ROUTES = {
+  put: 'PUT /calendars/{id}',
+  get: 'GET /calendars/{id}',
+  delete: 'DELETE /calendars/{id}',
+  sync: 'POST /calendars/{id}/sync',
+  preview: 'GET /calendars/{id}/preview',
+  schedules: 'GET /schedules',
+} as const;
+
+export interface CalendarApiDependencies extends SyncDependencies {
+  telemetry: Telemetry;
+  /** Local mode: a feed on this machine may be plain http. */
+  allowLoopback: boolean;
+}
+
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+const error = (status: number, code: string, message: string): Answer => ({
+  status,
+  body: { error: { code, message } },
+});
+
+/** A sync holds its calendar this long at most (the sync function's timeout is shorter). */
+export const SYNC_LEASE_MS = 5 * 60_000;
+
+function view(source: CalendarSource) {
+  return {
+    calendar_id: source.calendarId,
+    ics_url: source.maskedIcsUrl,
+    rules: source.rules,
+    bot_name: source.botName,
+    lookahead_days: source.lookaheadDays,
+    created_at: source.createdAt,
+    updated_at: source.updatedAt,
+    last_sync: source.lastSync ?? null,
+  };
+}
+
+const badId = (id: string) =>
+  CALENDAR_ID.test(id)
+    ? undefined
+    : error(400, 'invalid-calendar-id', 'A calendar id is 1–100 letters, digits, ".", "_" or "-".');
+
+export async function putCalendar(id: string, body: unknown, deps: CalendarApiDependencies): Promise<Answer> {
+  const refused = badId(id);
+  if (refused !== undefined) return refused;
+  const parsed = calendarRequestSchema.safeParse(body);
+  if (!parsed.success) return error(400, 'invalid-calendar', describeIssues(parsed.error, '(body)').join('; '));
+  const request = parsed.data;
+  const url = new URL(request.ics_url);
+  if (url.protocol !== 'https:' && !(deps.allowLoopback && isLoopbackHost(url.hostname)))
+    return error(400, 'invalid-calendar', 'ics_url: must be an https address (webcal:// feeds are https:// too)');
+  const existing = await deps.store.getSource(id);
+  const now = new Date(deps.now()).toISOString();
+  const source: CalendarSource = {
+    calendarId: id,
+    sealedIcsUrl: await deps.sealer.seal(request.ics_url, id),
+    maskedIcsUrl: maskIcsUrl(request.ics_url),
+    rules: request.rules,
+    botName: request.bot_name,
+    lookaheadDays: request.lookahead_days,
+    createdAt: existing?.createdAt ?? now,
+    updatedAt: now,
+    ...(existing?.lastSync !== undefined && { lastSync: existing.lastSync }),
+  };
+  await deps.store.putSource(source);
+  deps.telemetry.log.info('calendar saved', { calendar_id: id, ics_host: url.host });
+  return { status: existing === undefined ? 201 : 200, body: view(source) };
+}
+
+export async function getCalendar(id: string, deps: CalendarApiDependencies): Promise<Answer> {
+  const source = await deps.store.getSource(id);
+  return source === undefined ? error(404, 'not-found', `No calendar ${id}.`) : { status: 200, body: view(source) };
+}
+
+export async function deleteCalendar(id: string, deps: CalendarApiDependencies): Promise<Answer> {
+  const source = await deps.store.getSource(id);
+  if (source === undefined) return error(404, 'not-found', `No calendar ${id}.`);
+  const { cancelled, failed } = await cancelCalendarSchedules(id, deps);
+  if (failed.length > 0)
+    return error(
+      409,
+      'schedules-not-cancelled',
+      `${failed.length} schedule(s) could not be cancelled: ${failed.map((f) => f.reason).join('; ')}`,
+    );
+  await deps.store.deleteSource(id);
+  deps.telemetry.log.info('calendar deleted', { calendar_id: id, cancelled });
+  return { status: 200, body: { calendar_id: id, deleted: true, cancelled } };
+}
+
+/** A feed that could not be fetched or read, as an answer naming why (never the address). */
+function feedProblem(problem: unknown): Answer | undefined {
+  if (problem instanceof DownloadRefusedError) return error(400, 'feed-refused', problem.message);
+  if (problem instanceof LinkExpiredError || problem instanceof DownloadFailedError)
+    return error(502, 'feed-unavailable', `${problem.message}; the feed is tried again at the next sync`);
+  return undefined;
+}
+
+/** Syncs one calendar under its lease; used by the route and the scheduled sync alike. */
+export async function runSync(
+  source: CalendarSource,
+  deps: CalendarApiDependencies,
+): Promise<{ ok: true; result: SyncResult } | { ok: false; answer: Answer }> {
+  const id = source.calendarId;
+  if (!(await deps.store.takeSyncLease(id, deps.now(), SYNC_LEASE_MS)))
+    return { ok: false, answer: error(409, 'sync-in-progress', `Calendar ${id} is being synced; try again shortly.`) };
+  const at = new Date(deps.now()).toISOString();
+  try {
+    const result = await syncCalendar(source, deps);
+    const { problems, ...counts } = result;
+    deps.telemetry.log.info('calendar synced', { calendar_id: id, ...counts, problems: problems.length });
+    await deps.store.recordSync(
+      id,
+      at,
+      `created ${result.created}, moved ${result.moved}, cancelled ${result.cancelled}, unchanged ${result.unchanged}, skipped ${result.skipped}, failed ${result.failed.length}`,
+    );
+    return { ok: true, result };
+  } catch (problem) {
+    const answer = feedProblem(problem);
+    if (answer === undefined) throw problem;
+    deps.telemetry.log.warn('calendar sync failed', {
+      calendar_id: id,
+      reason: (answer.body as { error: { message: string } }).error.message,
+    });
+    await deps.store.recordSync(id, at, `failed: ${(answer.body as { error: { message: string } }).error.message}`);
+    return { ok: false, answer };
+  } finally {
+    await deps.store.releaseSyncLease(id);
+  }
+}
+
+export async function syncNow(id: string, deps: CalendarApiDependencies): Promise<Answer> {
+  const source = await deps.store.getSource(id);
+  if (source === undefined) return error(404, 'not-found', `No calendar ${id}.`);
+  const outcome = await runSync(source, deps);
+  return outcome.ok ? { status: 200, body: outcome.result } : outcome.answer;
+}
+
+export async function previewCalendar(
+  id: string,
+  daysParam: string | undefined,
+  deps: CalendarApiDependencies,
+): Promise<Answer> {
+  const source = await deps.store.getSource(id);
+  if (source === undefined) return error(404, 'not-found', `No calendar ${id}.`);
+  const days = daysParam === undefined ? source.lookaheadDays : Number(daysParam);
+  if (!Number.isInteger(days) || days < 1 || days > LOOKAHEAD_DAYS.max)
+    return error(400, 'invalid-days', `days: a whole number of days from 1 to ${LOOKAHEAD_DAYS.max}`);
+  let loaded: Awaited<ReturnType<typeof loadOccurrences>>;
+  try {
+    loaded = await loadOccurrences(source, days, deps);
+  } catch (problem) {
+    const answer = feedProblem(problem);
+    if (answer === undefined) throw problem;
+    return answer;
+  }
+  const occurrences = loaded.occurrences.map((occurrence) => {
+    const decision = decide(occurrence, source.rules);
+    return {
+      uid: occurrence.uid,
+      start: occurrence.start,
+      original_start: occurrence.originalStart ?? null,
+      time_zone: occurrence.timeZone ?? null,
+      title: occurrence.title,
+      meeting_url: decision.meetingUrl,
+      decision: decision.decision,
+      reason: decision.reason,
+      schedule_id:
+        decision.decision === 'join' ? occurrenceScheduleId(id, occurrence.uid, occurrence.originalStart) : null,
+    };
+  });
+  return { status: 200, body: { calendar_id: id, days, occurrences, problems: loaded.problems } };
+}
+
+export async function listCalendarSchedules(
+  calendarId: string | undefined,
+  deps: CalendarApiDependencies,
+): Promise<Answer> {
+  if (calendarId === undefined || calendarId === '')
+    return error(400, 'missing-calendar-id', 'Name the calendar: GET /schedules?calendar_id=<id>.');
+  if ((await deps.store.getSource(calendarId)) === undefined)
+    return error(404, 'not-found', `No calendar ${calendarId}.`);
+  const schedules = [];
+  for (const entry of await deps.store.listEntries(calendarId)) {
+    const id = entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : entry.scheduleId;
+    const schedule = await getSchedule(id, deps.schedules);
+    schedules.push({
+      id,
+      join_at: schedule?.joinAt ?? entry.slot.start,
+      meeting_url: schedule?.meetingUrl ?? entry.slot.meetingUrl,
+      status: schedule?.status ?? 'cancelled',
+      title: entry.title,
+      ...(entry.state === 'duplicate' && { covered_by_another_calendar: true }),
+    });
+  }
+  schedules.sort((a, b) => a.join_at.localeCompare(b.join_at));
+  return { status: 200, body: { calendar_id: calendarId, schedules } };
+}

@@ -1,0 +1,47 @@
+/**
+ * A calendar's occurrences now: the feed fetched conditionally (a 304 reuses the
+ * copy kept from the last fetch) and expanded over the window asked for. The
+ * window slides with time, so even an unchanged feed is expanded again.
+ */
+import type { CalendarSource } from './calendar-source';
+import type { CalendarStore } from './calendar-store';
+import type { FeedFetcher } from './feed-fetch';
+import { expandFeed, type Occurrence } from './ics-occurrences';
+import type { UrlSealer } from './url-sealer';
+
+export interface FeedDependencies {
+  store: CalendarStore;
+  sealer: UrlSealer;
+  fetchFeed: FeedFetcher;
+  now(): number;
+}
+
+export interface LoadedFeed {
+  occurrences: Occurrence[];
+  problems: string[];
+  /** The server answered 304: the kept copy was expanded. */
+  notModified: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+export async function loadOccurrences(
+  source: CalendarSource,
+  days: number,
+  deps: FeedDependencies,
+): Promise<LoadedFeed> {
+  const url = await deps.sealer.open(source.sealedIcsUrl, source.calendarId);
+  const kept = await deps.store.getFeed(source.calendarId);
+  const fetched = await deps.fetchFeed(url, kept?.validators);
+  let body: string;
+  if (fetched.changed || kept === undefined) {
+    if (!fetched.changed) throw new Error('the feed answered 304 to a request without validators');
+    body = fetched.body;
+    await deps.store.putFeed(source.calendarId, body, fetched.validators);
+  } else {
+    body = kept.body;
+  }
+  const now = deps.now();
+  const { occurrences, problems } = expandFeed(body, new Date(now), new Date(now + days * DAY_MS));
+  return { occurrences, problems, notModified: !fetched.changed };
+}

@@ -1,0 +1,97 @@
+/**
+ * The meeting link of a calendar occurrence: looked for in conference data, then
+ * URL, LOCATION and DESCRIPTION (its HTML form first), and the first link the
+ * service takes wins, in the form the service stores it (upstream/meeting-url.ts),
+ * so the same meeting in two calendars has one link.
+ */
+import { normalizeMeetingUrl } from '../upstream/meeting-url';
+import type { LinkFields } from './ics-occurrences';
+
+export type LinkSource = 'conference' | 'url' | 'location' | 'description';
+
+export type FoundLink =
+  | { found: true; url: string; source: LinkSource; kind: MeetingKind }
+  | { found: false; reason: string };
+
+export type MeetingKind = 'zoom' | 'google-meet' | 'teams';
+
+/** Hosts of meeting links, by kind: Zoom on any subdomain and its government cloud, Meet, Teams (government clouds too). */
+const MEETING_HOSTS: ReadonlyArray<{ kind: MeetingKind; matches: (host: string) => boolean }> = [
+  { kind: 'zoom', matches: (host) => /(^|\.)(zoom\.us|zoom\.com|zoomgov\.com)$/.test(host) },
+  { kind: 'google-meet', matches: (host) => host === 'meet.google.com' },
+  {
+    kind: 'teams',
+    matches: (host) => /^(teams\.microsoft\.com|teams\.live\.com|(gov|dod)\.teams\.microsoft\.us)$/.test(host),
+  },
+];
+
+const LINK = /https?:\/\/[^\s<>"'()[\]{}]+(?:\{[^\s<>'}]*\}[^\s<>"']*)?/g;
+
+/** Outlook's Safe Links wrap the real link in `url=`. */
+function unwrapSafeLink(link: string): string {
+  try {
+    const url = new URL(link);
+    if (url.hostname.endsWith('safelinks.protection.outlook.com')) return url.searchParams.get('url') ?? link;
+  } catch {
+    // not a URL: left as found
+  }
+  return link;
+}
+
+/** A real tag (`<br>`, `</a>`), not a link in angle brackets as Outlook writes them (`<https://…>`). */
+const HTML_TAG = /<\/?[a-z][a-z0-9]*(?:\s[^>]*)?\/?>/gi;
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** HTML as the text a reader sees, with every href kept in front of its anchor's text. */
+function htmlText(html: string): string {
+  return html
+    .replace(/<a\s[^>]*?href\s*=\s*(["'])(.*?)\1[^>]*>/gi, ' $2 ')
+    .replace(HTML_TAG, ' ')
+    .replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, name: string) => {
+      if (name.startsWith('#x') || name.startsWith('#X'))
+        return String.fromCodePoint(Number.parseInt(name.slice(2), 16));
+      if (name.startsWith('#')) return String.fromCodePoint(Number(name.slice(1)));
+      return ENTITIES[name.toLowerCase()] ?? entity;
+    });
+}
+
+function kindOf(link: string): MeetingKind | undefined {
+  let host: string;
+  try {
+    host = new URL(link).hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  return MEETING_HOSTS.find((candidate) => candidate.matches(host))?.kind;
+}
+
+/** Candidate links of one field, in the order they appear. */
+function candidates(field: string): string[] {
+  const plain = new RegExp(HTML_TAG.source, 'i').test(field) ? htmlText(field) : field;
+  // A bare `meet.google.com/abc-defg-hij` (Google writes it so in some descriptions) counts too.
+  const withScheme = plain.replace(/(^|[\s(<])(meet\.google\.com\/)/g, '$1https://$2');
+  return [...withScheme.matchAll(LINK)].map((match) => unwrapSafeLink(match[0].replace(/[.,;:!?>]+$/, '')));
+}
+
+export function findMeetingLink(fields: LinkFields): FoundLink {
+  const ordered: Array<[LinkSource, string | undefined]> = [
+    ...fields.conference.map((value): [LinkSource, string] => ['conference', value]),
+    ['url', fields.url],
+    ['location', fields.location],
+    ['description', fields.descriptionHtml],
+    ['description', fields.description],
+  ];
+  let refused: string | undefined;
+  for (const [source, value] of ordered) {
+    if (value === undefined || value === '') continue;
+    for (const candidate of candidates(value)) {
+      const kind = kindOf(candidate);
+      if (kind === undefined) continue;
+      const url = normalizeMeetingUrl(candidate);
+      if (url !== undefined) return { found: true, url, source, kind };
+      refused ??= `a ${kind} link in the ${source} (${new URL(candidate).hostname}) that the service does not accept`;
+    }
+  }
+  return { found: false, reason: refused ?? 'no Zoom, Google Meet or Teams link in the event' };
+}

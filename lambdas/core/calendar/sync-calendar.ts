@@ -1,0 +1,204 @@
+/**
+ * Reconciling a calendar with its schedules: each occurrence that the rules join
+ * has a schedule under a stable id (calendar-ids.ts) and holds its meeting's
+ * claim; a moved occurrence moves its schedule, one gone, cancelled or no longer
+ * joined cancels it. A meeting another calendar's occurrence already holds gets
+ * no second bot: the occurrence is recorded as covered, and takes the meeting
+ * over on a later sync if the holder lets it go.
+ */
+import { cancelSchedule, type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../schedule/schedules';
+import { type FeedDependencies, loadOccurrences } from './calendar-feed';
+import { type MeetingSlot, occurrenceScheduleId } from './calendar-ids';
+import type { CalendarSource } from './calendar-source';
+import type { CalendarEntry } from './calendar-store';
+import type { Occurrence } from './ics-occurrences';
+import { decide } from './rules';
+
+export interface SyncDependencies extends FeedDependencies {
+  schedules: ScheduleDependencies;
+}
+
+export interface SyncResult {
+  created: number;
+  moved: number;
+  cancelled: number;
+  unchanged: number;
+  skipped: number;
+  /** Occurrences whose schedule could not be made or changed, with the schedule API's reason. */
+  failed: Array<{ schedule_id: string; start: string; reason: string }>;
+  /** The feed answered 304 and the kept copy was used. */
+  feed_not_modified: boolean;
+  /** Events of the feed that could not be read. */
+  problems: string[];
+}
+
+/** Entries of occurrences past by more than this are dropped: nothing will change them. */
+const KEEP_PAST_MS = 86_400_000;
+
+const sameSlot = (a: MeetingSlot, b: MeetingSlot) => a.meetingUrl === b.meetingUrl && a.start === b.start;
+
+interface Wanted {
+  scheduleId: string;
+  occurrence: Occurrence;
+  slot: MeetingSlot;
+}
+
+export async function syncCalendar(source: CalendarSource, deps: SyncDependencies): Promise<SyncResult> {
+  const feed = await loadOccurrences(source, source.lookaheadDays, deps);
+  const now = deps.now();
+  const result: SyncResult = {
+    created: 0,
+    moved: 0,
+    cancelled: 0,
+    unchanged: 0,
+    skipped: 0,
+    failed: [],
+    feed_not_modified: feed.notModified,
+    problems: feed.problems,
+  };
+  const wanted = new Map<string, Wanted>();
+  for (const occurrence of feed.occurrences) {
+    if (Date.parse(occurrence.start) < now) continue;
+    const decision = decide(occurrence, source.rules);
+    if (decision.decision === 'skip') {
+      result.skipped++;
+      continue;
+    }
+    const scheduleId = occurrenceScheduleId(source.calendarId, occurrence.uid, occurrence.originalStart);
+    wanted.set(scheduleId, {
+      scheduleId,
+      occurrence,
+      slot: { meetingUrl: decision.meetingUrl, start: occurrence.start },
+    });
+  }
+
+  const entries = new Map((await deps.store.listEntries(source.calendarId)).map((e) => [e.scheduleId, e]));
+  for (const want of wanted.values()) await reconcileWanted(source, want, entries.get(want.scheduleId), result, deps);
+  for (const entry of entries.values()) {
+    if (wanted.has(entry.scheduleId)) continue;
+    await retire(source, entry, now, result, deps);
+  }
+  return result;
+}
+
+async function reconcileWanted(
+  source: CalendarSource,
+  want: Wanted,
+  entry: CalendarEntry | undefined,
+  result: SyncResult,
+  deps: SyncDependencies,
+): Promise<void> {
+  const { scheduleId, slot, occurrence } = want;
+  const active = entry?.state === 'active' ? entry : undefined;
+  if (active !== undefined && sameSlot(active.slot, slot) && active.botName === source.botName) {
+    result.unchanged++;
+    return;
+  }
+  const base = { scheduleId, uid: occurrence.uid, originalStart: occurrence.originalStart, title: occurrence.title };
+  const { holder } = await deps.store.claim(slot, scheduleId, source.calendarId);
+  if (holder !== scheduleId) {
+    // Another calendar's occurrence sends the bot to this meeting.
+    if (active !== undefined) {
+      const cancelled = await cancelOwn(active, result, deps);
+      if (!cancelled) return;
+      result.cancelled++;
+    } else {
+      result.skipped++;
+    }
+    await deps.store.putEntry(source.calendarId, {
+      ...base,
+      slot,
+      botName: source.botName,
+      state: 'duplicate',
+      coveredBy: holder,
+    });
+    return;
+  }
+  const saved = await upsertSchedule(
+    scheduleId,
+    {
+      meeting_url: slot.meetingUrl,
+      join_at: slot.start,
+      bot_name: source.botName,
+      metadata: { calendar_id: source.calendarId },
+    },
+    deps.schedules,
+  );
+  if ('error' in saved) {
+    if (active === undefined || !sameSlot(active.slot, slot)) await deps.store.release(slot, scheduleId);
+    fail(result, scheduleId, slot.start, saved);
+    return;
+  }
+  if (active !== undefined && !sameSlot(active.slot, slot)) await deps.store.release(active.slot, scheduleId);
+  if (active !== undefined) result.moved++;
+  else result.created++;
+  await deps.store.putEntry(source.calendarId, { ...base, slot, botName: source.botName, state: 'active' });
+}
+
+/** An entry no occurrence wants any more: gone from the feed, cancelled, or skipped by the rules now. */
+async function retire(
+  source: CalendarSource,
+  entry: CalendarEntry,
+  now: number,
+  result: SyncResult,
+  deps: SyncDependencies,
+): Promise<void> {
+  const start = Date.parse(entry.slot.start);
+  if (start < now) {
+    // Past: its bot ran (or not) as it was; only old entries are tidied away.
+    if (start < now - KEEP_PAST_MS) await deps.store.deleteEntry(source.calendarId, entry.scheduleId);
+    return;
+  }
+  if (entry.state === 'duplicate') {
+    await deps.store.deleteEntry(source.calendarId, entry.scheduleId);
+    return;
+  }
+  if (entry.state !== 'active') return;
+  if (!(await cancelOwn(entry, result, deps))) return;
+  result.cancelled++;
+  await deps.store.putEntry(source.calendarId, { ...entry, state: 'cancelled' });
+}
+
+/** Cancels an entry's schedule and lets its meeting go; false (recorded as failed) when the schedule API refused. */
+async function cancelOwn(
+  entry: CalendarEntry,
+  result: SyncResult,
+  deps: Pick<SyncDependencies, 'store' | 'schedules'>,
+): Promise<boolean> {
+  const cancelled = await cancelSchedule(entry.scheduleId, deps.schedules);
+  if ('error' in cancelled && cancelled.error.code !== 'not-found') {
+    fail(result, entry.scheduleId, entry.slot.start, cancelled);
+    return false;
+  }
+  await deps.store.release(entry.slot, entry.scheduleId);
+  return true;
+}
+
+function fail(result: SyncResult, scheduleId: string, start: string, answer: ScheduleResult): void {
+  const reason = 'error' in answer ? `${answer.error.code}: ${answer.error.message}` : 'unknown';
+  result.failed.push({ schedule_id: scheduleId, start, reason });
+}
+
+/** Cancels every future schedule of a calendar (it is being deleted); returns how many. */
+export async function cancelCalendarSchedules(
+  calendarId: string,
+  deps: Pick<SyncDependencies, 'store' | 'schedules' | 'now'>,
+): Promise<{ cancelled: number; failed: SyncResult['failed'] }> {
+  const result: SyncResult = {
+    created: 0,
+    moved: 0,
+    cancelled: 0,
+    unchanged: 0,
+    skipped: 0,
+    failed: [],
+    feed_not_modified: false,
+    problems: [],
+  };
+  for (const entry of await deps.store.listEntries(calendarId)) {
+    if (entry.state === 'active' && Date.parse(entry.slot.start) >= deps.now()) {
+      if (await cancelOwn(entry, result, deps)) result.cancelled++;
+    }
+    await deps.store.deleteEntry(calendarId, entry.scheduleId);
+  }
+  return { cancelled: result.cancelled, failed: result.failed };
+}

@@ -1,0 +1,74 @@
+/**
+ * `npm run dev -- --calendar <path or URL>`: registers a calendar in the local
+ * stack through its own routes (a file is served from 127.0.0.1 first), syncs it,
+ * and prints each occurrence's decision and reason in the timeline.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { resolve } from 'node:path';
+
+export interface CalendarDemoOptions {
+  source: string;
+  /** The local HTTP API base (calendar routes). */
+  apiUrl: string;
+  print(line: string): void;
+  stamp(): string;
+}
+
+/** Serves one file at /calendar.ics on 127.0.0.1; re-read on every request, so edits show on the next sync. */
+async function serveFile(path: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = createServer((_request, response) => {
+    try {
+      response.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(readFileSync(path));
+    } catch {
+      response.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no address for the calendar file server');
+  return {
+    url: `http://127.0.0.1:${address.port}/calendar.ics`,
+    stop: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+async function call(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, {
+    method,
+    ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`${method} ${new URL(url).pathname}: ${response.status} ${JSON.stringify(answer)}`);
+  return answer;
+}
+
+interface PreviewRow {
+  start: string;
+  title: string;
+  decision: string;
+  reason: string;
+  meeting_url: string | null;
+}
+
+export async function runCalendarDemo(options: CalendarDemoOptions): Promise<{ stop(): Promise<void> }> {
+  const isUrl = /^https?:\/\//.test(options.source);
+  const served = isUrl ? undefined : await serveFile(resolve(options.source));
+  const icsUrl = served?.url ?? options.source;
+  const base = `${options.apiUrl}/calendars/dev`;
+  await call('PUT', base, { ics_url: icsUrl, lookahead_days: 14 });
+  options.print(`${options.stamp()}  calendar dev: registered ${isUrl ? 'the feed' : options.source}`);
+  const preview = await call('GET', `${base}/preview?days=14`);
+  for (const row of preview.occurrences as PreviewRow[])
+    options.print(
+      `${options.stamp()}  calendar dev: ${row.start}  ${row.decision.padEnd(4)}  ${row.title}  ${row.meeting_url ?? ''}  (${row.reason})`,
+    );
+  const sync = await call('POST', `${base}/sync`);
+  options.print(
+    `${options.stamp()}  calendar dev: synced: created ${sync.created}, moved ${sync.moved}, cancelled ${sync.cancelled}, unchanged ${sync.unchanged}, skipped ${sync.skipped}${(sync.failed as unknown[]).length > 0 ? `, failed ${JSON.stringify(sync.failed)}` : ''}`,
+  );
+  options.print(
+    `  sync again: curl -X POST ${base}/sync   schedules: curl '${options.apiUrl}/schedules?calendar_id=dev'`,
+  );
+  return { stop: async () => served?.stop() };
+}
