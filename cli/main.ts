@@ -1,6 +1,7 @@
 /** `meeting-pipeline <command>`: finds the command by its words, runs it, turns errors into exit codes. */
 import { type Command, TARGET_HELP } from './command';
 import { dlqList, dlqRedrive } from './commands/dlq';
+import { erase } from './commands/erase';
 import { events } from './commands/events';
 import { meetingsList, meetingsShow } from './commands/meetings';
 import { quarantineList, quarantineRedrive } from './commands/quarantine';
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   transcript,
   recording,
   events,
+  erase,
   mcp,
   schedulePut,
   scheduleGet,
@@ -46,7 +48,7 @@ function overview(commands: Command[], heading: string): string {
 const HEADING = `usage: meeting-pipeline <command> [arguments] [flags]
 
 Reads meetings, transcripts, recordings and delivery logs from the read API, serves them to AI
-assistants over MCP, manages schedules, and re-drives the dead-letter queues and the quarantine, of a deployed stack or of local mode.`;
+assistants over MCP, erases meetings, manages schedules, and re-drives the dead-letter queues and the quarantine, of a deployed stack or of local mode.`;
 
 export async function main(argv: string[]): Promise<ExitCode> {
   const first = argv[0];

@@ -64,6 +64,7 @@ export function targetFromStackOutputs(stackName: string, outputs: StackOutputs,
   const sources: Partial<Record<DeadLetterQueueName, string | undefined>> = {
     events: outputs[STACK_OUTPUTS.eventsQueueUrl],
     archive: outputs[STACK_OUTPUTS.archiveQueueUrl],
+    erasure: outputs[STACK_OUTPUTS.erasureQueueUrl],
   };
   const deadLetterQueues: DeadLetterQueue[] = [];
   for (const [name, definition] of Object.entries(DEAD_LETTER_QUEUES) as Array<

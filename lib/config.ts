@@ -143,6 +143,12 @@ const configFields = z.object({
   maxEventAgeSeconds: contextNumber.min(60).default(300),
   /** Alarm when this many webhooks fail the signature check within 5 minutes. */
   signatureRejectionThreshold: contextNumber.min(1).default(20),
+  /** An erasure also asks the service to delete its copy of the meeting (`POST bots/{id}/delete_data`). */
+  eraseUpstream: contextBoolean.default(false),
+  /** When the service says `data_deleted` (its copy is gone), the meeting is erased here too, with a receipt. */
+  eraseOnUpstreamDelete: contextBoolean.default(true),
+  /** Meetings listed more than this many days ago are erased by a daily run; unset keeps them until erased by request. */
+  meetingRetentionDays: contextNumber.min(1).max(36_500).optional(),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });

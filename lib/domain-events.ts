@@ -12,15 +12,23 @@ import { DOMAIN_EVENT_SOURCE } from '../lambdas/core/domain-events/catalogue';
 import type { DomainEventsEnvironment } from '../lambdas/shared/domain-events-environment';
 
 /** A function's environment contract less what `DomainEvents` sets on a publisher itself. */
-export type EnvironmentBesidesEvents<E> = { [K in Exclude<keyof E, keyof DomainEventsEnvironment>]: string };
+export type EnvironmentBesidesEvents<E> = {
+  // Remapped, not Exclude'd, so that an optional variable stays optional.
+  [K in keyof E as K extends keyof DomainEventsEnvironment ? never : K]: string;
+};
+
+/**
+ * How long the archive keeps published events unless told otherwise: at about twenty small events a
+ * meeting, a month of 10,000 meetings is well under 1 GB.
+ */
+export const DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS = 30;
 
 export interface DomainEventsProps {
   /** The functions that publish: each gets EVENT_BUS_NAME and `events:PutEvents` on this bus. */
   publishers: LambdaFunction[];
   /**
-   * How long the archive keeps published events for replay. Default 30 days: at about
-   * twenty small events a meeting, a month of 10,000 meetings is well under 1 GB.
-   * `Duration.days(0)` keeps them for ever.
+   * How long the archive keeps published events for replay (default
+   * DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS). `Duration.days(0)` keeps them for ever.
    */
   archiveRetention?: Duration;
 }
@@ -34,7 +42,7 @@ export class DomainEvents extends Construct {
     this.bus.archive('Archive', {
       description: 'Every domain event published, for replay to a consumer',
       eventPattern: { source: [DOMAIN_EVENT_SOURCE] },
-      retention: props.archiveRetention ?? Duration.days(30),
+      retention: props.archiveRetention ?? Duration.days(DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS),
     });
     for (const fn of props.publishers) this.grantPublish(fn);
   }

@@ -13,7 +13,7 @@ import { SERVICES } from '../lambdas/core/telemetry';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import type { EnvironmentBesidesEvents } from './domain-events';
 import { type FunctionSettings, PipelineFunction } from './function';
-import { grantClaimChecks, grantSummaryObjects, grantTableItems } from './grants';
+import { grantClaimChecks, grantErasedEventDrops, grantSummaryObjects, grantTableItems } from './grants';
 import { acknowledge } from './nag';
 
 /** The consumer's timeout; the events queue's visibility timeout is six times this. */
@@ -34,6 +34,8 @@ export interface EventProcessingProps {
   archiveQueue: IQueue;
   payloadBucket: IBucket;
   dedupRetentionDays: number;
+  /** Where the service's `data_deleted` queues the meeting's erasure (`eraseOnUpstreamDelete`); none when absent. */
+  erasureQueue?: IQueue;
   /** Most concurrent function instances the events queue drives (protects the table and the service). */
   maxConcurrency: number;
   functions: FunctionSettings;
@@ -51,6 +53,7 @@ export class EventProcessing extends Construct {
       ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,
       DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
+      ...(props.erasureQueue !== undefined && { ERASURE_QUEUE_URL: props.erasureQueue.queueUrl }),
     };
     this.function = new PipelineFunction(this, 'ProcessEventsFunction', {
       entry: 'lambdas/process-events/handler.ts',
@@ -82,5 +85,7 @@ export class EventProcessing extends Construct {
     props.archiveQueue.grantSendMessages(this.function);
     grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
     grantSummaryObjects(this.function, props.payloadBucket);
+    props.erasureQueue?.grantSendMessages(this.function);
+    grantErasedEventDrops(this.function, props.table, props.payloadBucket);
   }
 }

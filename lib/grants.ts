@@ -70,3 +70,31 @@ export function grantSummaryObjects(fn: IFunction, payloadBucket: IBucket): void
     'PutObject on the summaries prefix only: each long summary gets its own content-addressed key.',
   );
 }
+
+/**
+ * A webhook of an erased meeting is dropped with what it left: its ledger record (keys under
+ * EVENTS#, nothing else) and every version of its claim-checked body.
+ */
+export function grantErasedEventDrops(fn: IFunction, table: ITableV2, payloadBucket: IBucket): void {
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:DeleteItem'],
+      resources: [table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.eventsOfBot('*')] } },
+    }),
+  );
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['s3:ListBucketVersions'],
+      resources: [payloadBucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': `${CLAIM_CHECK_PREFIX}*` } },
+    }),
+  );
+  // The claim-check prefix's wildcard is acknowledged with grantClaimChecks, on the same resource.
+  fn.addToRolePolicy(
+    new PolicyStatement({
+      actions: ['s3:DeleteObjectVersion'],
+      resources: [payloadBucket.arnForObjects(`${CLAIM_CHECK_PREFIX}*`)],
+    }),
+  );
+}

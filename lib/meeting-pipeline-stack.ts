@@ -10,7 +10,8 @@ import { AccessLogsBucket } from './access-logs';
 import { BotScheduler } from './bot-scheduler';
 import { CalendarSync } from './calendar-sync';
 import type { PipelineConfig } from './config';
-import { DomainEvents } from './domain-events';
+import { DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS, DomainEvents } from './domain-events';
+import { Erasure } from './erasure';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { functionSettings } from './function';
 import { PipelineHttpApi } from './http-api';
@@ -37,6 +38,7 @@ export class MeetingPipelineStack extends Stack {
   readonly calendarSync: CalendarSync;
   readonly monitoring: Monitoring;
   readonly domainEvents: DomainEvents;
+  readonly erasure: Erasure;
 
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
@@ -91,11 +93,27 @@ export class MeetingPipelineStack extends Stack {
       removalPolicy,
     });
 
+    this.erasure = new Erasure(this, 'Erasure', {
+      api: this.httpApi,
+      table,
+      payloadBucket: this.ingress.payloadBucket,
+      recordingsBucket: this.recordingArchive.bucket,
+      apiKeySecret,
+      upstreamBaseUrl: config.upstreamBaseUrl,
+      secretCacheSeconds: config.secretCacheSeconds,
+      eraseUpstream: config.eraseUpstream,
+      ...(config.meetingRetentionDays !== undefined && { meetingRetentionDays: config.meetingRetentionDays }),
+      logRetentionDays: config.logRetentionDays,
+      eventArchiveRetentionDays: DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS,
+      functions,
+    });
+
     this.eventProcessing = new EventProcessing(this, 'EventProcessing', {
       table,
       eventsQueue: this.ingress.eventsQueue,
       archiveQueue: this.recordingArchive.queue,
       payloadBucket: this.ingress.payloadBucket,
+      ...(config.eraseOnUpstreamDelete && { erasureQueue: this.erasure.queue }),
       dedupRetentionDays: config.dedupRetentionDays,
       maxConcurrency: config.eventConcurrency,
       functions,
@@ -153,6 +171,7 @@ export class MeetingPipelineStack extends Stack {
         this.recordingArchive.function,
         this.reconciler.function,
         this.scheduler.launchFunction,
+        this.erasure.function,
       ],
     });
 
@@ -169,6 +188,7 @@ export class MeetingPipelineStack extends Stack {
         [SERVICES.readApi]: this.readApi.function,
         [SERVICES.calendars]: this.calendarSync.apiFunction,
         [SERVICES.calendarSync]: this.calendarSync.syncFunction,
+        [SERVICES.erase]: this.erasure.function,
       },
       eventsQueue: this.ingress.eventsQueue,
       archiveQueue: this.recordingArchive.queue,
@@ -199,6 +219,7 @@ export class MeetingPipelineStack extends Stack {
     });
     new CfnOutput(this, STACK_OUTPUTS.eventsQueueUrl, { value: this.ingress.eventsQueue.queueUrl });
     new CfnOutput(this, STACK_OUTPUTS.archiveQueueUrl, { value: this.recordingArchive.queue.queueUrl });
+    new CfnOutput(this, STACK_OUTPUTS.erasureQueueUrl, { value: this.erasure.queue.queueUrl });
     for (const [name, { queue, holds }] of Object.entries(this.deadLetterQueues())) {
       const output = dlqOutputs(name);
       new CfnOutput(this, output.url, { value: queue.queueUrl, description: holds });
@@ -238,6 +259,10 @@ export class MeetingPipelineStack extends Stack {
       [DEAD_LETTER_QUEUE_OUTPUTS.calendar]: {
         queue: this.scheduler.calendarDeadLetterQueue,
         holds: 'Calendar events that could not be delivered or applied',
+      },
+      [DEAD_LETTER_QUEUE_OUTPUTS.erasure]: {
+        queue: this.erasure.deadLetterQueue,
+        holds: 'Erasure jobs (upstream data_deleted, retention, second sweeps) that failed after their retries',
       },
     };
   }

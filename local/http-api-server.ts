@@ -2,12 +2,13 @@
  * The stack's HTTP API on 127.0.0.1, calling the same handlers with the same
  * payload-format 2.0 events API Gateway would: POST /webhooks (the ingress) and
  * PUT/GET/DELETE /schedules/{id} (the schedule API), the read API's GET routes and
- * the calendar routes (IAM-authorized in AWS, open on loopback here).
+ * DELETE /meetings/{bot_id} (IAM-authorized in AWS, open on loopback here).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { CALENDAR_API_ROUTES } from '../lambdas/core/calendar/calendar-api';
+import { ERASE_API_ROUTES } from '../lambdas/core/erase/erase-contract';
 import { READ_API_ROUTES } from '../lambdas/core/read/read-api-contract';
 
 export type HttpRouteHandler = (
@@ -22,6 +23,8 @@ export interface LocalHttpApiRoutes {
   read?: () => HttpRouteHandler | undefined;
   /** Every calendar route (CALENDAR_API_ROUTES); resolved per request like the schedule API. */
   calendars?: () => HttpRouteHandler | undefined;
+  /** `DELETE /meetings/{bot_id}` (ERASE_API_ROUTES); resolved per request like the schedule API. */
+  erase?: () => HttpRouteHandler | undefined;
 }
 
 export interface LocalHttpApi {
@@ -47,6 +50,7 @@ function routePattern(routeKey: string): { method: string; pattern: RegExp; name
 
 const READ_ROUTES = Object.values(READ_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 const CALENDAR_ROUTES = Object.values(CALENDAR_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
+const ERASE_ROUTES = Object.values(ERASE_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 
 /** API Gateway's query parameters: repeated names joined with commas. */
 function queryParameters(search: URLSearchParams): Record<string, string> | undefined {
@@ -76,6 +80,7 @@ export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): P
       const routed = [
         ...READ_ROUTES.map((route) => ({ ...route, handler: routes.read })),
         ...CALENDAR_ROUTES.map((route) => ({ ...route, handler: routes.calendars })),
+        ...ERASE_ROUTES.map((route) => ({ ...route, handler: routes.erase })),
       ];
       for (const route of routed) {
         const match = method === route.method ? route.pattern.exec(url.pathname) : null;

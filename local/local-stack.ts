@@ -20,12 +20,14 @@ import type { CalendarApiDependencies } from '../lambdas/core/calendar/calendar-
 import { calendarStore } from '../lambdas/core/calendar/calendar-store';
 import { guardedFeedFetcher } from '../lambdas/core/calendar/feed-fetch';
 import { memorySealer } from '../lambdas/core/calendar/url-sealer';
+import { RETENTION_MAX_MEETINGS_PER_RUN } from '../lambdas/core/erase/retention';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
 import { type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
 import { keys } from '../lambdas/core/store/table-layout';
 import type { LogSink, MetricSink, Telemetry } from '../lambdas/core/telemetry';
 import { UpstreamClient } from '../lambdas/core/upstream/client';
+import { createEraseApiHandler, createErasureQueueHandler, eraseDependencies } from '../lambdas/erase/adapter';
 import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/adapter';
 import { createLaunchTaskHandler } from '../lambdas/launch-bot/adapter';
 import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
@@ -38,6 +40,7 @@ import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { cdkJsonContext, parseConfig } from '../lib/config';
+import { DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS } from '../lib/domain-events';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { startSqsS3Emulator } from './emulators/fauxqs';
@@ -57,6 +60,7 @@ import type { PlayedMeeting } from './simulator/meeting-player';
 import { playStartedBots } from './simulator/play-started-bots';
 import { type Chaos, WebhookSender } from './simulator/webhook-sender';
 import { LocalExecutions, launcherDefinition } from './step-functions';
+import { unversionedObjects } from './unversioned-object-versions';
 
 export interface LocalStackOptions {
   /** Keep DynamoDB's data in this folder (resumable); in memory when absent. */
@@ -86,6 +90,10 @@ export interface LocalStackOptions {
   onLog?: (level: string, message: string, attributes: Record<string, unknown>) => void;
   /** Where every domain event's PutEvents entry is appended, one JSON line each (default `.local/events.jsonl`). */
   eventsFile?: string;
+  /** `eraseUpstream` (default false): an erasure also asks the service to delete its copy. */
+  eraseUpstream?: boolean;
+  /** `eraseOnUpstreamDelete` (default true): the service's `data_deleted` erases the meeting here too. */
+  eraseOnUpstreamDelete?: boolean;
 }
 
 export type { MeetingCheck };
@@ -161,6 +169,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       record('info', message, attributes);
       const a = Object.assign({}, ...attributes) as Record<string, unknown>;
       if (message === 'bot launched') options.print(`${stamp()}  ${a.bot_id}  launched for schedule ${a.schedule_id}`);
+      if (message === 'meeting erased')
+        options.print(`${stamp()}  ${a.bot_id}  erased (${a.reason}): receipt ${a.receipt_id}`);
       if (message === 'meeting archived')
         options.print(`${stamp()}  ${a.bot_id}  archived: recording ${a.recording_status}, ${a.recording_bytes} bytes`);
       if (message === 'reconciler run' && Array.isArray(a.healed) && a.healed.length > 0) {
@@ -216,11 +226,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let schedulesHandler: HttpRouteHandler | undefined;
   let readHandler: HttpRouteHandler | undefined;
   let calendarsHandler: HttpRouteHandler | undefined;
+  let eraseHandler: HttpRouteHandler | undefined;
   const httpApi = await startLocalHttpApi(
     {
       schedules: () => schedulesHandler,
       read: () => readHandler,
       calendars: () => calendarsHandler,
+      erase: () => eraseHandler,
       webhooks: createIngressHandler(
         ingressDependencies(
           localIngressEnvironment(resources),
@@ -251,6 +263,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       PAYLOAD_BUCKET: resources.payloadBucket,
       DEDUP_RETENTION_DAYS: 7,
       EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
+      ...(options.eraseOnUpstreamDelete !== false && { ERASURE_QUEUE_URL: resources.erasureQueueUrl }),
     },
     { db, sqs: sqsClient(), s3: s3Client(), events },
     telemetry,
@@ -270,7 +283,35 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     RECORDING_WAIT_MINUTES: 1,
     EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
   };
+  const erasing = eraseDependencies(
+    {
+      UPSTREAM_BASE_URL: apiBaseUrl,
+      API_KEY_SECRET_ID: 'local',
+      SECRET_CACHE_SECONDS: 60,
+      TABLE_NAME: resources.tableName,
+      PAYLOAD_BUCKET: resources.payloadBucket,
+      RECORDINGS_BUCKET: recordingsBucket,
+      EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
+      ERASURE_QUEUE_URL: resources.erasureQueueUrl,
+      ERASE_UPSTREAM: options.eraseUpstream ?? false,
+      // Local writers finish in seconds: the second sweep need not wait the deployed 15 minutes.
+      RESWEEP_DELAY_SECONDS: 5,
+      LOG_RETENTION_DAYS: 30,
+      EVENT_ARCHIVE_RETENTION_DAYS: DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS,
+      RETENTION_MAX_MEETINGS: RETENTION_MAX_MEETINGS_PER_RUN,
+    },
+    { db, s3: s3Client(), sqs: sqsClient(), upstream, events, objects: unversionedObjects(s3Client()) },
+    telemetry,
+  );
+  eraseHandler = createEraseApiHandler(erasing);
   const pollers = [
+    new QueuePoller({
+      sqs: sqsClient(),
+      queueUrl: resources.erasureQueueUrl,
+      batchSize: 1,
+      waitTimeSeconds: 1,
+      handler: createErasureQueueHandler(erasing),
+    }),
     new QueuePoller({
       sqs: sqsClient(),
       queueUrl: resources.eventsQueueUrl,

@@ -24,6 +24,9 @@ export interface LocalResources {
   eventsDeadLetterQueueUrl: string;
   archiveQueueUrl: string;
   archiveDeadLetterQueueUrl: string;
+  /** Erasure jobs (the service's data_deleted, retention, second sweeps) and their DLQ. */
+  erasureQueueUrl: string;
+  erasureDeadLetterQueueUrl: string;
   payloadBucket: string;
 }
 
@@ -98,6 +101,7 @@ export async function createLocalResources(
     fifo: QUEUE_SETTINGS.archiveQueueFifo,
     ...queueOptions,
   });
+  const erasure = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-erasure`, { fifo: false, ...queueOptions });
   const payloadBucket = `${prefix}-payloads`;
   await clients.s3.send(new CreateBucketCommand({ Bucket: payloadBucket }));
   return {
@@ -106,6 +110,8 @@ export async function createLocalResources(
     eventsDeadLetterQueueUrl: events.deadLetterUrl,
     archiveQueueUrl: archive.url,
     archiveDeadLetterQueueUrl: archive.deadLetterUrl,
+    erasureQueueUrl: erasure.url,
+    erasureDeadLetterQueueUrl: erasure.deadLetterUrl,
     payloadBucket,
   };
 }

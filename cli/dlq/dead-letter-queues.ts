@@ -18,6 +18,11 @@ export const DEAD_LETTER_QUEUES = {
     holds: 'calendar events not delivered or not applied',
     redrive: 'EventBridge (the original calendar event, put again)',
   },
+  erasure: {
+    outputName: DEAD_LETTER_QUEUE_OUTPUTS.erasure,
+    holds: `erasure jobs (upstream data_deleted, retention, second sweeps) that failed ${QUEUE_SETTINGS.maxReceiveCount} times`,
+    redrive: 'erasure queue',
+  },
 } as const;
 export type DeadLetterQueueName = keyof typeof DEAD_LETTER_QUEUES;
 export const DEAD_LETTER_QUEUE_NAMES = Object.keys(DEAD_LETTER_QUEUES) as DeadLetterQueueName[];

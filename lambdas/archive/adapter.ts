@@ -4,7 +4,12 @@ import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { archiveJobSchema } from '../core/archive/archive-job';
-import { type ArchiveDependencies, archiveMeeting, RecordingPendingError } from '../core/archive/archive-meeting';
+import {
+  type ArchiveDependencies,
+  archiveMeeting,
+  MeetingErasedError,
+  RecordingPendingError,
+} from '../core/archive/archive-meeting';
 import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core/archive/download-guard';
 import type { DomainEventPublisher } from '../core/domain-events/publisher';
 import { METRICS, type Telemetry } from '../core/telemetry';
@@ -107,6 +112,10 @@ export function createArchiveHandler(deps: ArchiveDependencies, options?: Archiv
     try {
       return await archiveMeeting(job.bot_id, deps, { awaitRecordingUntilMs });
     } catch (error) {
+      if (error instanceof MeetingErasedError) {
+        deps.telemetry.log.info('archive job of an erased meeting dropped', { bot_id: job.bot_id });
+        return undefined;
+      }
       if (error instanceof RecordingPendingError) {
         const remaining = Math.ceil((error.waitUntilMs - deps.now().getTime()) / 1000);
         const delay = Math.max(1, Math.min(backoff(retry.pendingDelaySeconds), remaining));

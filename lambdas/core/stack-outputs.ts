@@ -11,6 +11,7 @@ export const STACK_OUTPUTS = {
   webhookUrl: 'WebhookUrl',
   eventsQueueUrl: 'EventsQueueUrl',
   archiveQueueUrl: 'ArchiveQueueUrl',
+  erasureQueueUrl: 'ErasureQueueUrl',
   payloadBucket: 'PayloadBucketName',
   recordingsBucket: 'RecordingsBucketName',
   tableName: 'MeetingsTableName',
@@ -22,6 +23,7 @@ export const DEAD_LETTER_QUEUE_OUTPUTS = {
   events: 'EventsDeadLetterQueue',
   archive: 'ArchiveDeadLetterQueue',
   calendar: 'CalendarEventsDeadLetterQueue',
+  erasure: 'ErasureDeadLetterQueue',
 } as const;
 
 /** Each dead-letter queue has `<name>Url` and `<name>Arn` outputs. */

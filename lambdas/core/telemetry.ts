@@ -95,6 +95,14 @@ export const METRICS = {
   calendarSynced: metric('CalendarSynced', 'Count'),
   /** Calendar syncs that failed: the feed could not be fetched or read, or the sync itself failed (log line says why). */
   calendarSyncFailed: metric('CalendarSyncFailed', 'Count'),
+  /** Webhooks (late, re-sent or re-driven) of an erased meeting: acknowledged and dropped, by trigger. */
+  eventDroppedErased: metric('EventDroppedErased', 'Count', ['trigger']),
+  /** Erasures completed, by reason (ERASURE_REASONS: request, upstream-data-deleted, retention). */
+  meetingErased: metric('MeetingErased', 'Count', ['reason']),
+  /** Items, objects or attributes the delayed second sweep found on an erased meeting: a writer raced the erasure. */
+  erasedLateWritesRemoved: metric('ErasedLateWritesRemoved', 'Count'),
+  /** Meetings past `meetingRetentionDays` queued for erasure by a retention run. */
+  retentionErasuresQueued: metric('RetentionErasuresQueued', 'Count'),
 } as const;
 
 /**
@@ -111,6 +119,7 @@ export const SERVICES = {
   readApi: 'read-api',
   calendars: 'calendars',
   calendarSync: 'calendar-sync',
+  erase: 'erase',
 } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 

@@ -11,8 +11,10 @@ import { QUEUE_SETTINGS } from '../core/queue/queue-settings';
 import { EVENT_ATTRIBUTES } from '../core/queue/queued-event';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
+import { forgetBodies, s3ObjectVersions } from '../shared/s3-object-versions';
 import { s3Payloads } from '../shared/s3-payloads';
 import { sqsArchiveQueue } from '../shared/sqs-archive-queue';
+import { sqsErasureQueue } from '../shared/sqs-erasure-queue';
 import type { ProcessEventsEnvironment } from './environment';
 
 export type ProcessEventsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
@@ -37,6 +39,8 @@ export function processEventsDependencies(
     payloads: s3Payloads(clients.s3, env.PAYLOAD_BUCKET),
     events: clients.events ?? eventBridgePublisher(eventBridgeClient(), env.EVENT_BUS_NAME),
     telemetry,
+    forgetBody: forgetBodies(s3ObjectVersions(clients.s3)),
+    ...(env.ERASURE_QUEUE_URL !== undefined && { erasure: sqsErasureQueue(clients.sqs, env.ERASURE_QUEUE_URL) }),
   };
 }
 

@@ -7,6 +7,8 @@ export const processEventsEnvironmentSchema = z.object({
   ARCHIVE_QUEUE_URL: z.url(),
   PAYLOAD_BUCKET: z.string().check(z.minLength(1)),
   DEDUP_RETENTION_DAYS: z.coerce.number().check(z.int(), z.positive()),
+  /** Set when `eraseOnUpstreamDelete` is on: the service's `data_deleted` queues the meeting's erasure here. */
+  ERASURE_QUEUE_URL: z.optional(z.url()),
   ...domainEventsEnvironmentShape,
 });
 export type ProcessEventsEnvironment = z.infer<typeof processEventsEnvironmentSchema>;

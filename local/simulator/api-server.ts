@@ -40,6 +40,17 @@ export interface SimulatedBot {
   noRecordingRow?: boolean;
 }
 
+/** A state change the service made on its own, as its webhook carries it. */
+export interface SimulatedStateChange {
+  oldState: string;
+  newState: string;
+  eventType: string;
+  createdAtMicros: number;
+}
+
+/** The states whose bot may have its data deleted: a meeting that is over and whose data is still there. */
+export const DATA_DELETABLE_STATES: readonly string[] = ['ended', 'fatal_error'];
+
 /** A response the server gives instead of the normal one, `times` times, to requests matching `path`. */
 export interface Fault {
   method?: string;
@@ -100,6 +111,8 @@ export class SimulatedServiceApi {
    * mode plays the meeting from then, joining at `join_at`).
    */
   onBotStarted: ((bot: SimulatedBot) => void) | undefined;
+  /** Called when the service itself moves a bot's state (`delete_data`): its `bot.state_change` webhook goes out. */
+  onStateChange: ((bot: SimulatedBot, change: SimulatedStateChange) => void) | undefined;
   /** A scheduled bot is staged this long before its join time, somewhere between the two (the service's jitter). */
   stageAhead = { mostMs: 10 * MINUTE, leastMs: 5 * MINUTE };
   /** A scheduled bot missed by more than this is never started. */
@@ -302,6 +315,13 @@ export class SimulatedServiceApi {
       if (need('bots:read')) this.listBots(url, response);
       return;
     }
+    const deleteData = /^bots\/([^/]+)\/delete_data$/.exec(path);
+    if (deleteData !== null && method === 'POST') {
+      if (!need('bots:write')) return;
+      const bot = this.bots.get(decodeURIComponent(deleteData[1]!));
+      if (bot === undefined) return this.json(response, 404, { error: 'Bot not found' });
+      return this.deleteBotData(bot, response);
+    }
     const match = /^bots\/([^/]+)(?:\/(transcript|recording|participants))?$/.exec(path);
     const part = match?.[2];
     const writes = (method === 'PATCH' || method === 'DELETE') && part === undefined;
@@ -434,6 +454,29 @@ export class SimulatedServiceApi {
     const fault = this.replaced.get(response);
     if (fault?.status !== undefined) return this.json(response, 200, null);
     response.writeHead(200).end();
+  }
+
+  /**
+   * `POST bots/{id}/delete_data`: once the meeting is over, its recording, transcript and participants
+   * are deleted for good (metadata stays), the bot moves to `data_deleted` (its webhook goes out), and
+   * the answer is the bot (200). Before the end, or once deleted, 400 with the reason.
+   */
+  private deleteBotData(bot: SimulatedBot, response: ServerResponse): undefined {
+    if (!DATA_DELETABLE_STATES.includes(bot.state))
+      return this.json(response, 400, {
+        error: `Bot is in state ${bot.state} and its data cannot be deleted; only a bot in state ${DATA_DELETABLE_STATES.join(' or ')} can`,
+      });
+    const nowMs = this.now();
+    const change: SimulatedStateChange = {
+      oldState: bot.state,
+      newState: 'data_deleted',
+      eventType: 'data_deleted',
+      createdAtMicros: nowMs * 1000,
+    };
+    Object.assign(bot, { state: change.newState, transcript: [], participants: [], recording: null });
+    bot.events.push({ type: change.eventType, sub_type: null, created_at: serviceTime(nowMs) });
+    this.json(response, 200, publicBot(bot));
+    this.onStateChange?.(bot, change);
   }
 
   /** `GET bots` with the service's filters: meeting_url, deduplication_key, states (repeatable), join_at_after/before. */

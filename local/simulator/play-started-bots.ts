@@ -3,8 +3,10 @@
  * of its join_at) the bot joins at join_at and the meeting is played, its webhooks
  * sent by `sender`. Local mode and the standalone simulator both use this.
  */
+import { randomUUID } from 'node:crypto';
 import type { SimulatedServiceApi } from './api-server';
 import { type PlayedMeeting, playMeeting } from './meeting-player';
+import { stateChange } from './payloads';
 import type { WebhookSender } from './webhook-sender';
 
 export interface PlayOptions {
@@ -22,6 +24,11 @@ export function playStartedBots(
   options: PlayOptions,
 ): Map<string, PlayedMeeting & { scheduleId: string }> {
   const played = new Map<string, PlayedMeeting & { scheduleId: string }>();
+  // A state the service moves on its own (delete_data) is sent like the meeting's own.
+  service.onStateChange = (bot, change) => {
+    options.print(`${bot.id}  ${change.newState}`);
+    options.sender.send(stateChange(bot.id, change, { idempotencyKey: randomUUID() }));
+  };
   service.onBotStarted = (bot) => {
     const scheduleId = String(bot.metadata?.schedule_id ?? '');
     const startIn = bot.join_at === null ? 0 : Math.max(0, Date.parse(bot.join_at) - Date.now());

@@ -90,6 +90,7 @@ describe('concurrency and cost defaults', () => {
       [SERVICES.readApi]: 512,
       [SERVICES.calendars]: 512,
       [SERVICES.calendarSync]: 512,
+      [SERVICES.erase]: 512,
     });
   });
 

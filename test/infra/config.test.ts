@@ -38,6 +38,8 @@ describe('configuration', () => {
       accessLogRetentionDays: 90,
       maxEventAgeSeconds: 300,
       signatureRejectionThreshold: 20,
+      eraseUpstream: false,
+      eraseOnUpstreamDelete: true,
       retainData: true,
     });
   });

@@ -19,6 +19,7 @@ const PUBLISHERS: readonly string[] = [
   SERVICES.processEvents,
   SERVICES.archive,
   SERVICES.reconciler,
+  SERVICES.erase,
   SERVICES.launchBot,
 ];
 

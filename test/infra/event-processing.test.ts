@@ -64,7 +64,15 @@ describe('event processing', () => {
     const statements = functionStatements(template, 'process-events');
     expect(wildcardDataActions(statements)).toEqual([]);
     const dynamo = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('dynamodb:')));
-    expect(actionsOf(dynamo)).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    expect(actionsOf(dynamo)).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
+    // Deletes only ledger records: a dropped webhook of an erased meeting.
+    const deletes = dynamo.find((statement) => actionsOf([statement]).includes('dynamodb:DeleteItem'));
+    expect(JSON.stringify(deletes)).toContain('"dynamodb:LeadingKeys":["EVENTS#*"]');
     expect(JSON.stringify(dynamo.map((s) => s.Resource))).not.toContain('index');
     expect(actionsOf(statements).filter((a) => a.startsWith('sqs:'))).toEqual(
       [
@@ -79,9 +87,13 @@ describe('event processing', () => {
       ].sort(),
     );
     const s3 = statements.filter((s) => actionsOf([s]).some((a) => a.startsWith('s3:')));
-    expect(
-      s3.map((statement) => JSON.stringify(statement.Resource).match(/\/(claim-check|summaries)\/\*/)?.[1]),
-    ).toEqual(['claim-check', 'summaries']);
+    expect(s3.map((statement) => JSON.stringify(statement).match(/(claim-check|summaries)\/\*/)?.[1])).toEqual([
+      'claim-check',
+      'summaries',
+      'claim-check',
+    ]);
+    // A dropped webhook of an erased meeting takes its claim-checked body's every version with it.
+    expect(actionsOf(s3)).toEqual(expect.arrayContaining(['s3:ListBucketVersions', 's3:DeleteObjectVersion']));
     const summaries = s3.find((statement) => JSON.stringify(statement.Resource).includes('/summaries/*'));
     expect(actionsOf([summaries!])).toEqual(['s3:PutObject']);
   });

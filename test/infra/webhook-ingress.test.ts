@@ -89,14 +89,14 @@ describe('webhook ingress', () => {
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
     });
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    // Standard queues: events, its DLQ, and the calendar rule's DLQ; the archive queues are FIFO.
-    expect(queues.filter((q) => q.Properties.FifoQueue !== true)).toHaveLength(3);
+    // Standard queues: events and its DLQ, the calendar rule's DLQ, erasure and its DLQ; the archive queues are FIFO.
+    expect(queues.filter((q) => q.Properties.FifoQueue !== true)).toHaveLength(5);
     expect(queues.every((q) => q.Properties.SqsManagedSseEnabled === true)).toBe(true);
   });
 
   it('denies non-TLS access to every queue', () => {
     const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
-    expect(policies).toHaveLength(5);
+    expect(policies).toHaveLength(7);
     for (const policy of policies) {
       expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),

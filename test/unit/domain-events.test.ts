@@ -46,6 +46,12 @@ const samples: DomainEvent[] = [
     meeting_url: 'https://meet.google.com/abc-defg-hij',
   }),
   domainEvents.scheduleFailed({ schedule_id: 'standup', schedule_version: 3, reason: 'BadRequestError: refused' }),
+  domainEvents.erased({
+    bot_id: 'bot_1',
+    receipt_id: 'er_1',
+    erased_at: '2026-11-23T12:00:00.000Z',
+    counts: { meeting_items: 3, ledger_records: 3 },
+  }),
 ];
 
 const entry = (event: DomainEvent): PutEventsEntry => toPutEventsEntry(event, 'bus');

@@ -16,6 +16,8 @@ export interface AppliedEffects {
   seenBefore?: boolean;
   /** A summary update is the meeting's summary (written now, or by an earlier delivery and not replaced since). */
   summaryCurrent?: boolean;
+  /** The meeting is erased (its tombstone was read): nothing was written, the event is to be dropped. */
+  erased?: boolean;
 }
 
 /** What one webhook does to the store. Idempotent and order-independent: replay calls it too. */
@@ -28,8 +30,8 @@ export async function applyWebhook(
     case 'bot.state_change':
       return applyStateChange(ctx, webhook.data, archive);
     case 'transcript.update': {
-      const { written, seenBefore } = await applyTranscriptUpdate(ctx, webhook.data);
-      return { valueWritten: written, seenBefore };
+      const { written, seenBefore, erased } = await applyTranscriptUpdate(ctx, webhook.data);
+      return { valueWritten: written, seenBefore, ...(erased === true && { erased }) };
     }
     case 'participant_events.join_leave':
       return { seenBefore: await applyParticipantEvent(ctx, webhook.data) };

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
-import { keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
+import { ERASURE_ATTRIBUTE, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import type { TranscriptUpdateData } from '../upstream/webhook-contract';
 import { type ApplyContext, arrivalVersion, rememberAppliedKey } from './context';
 
@@ -17,17 +17,19 @@ import { type ApplyContext, arrivalVersion, rememberAppliedKey } from './context
 export async function applyTranscriptUpdate(
   ctx: ApplyContext,
   data: TranscriptUpdateData,
-): Promise<{ written: boolean; seenBefore: boolean }> {
-  // After the archive took the service's final transcript, a webhook changes nothing (one small read).
+): Promise<{ written: boolean; seenBefore: boolean; erased?: boolean }> {
+  // After the archive took the service's final transcript, or once the meeting is erased, a webhook
+  // changes nothing: one small read, which is also the hot path's only tombstone check.
   const { Item: meeting } = await ctx.table.db.send(
     new GetCommand({
       TableName: ctx.table.tableName,
       Key: keys.meeting(ctx.botId),
       ConsistentRead: true,
-      ProjectionExpression: '#final',
-      ExpressionAttributeNames: { '#final': TRANSCRIPT_FINAL_ATTRIBUTE },
+      ProjectionExpression: '#final, #erasure',
+      ExpressionAttributeNames: { '#final': TRANSCRIPT_FINAL_ATTRIBUTE, '#erasure': ERASURE_ATTRIBUTE },
     }),
   );
+  if (meeting?.[ERASURE_ATTRIBUTE] !== undefined) return { written: false, seenBefore: false, erased: true };
   if (meeting?.[TRANSCRIPT_FINAL_ATTRIBUTE] !== undefined) return { written: false, seenBefore: false };
   const text = data.transcription?.transcript ?? '';
   const key = keys.utterance(ctx.botId, data.timestamp_ms, data.speaker_uuid);

@@ -19,7 +19,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEvents } from '../domain-events/catalogue';
 import type { DomainEventPublisher } from '../domain-events/publisher';
 import type { TableAccess } from '../store/dynamo';
-import { GSI, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
+import { ERASURE_ATTRIBUTE, GSI, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { UpstreamClient } from '../upstream/client';
 import { DownloadFailedError, DownloadRefusedError, LinkExpiredError, type OpenedDownload } from './download-guard';
@@ -89,6 +89,14 @@ export type ArchiveOutcome =
   | { status: 'archived'; record: ArchiveRecord }
   | { status: 'already-archived'; record: ArchiveRecord };
 
+/** The meeting was erased (a job queued before it): nothing is fetched or written, the job is done. */
+export class MeetingErasedError extends Error {
+  override name = 'MeetingErasedError';
+  constructor(botId: string) {
+    super(`meeting ${botId} is erased: nothing to archive`);
+  }
+}
+
 export async function archiveMeeting(
   botId: string,
   deps: ArchiveDependencies,
@@ -100,10 +108,15 @@ export async function archiveMeeting(
       TableName: table.tableName,
       Key: keys.meeting(botId),
       ConsistentRead: true,
-      ProjectionExpression: '#archive, #progress',
-      ExpressionAttributeNames: { '#archive': 'archive', '#progress': 'archiveProgress' },
+      ProjectionExpression: '#archive, #progress, #erasure',
+      ExpressionAttributeNames: {
+        '#archive': 'archive',
+        '#progress': 'archiveProgress',
+        '#erasure': ERASURE_ATTRIBUTE,
+      },
     }),
   );
+  if (Item?.[ERASURE_ATTRIBUTE] !== undefined) throw new MeetingErasedError(botId);
   if (Item?.archive !== undefined) {
     const record = Item.archive as ArchiveRecord;
     await leaveStateIndex(table, botId); // a state that came after the archive put it back

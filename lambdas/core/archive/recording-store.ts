@@ -34,7 +34,9 @@ export const ARCHIVE_METADATA = {
 export const archiveKeys = {
   recording: (botId: string, extension: string) => `${archiveKeys.recordingPrefix(botId)}${extension}`,
   /** Every recording key of the meeting, whatever its extension. */
-  recordingPrefix: (botId: string) => `meetings/${botId}/recording`,
+  recordingPrefix: (botId: string) => `${archiveKeys.meeting(botId)}recording`,
+  /** Everything archived of a meeting is under this prefix (erasure removes it whole). */
+  meeting: (botId: string) => `meetings/${botId}/`,
   transcript: (botId: string) => `meetings/${botId}/transcript.json`,
   participants: (botId: string) => `meetings/${botId}/participants.json`,
 } as const;

@@ -24,11 +24,12 @@ export const DETAIL_TYPES = {
   archived: 'meeting.archived',
   scheduleLaunched: 'schedule.launched',
   scheduleFailed: 'schedule.failed',
+  erased: 'meeting.erased',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
 
-/** Named already so that nothing else takes them; published once erasure exists. */
-export const RESERVED_DETAIL_TYPES = ['meeting.erased'] as const;
+/** Named already so that nothing else takes them. */
+export const RESERVED_DETAIL_TYPES: readonly string[] = [];
 
 interface DetailBase {
   version: typeof DOMAIN_EVENT_VERSION;
@@ -94,6 +95,15 @@ export interface ScheduleFailedDetail extends DetailBase {
   reason: string;
 }
 
+/** A meeting's data was erased here: the receipt's id and counts, nothing of the meeting itself. */
+export interface MeetingErasedDetail extends DetailBase {
+  bot_id: string;
+  receipt_id: string;
+  erased_at: string;
+  /** What was removed, by store (the receipt's counts). */
+  counts: Record<string, number>;
+}
+
 interface Details {
   'meeting.state_changed': MeetingStateChangedDetail;
   'meeting.ended': MeetingEndedDetail;
@@ -101,6 +111,7 @@ interface Details {
   'meeting.archived': MeetingArchivedDetail;
   'schedule.launched': ScheduleLaunchedDetail;
   'schedule.failed': ScheduleFailedDetail;
+  'meeting.erased': MeetingErasedDetail;
 }
 
 export type DomainEvent = { [T in DetailType]: { detailType: T; detail: Details[T] } }[DetailType];
@@ -141,4 +152,6 @@ export const domainEvents = {
     event(DETAIL_TYPES.scheduleLaunched, [fields.schedule_id, String(fields.schedule_version)], fields),
   scheduleFailed: (fields: Fields<'schedule.failed'>) =>
     event(DETAIL_TYPES.scheduleFailed, [fields.schedule_id, String(fields.schedule_version)], fields),
+  /** One erasure per receipt. */
+  erased: (fields: Fields<'meeting.erased'>) => event(DETAIL_TYPES.erased, [fields.bot_id, fields.receipt_id], fields),
 };

@@ -5,7 +5,7 @@
  * ledger already (the message says so); else it is recorded here.
  */
 import { createHash } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppliedEffects, applyWebhook } from '../apply/apply-webhook';
 import type { ArchiveQueue } from '../archive/archive-job';
 import type { DomainEventPublisher } from '../domain-events/publisher';
@@ -19,9 +19,12 @@ import {
 } from '../queue/queued-event';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
+import { readErasureMark } from '../store/tombstone';
 import { METRICS, type Telemetry } from '../telemetry';
 import {
+  DATA_DELETED_STATE,
   describeUnboundWebhook,
+  KNOWN_TRIGGERS,
   parseTriggerData,
   parseWebhookEnvelope,
   type TypedWebhook,
@@ -68,10 +71,18 @@ export interface ProcessDependencies {
   /** Where the domain events of applied webhooks go (domain-events.ts). */
   events: DomainEventPublisher;
   telemetry: Telemetry;
+  /** Removes a claim-checked body for good (every version): a dropped webhook of an erased meeting leaves none. */
+  forgetBody?: (pointer: ClaimCheckPointer) => Promise<void>;
+  /**
+   * Set when `eraseOnUpstreamDelete` is on: the service's `data_deleted` queues the meeting's erasure
+   * here (the erasure queue, erase/erasure-job.ts; named by shape, since erase/ builds on this folder).
+   */
+  erasure?: { send(job: { kind: 'erase'; bot_id: string; reason: 'upstream-data-deleted' }): Promise<void> };
 }
 
 export type ProcessOutcome = {
-  status: 'applied' | 'duplicate';
+  /** `dropped`: the meeting is erased; acknowledged, and nothing of it kept. */
+  status: 'applied' | 'duplicate' | 'dropped';
   trigger: string;
   botId: string;
   idempotencyKey: string;
@@ -97,7 +108,16 @@ export async function processQueuedEvent(message: QueuedMessage, deps: ProcessDe
 }
 
 async function decideQueuedEvent(message: QueuedMessage, deps: ProcessDependencies): Promise<ProcessOutcome> {
-  const { text, stored } = await readBody(message, deps.payloads);
+  let body: { text: string; stored?: ClaimCheckPointer };
+  try {
+    body = await readBody(message, deps.payloads);
+  } catch (error) {
+    // The erasure removed its claim-checked body: a re-drive of an erased meeting's webhook is dropped.
+    const dropped = error instanceof PoisonEventError ? await dropIfErased(message, deps) : undefined;
+    if (dropped !== undefined) return dropped;
+    throw error;
+  }
+  const { text, stored } = body;
   const receivedAt =
     message.attributes[EVENT_ATTRIBUTES.receivedAt] ?? new Date(message.sentTimestamp ?? Date.now()).toISOString();
   const recorded = message.attributes[EVENT_ATTRIBUTES.ledger] === LEDGER_RECORDED;
@@ -108,6 +128,22 @@ async function decideQueuedEvent(message: QueuedMessage, deps: ProcessDependenci
   }
   return applyValidatedEvent({ webhook: typedWebhook(envelope.value), text, stored, receivedAt, recorded }, deps);
 }
+
+async function dropIfErased(message: QueuedMessage, deps: ProcessDependencies): Promise<ProcessOutcome | undefined> {
+  const botId = message.attributes[EVENT_ATTRIBUTES.botId];
+  const idempotencyKey = message.attributes[EVENT_ATTRIBUTES.idempotencyKey];
+  const trigger = message.attributes[EVENT_ATTRIBUTES.trigger] ?? 'unknown';
+  if (!botId || !idempotencyKey || (await readErasureMark(deps.table, botId)) === undefined) return undefined;
+  await deps.table.db.send(
+    new DeleteCommand({ TableName: deps.table.tableName, Key: keys.event(botId, idempotencyKey) }),
+  );
+  deps.telemetry.metrics.emit(METRICS.eventDroppedErased, 1, { trigger: metricTrigger(trigger) });
+  return { status: 'dropped', trigger, botId, idempotencyKey };
+}
+
+/** The `trigger` dimension: a known trigger, else `unknown` (as applied webhooks count them), a closed set. */
+const metricTrigger = (trigger: string): string =>
+  (KNOWN_TRIGGERS as readonly string[]).includes(trigger) ? trigger : 'unknown';
 
 /** A webhook that passed the upstream contract, with the body the ledger keeps for replay. */
 export interface ValidatedEvent {
@@ -147,6 +183,21 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
     return { status: 'duplicate', trigger, botId, idempotencyKey };
   };
 
+  const dropErased = async (): Promise<ProcessOutcome> => {
+    // The ingress (or this consumer) recorded it before the tombstone was seen: that record goes too.
+    await deps.table.db.send(
+      new DeleteCommand({ TableName: deps.table.tableName, Key: keys.event(botId, idempotencyKey) }),
+    );
+    if (stored !== undefined) await deps.forgetBody?.(stored);
+    telemetry.log.debug('event of an erased meeting dropped', log);
+    telemetry.metrics.emit(METRICS.eventDroppedErased, 1, { trigger: webhook.trigger });
+    return { status: 'dropped', trigger, botId, idempotencyKey };
+  };
+  // A transcript line reads the meeting item anyway (transcript.ts): its check is there, at no extra read.
+  if (webhook.trigger !== 'transcript.update' && (await readErasureMark(deps.table, botId)) !== undefined) {
+    return dropErased();
+  }
+
   let effects: AppliedEffects;
   if (EXCLUSIVE_TRIGGERS.has(webhook.trigger)) {
     const claim = await ledger.claim(botId, idempotencyKey, entry);
@@ -154,6 +205,10 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
     if (claim === 'busy') throw new EventBusyError(idempotencyKey);
     try {
       effects = await applyWebhook(webhook, ctx, deps.archive);
+      // Before completing: a failed send leaves the event open, and its redelivery sends again (erasure is idempotent).
+      if (deps.erasure !== undefined && isUpstreamDataDeleted(webhook)) {
+        await deps.erasure.send({ kind: 'erase', bot_id: botId, reason: 'upstream-data-deleted' });
+      }
       // Before completing: a failure here leaves the event open, and its redelivery publishes.
       await deps.events.publish(webhookDomainEvents(webhook, effects, receivedAt));
     } catch (error) {
@@ -169,6 +224,7 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
     } catch (error) {
       throw asPoisonIfTooLarge(error, trigger);
     }
+    if (effects.erased === true) return dropErased();
     // Seen before and nothing newer written: a redelivery (applying it again changed nothing).
     const seenBefore = firstDelivery === undefined ? effects.seenBefore === true : !firstDelivery;
     // A redelivery publishes too: the delivery that applied it may have failed before publishing.
@@ -182,6 +238,10 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
   if (effects.archiveRequested === true) telemetry.metrics.emit(METRICS.archiveRequested, 1);
   return { status: 'applied', trigger, botId, idempotencyKey, effects };
 }
+
+/** The service deleted its copy of the meeting's data (`POST bots/{id}/delete_data`, or its own retention). */
+const isUpstreamDataDeleted = (webhook: TypedWebhook): boolean =>
+  webhook.trigger === 'bot.state_change' && webhook.data.new_state === DATA_DELETED_STATE;
 
 /** Parses and validates a bot's raw webhook body; anything that fails can never succeed. */
 export function decodeWebhook(text: string): TypedWebhook {

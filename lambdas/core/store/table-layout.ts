@@ -15,6 +15,7 @@
  * | event record    | EVENTS#<bot_id or object>     | EVENT#<idempotency_key>           |                                         |
  * | object event    | OBJECT#<kind>:<id>            | EVENT#<idempotency_key>           |                                         |
  * | schedule        | SCHEDULE#<id>                 | SCHEDULE                          |                                         |
+ * | retention mark  | RETENTION                     | RETENTION                         |                                         |
  * | calendar        | CALENDARS                     | CALENDAR#<calendar_id>            |                                         |
  * | calendar feed   | CALENDAR#<calendar_id>        | FEED                              |                                         |
  * | calendar entry  | CALENDAR#<calendar_id>        | OCC#<schedule_id>                 |                                         |
@@ -89,6 +90,11 @@ export const MEETING_SK = 'MEETING';
  * the meeting's: from then on no webhook, re-drive or replay changes a line.
  */
 export const TRANSCRIPT_FINAL_ATTRIBUTE = 'transcriptFinalAt';
+/**
+ * On the meeting item once its erasure began (lambdas/core/erase): the item is then the meeting's
+ * tombstone, holding no personal data, and every writer that reads the meeting drops what it brings.
+ */
+export const ERASURE_ATTRIBUTE = 'erasure';
 export const SUMMARY_SK = 'SUMMARY';
 /** Sort-key prefix of the event records under `EVENTS#<bot_id>`. */
 export const EVENT_SK_PREFIX = 'EVENT#';
@@ -150,6 +156,8 @@ export const keys = {
   }),
   relatedObject: (relatedObject: string) => `OBJECT#${relatedObject}`,
   schedule: (scheduleId: string) => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
+  /** The retention run's progress: the oldest day whose listing may still hold meetings (core/erase/retention.ts). */
+  retentionMark: () => ({ pk: 'RETENTION', sk: 'RETENTION' }),
   /** Every calendar source sits in one partition: the sync lists them with one Query. */
   calendar: (calendarId: string) => ({ pk: CALENDARS_PK, sk: `${CALENDAR_SK_PREFIX}${calendarId}` }),
   /** A calendar's last feed (compressed) with its validators, for a conditional GET. */

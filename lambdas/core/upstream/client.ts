@@ -142,6 +142,11 @@ export class UpstreamClient {
     await this.call('DELETE', this.url(API_PATHS.bot(botId)), z.unknown());
   }
 
+  /** `POST bots/{id}/delete_data`: the service deletes its copy of the meeting's data (after the meeting only). */
+  async deleteBotData(botId: string): Promise<void> {
+    await this.call('POST', this.url(API_PATHS.deleteData(botId)), z.unknown());
+  }
+
   async getBot(botId: string): Promise<Bot> {
     return this.call('GET', this.url(API_PATHS.bot(botId)), restSchemas().bot);
   }

@@ -23,6 +23,8 @@ export const API_PATHS = {
   transcript: (id: string) => `bots/${encodeURIComponent(id)}/transcript`,
   recording: (id: string) => `bots/${encodeURIComponent(id)}/recording`,
   participants: (id: string) => `bots/${encodeURIComponent(id)}/participants`,
+  /** Deletes the bot's recordings, transcript and participants (not its metadata); the bot then shows `data_deleted`. */
+  deleteData: (id: string) => `bots/${encodeURIComponent(id)}/delete_data`,
 } as const;
 
 /**

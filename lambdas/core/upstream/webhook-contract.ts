@@ -76,7 +76,9 @@ export const BOT_STATES = [
 ] as const;
 export type BotState = (typeof BOT_STATES)[number];
 
-export const FINAL_BOT_STATES: readonly BotState[] = ['ended', 'fatal_error', 'data_deleted'];
+/** The state a bot reaches once the service deleted its recording, transcript and participants. */
+export const DATA_DELETED_STATE: BotState = 'data_deleted';
+export const FINAL_BOT_STATES: readonly BotState[] = ['ended', 'fatal_error', DATA_DELETED_STATE];
 
 export const jsonObject = z.record(z.string(), z.unknown());
 

@@ -1,0 +1,43 @@
+/**
+ * The erase route as its callers see it: kept apart from the read API's contract, which
+ * stays read-only (its routes run on a role that cannot delete). The handler answers with
+ * this receipt, and the CLI and the tests parse with it; a change here changes the public API.
+ */
+import { z } from 'zod';
+import { ERASURE_REASONS, type ErasureReceipt } from './receipt';
+
+export const ERASE_API_ROUTES = {
+  eraseMeeting: 'DELETE /meetings/{bot_id}',
+} as const;
+
+const counts = z.object({
+  meeting_items: z.number().int(),
+  ledger_records: z.number().int(),
+  payload_objects: z.number().int(),
+  recording_objects: z.number().int(),
+  day_listings: z.number().int(),
+  schedule_links: z.number().int(),
+});
+
+/** The answer of `DELETE /meetings/{bot_id}` (200), the same on every call for one bot. */
+export const erasureReceipt = z.object({
+  receipt_id: z.string(),
+  bot_id: z.string(),
+  reason: z.enum(ERASURE_REASONS),
+  requested_at: z.string(),
+  erased_at: z.string(),
+  counts,
+  retained: z.array(
+    z.object({
+      store: z.enum(['dead-letter-queues', 'point-in-time-backups', 'domain-event-archive', 'function-logs']),
+      why: z.string(),
+      until: z.string(),
+    }),
+  ),
+  upstream: z.enum(['not-requested', 'requested', 'not-found']),
+});
+
+// The schema and the core's type describe one receipt: a field added to one and not the other fails here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const receiptsAgree: Same<z.infer<typeof erasureReceipt>, ErasureReceipt> = true;
+void receiptsAgree;

@@ -1,0 +1,37 @@
+import type { DomainEventPublisher } from '../domain-events/publisher';
+import type { QuarantineStore } from '../ingress/quarantine';
+import type { TableAccess } from '../store/dynamo';
+import type { Telemetry } from '../telemetry';
+import type { ObjectVersionStore } from './object-versions';
+import type { RetainedCopiesSettings } from './receipt';
+
+/** The service's side of an erasure (`eraseUpstream`): its copy of the recording, transcript, participants. */
+export interface UpstreamEraser {
+  /** The bot's state at the service; throws NotFoundError for a bot it does not know. */
+  getBot(botId: string): Promise<{ state?: string | null }>;
+  /** POST bots/{id}/delete_data. */
+  deleteBotData(botId: string): Promise<void>;
+}
+
+/** Sends the delayed second sweep (erase-meeting.ts: why it exists). */
+export interface ResweepScheduler {
+  schedule(botId: string): Promise<void>;
+}
+
+/** The erase core's clients and settings; the Lambda, local mode and tests build them alike. */
+export interface EraseDependencies {
+  table: TableAccess;
+  objects: ObjectVersionStore;
+  payloadBucket: string;
+  recordingsBucket: string;
+  /** Quarantined webhooks (in the payload bucket): read to find the bot's. */
+  quarantine: Pick<QuarantineStore, 'list' | 'read'>;
+  events: DomainEventPublisher;
+  /** Set when the service is to delete its copy too (`eraseUpstream`). */
+  upstream?: UpstreamEraser;
+  resweep: ResweepScheduler;
+  retained: RetainedCopiesSettings;
+  telemetry: Telemetry;
+  now(): Date;
+  newId(): string;
+}

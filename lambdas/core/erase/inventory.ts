@@ -1,0 +1,122 @@
+/**
+ * Taking stock of a meeting before anything is deleted: the receipt's counts come from
+ * here, so a retry after a crash half way through the deletions reports what the
+ * erasure found, not what was left. Objects found only through other items (a ledger
+ * record's claim-checked body, a quarantine entry) are named exactly, so they are still
+ * found once those items are gone.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { isoToMicros } from '../apply/state-order';
+import { SUMMARY_PREFIX } from '../apply/summary';
+import { archiveKeys } from '../archive/recording-store';
+import type { ClaimCheckPointer } from '../queue/queued-event';
+import { keys } from '../store/table-layout';
+import type { EraseDependencies } from './erase-dependencies';
+import { versionsOfKey } from './object-versions';
+import type { ErasureCounts } from './receipt';
+import { partitionItems } from './table-sweep';
+
+/** What the meeting item said before it became the tombstone: kept on it until the erasure completes. */
+export interface ErasureLeads {
+  listedAt?: string;
+  scheduleId?: string;
+}
+
+/** The payload bucket's objects of the meeting named by key (claim checks, quarantine entries). */
+export interface ErasurePlan extends ErasureLeads {
+  counts?: ErasureCounts;
+  payloadKeys?: string[];
+}
+
+/** Prefixes that hold only the meeting's objects. */
+export const meetingPrefixes = (botId: string, deps: Pick<EraseDependencies, 'payloadBucket' | 'recordingsBucket'>) => [
+  { bucket: deps.payloadBucket, prefix: `${SUMMARY_PREFIX}${botId}/` },
+  { bucket: deps.recordingsBucket, prefix: archiveKeys.meeting(botId) },
+];
+
+export async function takeStock(
+  botId: string,
+  leads: ErasureLeads,
+  deps: EraseDependencies,
+): Promise<Required<Pick<ErasurePlan, 'counts' | 'payloadKeys'>>> {
+  const { table, objects } = deps;
+  const meetingItems = await partitionItems(table, keys.bot(botId));
+  const ledger = await partitionItems(table, keys.eventsOfBot(botId), ['bodyRef']);
+  const payloadKeys = [...new Set([...claimCheckKeys(ledger, deps), ...(await quarantinedKeys(botId, deps))])];
+
+  let payloadObjects = 0;
+  for (const key of payloadKeys) payloadObjects += (await versionsOfKey(objects, deps.payloadBucket, key)).length;
+  let recordingObjects = 0;
+  for (const { bucket, prefix } of meetingPrefixes(botId, deps)) {
+    const found = (await objects.listVersions(bucket, prefix)).length;
+    if (bucket === deps.recordingsBucket) recordingObjects += found;
+    else payloadObjects += found;
+  }
+
+  return {
+    payloadKeys,
+    counts: {
+      meeting_items: meetingItems.length,
+      ledger_records: ledger.length,
+      payload_objects: payloadObjects,
+      recording_objects: recordingObjects,
+      day_listings: leads.listedAt !== undefined && (await exists(deps, dayListingKey(botId, leads.listedAt))) ? 1 : 0,
+      schedule_links: leads.scheduleId !== undefined && (await scheduleNames(deps, leads.scheduleId, botId)) ? 1 : 0,
+    },
+  };
+}
+
+/** The payload bucket's claim-checked bodies the ledger records point to. */
+export function claimCheckKeys(
+  ledger: readonly Record<string, unknown>[],
+  deps: Pick<EraseDependencies, 'payloadBucket'>,
+): string[] {
+  return ledger.flatMap((record) => {
+    const pointer = (record.bodyRef as ClaimCheckPointer | undefined)?.claimCheck;
+    return pointer !== undefined && pointer.bucket === deps.payloadBucket ? [pointer.key] : [];
+  });
+}
+
+export const dayListingKey = (botId: string, listedAt: string) => keys.dayListing(isoToMicros(listedAt), botId);
+
+async function exists(deps: EraseDependencies, key: Record<string, string>): Promise<boolean> {
+  const { Item } = await deps.table.db.send(
+    new GetCommand({ TableName: deps.table.tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'pk' }),
+  );
+  return Item !== undefined;
+}
+
+async function scheduleNames(deps: EraseDependencies, scheduleId: string, botId: string): Promise<boolean> {
+  const { Item } = await deps.table.db.send(
+    new GetCommand({
+      TableName: deps.table.tableName,
+      Key: keys.schedule(scheduleId),
+      ConsistentRead: true,
+      ProjectionExpression: 'botId',
+    }),
+  );
+  return Item?.botId === botId;
+}
+
+/**
+ * Quarantine entries are keyed by content, not by bot: each is read (the quarantine is
+ * small: refused signatures, bounded per minute, expiring in days) and kept if its body
+ * names the bot. A body that is not JSON cannot name it.
+ */
+async function quarantinedKeys(botId: string, deps: EraseDependencies): Promise<string[]> {
+  const found: string[] = [];
+  for (const key of await deps.quarantine.list()) {
+    const entry = await deps.quarantine.read(key);
+    if (namesBot(entry.body, botId)) found.push(key);
+  }
+  return found;
+}
+
+function namesBot(body: string, botId: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null && (parsed as { bot_id?: unknown }).bot_id === botId;
+  } catch {
+    return false;
+  }
+}

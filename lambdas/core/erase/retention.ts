@@ -1,0 +1,111 @@
+/**
+ * Retention (`meetingRetentionDays`): a daily run finds meetings listed more than N days
+ * ago through the day listing (MEETINGS#<day>#<shard>, oldest day first) and queues their
+ * erasure, at most `maxMeetings` a run so that one run never floods the erasure queue; the
+ * rest are the next run's. Each erasure deletes its day-listing item, so a day whose
+ * partitions are empty is done: the run keeps that as its mark and starts after it next time.
+ */
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableAccess } from '../store/dynamo';
+import { DAY_LISTING_SHARDS, keys, padMicros } from '../store/table-layout';
+import { METRICS, type Telemetry } from '../telemetry';
+import type { ErasureQueue } from './erasure-job';
+
+export interface RetentionSettings {
+  retentionDays: number;
+  /** Erasures queued at most per run. */
+  maxMeetings: number;
+}
+
+export interface RetentionDependencies {
+  table: TableAccess;
+  queue: ErasureQueue;
+  telemetry: Telemetry;
+  now(): Date;
+}
+
+export interface RetentionRun {
+  /** Meetings listed before this time are erased. */
+  cutoff: string;
+  queued: number;
+  /** The oldest day that may still hold such meetings, kept for the next run. */
+  mark: string;
+}
+
+/** Erasures one run queues at most: a day's backlog at 10,000 meetings a month drains in a few runs. */
+export const RETENTION_MAX_MEETINGS_PER_RUN = 500;
+
+const DAY_MS = 86_400_000;
+/**
+ * How far before the cutoff the first run looks (no mark yet): a meeting is listed at its join
+ * time or first state, and the service takes join times at most 3 years ahead.
+ */
+export const FIRST_RUN_LOOKBACK_DAYS = 3 * 366;
+
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const nextDay = (day: string) => dayOf(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
+
+export async function runRetention(settings: RetentionSettings, deps: RetentionDependencies): Promise<RetentionRun> {
+  const cutoffMs = deps.now().getTime() - settings.retentionDays * DAY_MS;
+  const lastDay = dayOf(cutoffMs);
+  const start = (await readMark(deps.table)) ?? dayOf(cutoffMs - FIRST_RUN_LOOKBACK_DAYS * DAY_MS);
+  let queued = 0;
+  let mark = start;
+  let emptySoFar = true;
+  for (let day = start; day <= lastDay && queued < settings.maxMeetings; day = nextDay(day)) {
+    let found = 0;
+    for (let shard = 0; shard < DAY_LISTING_SHARDS && queued < settings.maxMeetings; shard++) {
+      for (const botId of await listedBefore(deps.table, day, shard, cutoffMs, settings.maxMeetings - queued)) {
+        await deps.queue.send({ kind: 'erase', bot_id: botId, reason: 'retention' });
+        queued++;
+        found++;
+      }
+    }
+    // The cutoff's own day fills up until it is past: never marked done.
+    if (emptySoFar && found === 0 && day < lastDay) mark = nextDay(day);
+    else emptySoFar = false;
+  }
+  if (mark !== start) await writeMark(deps.table, mark);
+  const run = { cutoff: new Date(cutoffMs).toISOString(), queued, mark };
+  deps.telemetry.log.info('retention run', { ...run, limit: settings.maxMeetings });
+  deps.telemetry.metrics.emit(METRICS.retentionErasuresQueued, queued);
+  return run;
+}
+
+/** Bots of one day partition listed before the cutoff (on the cutoff's own day, only the earlier ones). */
+async function listedBefore(
+  table: TableAccess,
+  day: string,
+  shard: number,
+  cutoffMs: number,
+  limit: number,
+): Promise<string[]> {
+  const bots: string[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk < :cutoff',
+        ExpressionAttributeValues: { ':pk': keys.meetingsOnDay(day, shard), ':cutoff': padMicros(cutoffMs * 1000) },
+        ProjectionExpression: 'botId',
+        Limit: limit - bots.length,
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    for (const item of page.Items ?? []) if (typeof item.botId === 'string') bots.push(item.botId);
+    cursor = page.LastEvaluatedKey;
+  } while (cursor !== undefined && bots.length < limit);
+  return bots;
+}
+
+async function readMark(table: TableAccess): Promise<string | undefined> {
+  const { Item } = await table.db.send(
+    new GetCommand({ TableName: table.tableName, Key: keys.retentionMark(), ConsistentRead: true }),
+  );
+  return typeof Item?.oldestDay === 'string' ? Item.oldestDay : undefined;
+}
+
+async function writeMark(table: TableAccess, oldestDay: string): Promise<void> {
+  await table.db.send(new PutCommand({ TableName: table.tableName, Item: { ...keys.retentionMark(), oldestDay } }));
+}

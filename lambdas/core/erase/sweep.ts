@@ -1,0 +1,57 @@
+/**
+ * Deleting everything of a meeting but its tombstone. Every step lists what is there
+ * now and deletes it, so a sweep run again after a crash (or as the delayed second
+ * sweep) finishes the work and does nothing twice. Objects go first: the ledger
+ * records are what point to claim-checked bodies.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { writeIfCondition } from '../store/dynamo';
+import { keys } from '../store/table-layout';
+import type { EraseDependencies } from './erase-dependencies';
+import { claimCheckKeys, dayListingKey, type ErasurePlan, meetingPrefixes } from './inventory';
+import { versionsOfKey } from './object-versions';
+import { deleteItems, itemKey, partitionItems } from './table-sweep';
+
+/** What one sweep removed (the delayed sweep reports it: anything there was written late). */
+export interface SweepResult {
+  items: number;
+  objects: number;
+}
+
+export async function sweepMeeting(botId: string, plan: ErasurePlan, deps: EraseDependencies): Promise<SweepResult> {
+  const { table, objects } = deps;
+  const ledger = await partitionItems(table, keys.eventsOfBot(botId), ['bodyRef']);
+  let removedObjects = 0;
+  // Records written since the plan was made may point to bodies of their own.
+  for (const key of new Set([...(plan.payloadKeys ?? []), ...claimCheckKeys(ledger, deps)])) {
+    const versions = await versionsOfKey(objects, deps.payloadBucket, key);
+    if (versions.length > 0) await objects.deleteVersions(deps.payloadBucket, versions);
+    removedObjects += versions.length;
+  }
+  for (const { bucket, prefix } of meetingPrefixes(botId, deps)) {
+    const versions = await objects.listVersions(bucket, prefix);
+    if (versions.length > 0) await objects.deleteVersions(bucket, versions);
+    removedObjects += versions.length;
+  }
+
+  const items = [...ledger, ...(await partitionItems(table, keys.bot(botId)))].map(itemKey);
+  if (plan.listedAt !== undefined) items.push(dayListingKey(botId, plan.listedAt));
+  await deleteItems(table, items);
+  if (plan.scheduleId !== undefined) await unlinkSchedule(deps, plan.scheduleId, botId);
+  return { items: items.length, objects: removedObjects };
+}
+
+/** The schedule stays (it is the caller's, keyed by their id); only its link to the bot goes. */
+async function unlinkSchedule(deps: EraseDependencies, scheduleId: string, botId: string): Promise<void> {
+  await writeIfCondition(() =>
+    deps.table.db.send(
+      new UpdateCommand({
+        TableName: deps.table.tableName,
+        Key: keys.schedule(scheduleId),
+        UpdateExpression: 'REMOVE botId',
+        ConditionExpression: 'botId = :bot',
+        ExpressionAttributeValues: { ':bot': botId },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { DomainEventPublisher } from '../core/domain-events/publisher';
+import type { EraseDependencies, UpstreamEraser } from '../core/erase/erase-dependencies';
+import { eraseMeeting, resweepErasedMeeting } from '../core/erase/erase-meeting';
+import { type ErasureQueue, erasureJobSchema } from '../core/erase/erasure-job';
+import type { ObjectVersionStore } from '../core/erase/object-versions';
+import { PITR_RETENTION_DAYS, QUEUE_RETENTION_DAYS } from '../core/erase/receipt';
+import type { Telemetry } from '../core/telemetry';
+import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
+import { s3ObjectVersions } from '../shared/s3-object-versions';
+import { s3Quarantine } from '../shared/s3-quarantine';
+import { sqsErasureQueue } from '../shared/sqs-erasure-queue';
+import type { EraseEnvironment } from './environment';
+
+/** Wires the erase core to its clients; the Lambda, local mode and tests all build it this way. */
+export function eraseDependencies(
+  env: EraseEnvironment,
+  clients: {
+    db: DynamoDBDocumentClient;
+    s3: S3Client;
+    sqs: SQSClient;
+    upstream?: UpstreamEraser;
+    events?: DomainEventPublisher;
+    queue?: ErasureQueue;
+    /** S3's object versions unless given (local mode's emulator keeps no versions). */
+    objects?: ObjectVersionStore;
+  },
+  telemetry: Telemetry,
+  now: () => Date = () => new Date(),
+): EraseDependencies {
+  const queue = clients.queue ?? sqsErasureQueue(clients.sqs, env.ERASURE_QUEUE_URL);
+  return {
+    table: { db: clients.db, tableName: env.TABLE_NAME },
+    objects: clients.objects ?? s3ObjectVersions(clients.s3),
+    payloadBucket: env.PAYLOAD_BUCKET,
+    recordingsBucket: env.RECORDINGS_BUCKET,
+    quarantine: s3Quarantine(clients.s3, env.PAYLOAD_BUCKET),
+    events: clients.events ?? eventBridgePublisher(eventBridgeClient(), env.EVENT_BUS_NAME),
+    ...(env.ERASE_UPSTREAM && clients.upstream !== undefined && { upstream: clients.upstream }),
+    resweep: {
+      schedule: (botId) => queue.send({ kind: 'resweep', bot_id: botId }, env.RESWEEP_DELAY_SECONDS),
+    },
+    retained: {
+      queueRetentionDays: QUEUE_RETENTION_DAYS,
+      backupRetentionDays: PITR_RETENTION_DAYS,
+      eventArchiveRetentionDays: env.EVENT_ARCHIVE_RETENTION_DAYS,
+      logRetentionDays: env.LOG_RETENTION_DAYS,
+    },
+    telemetry,
+    now,
+    newId: () => `er_${randomUUID().replaceAll('-', '')}`,
+  };
+}
+
+const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', 'cache-control': 'no-store' },
+  body: JSON.stringify(body),
+});
+
+/** `DELETE /meetings/{bot_id}`: the receipt (200), the same on every call. */
+export function createEraseApiHandler(deps: EraseDependencies) {
+  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    const botId = event.pathParameters?.bot_id ?? '';
+    if (botId === '') return json(400, { error: 'the path names no bot: DELETE /meetings/{bot_id}' });
+    try {
+      return json(200, await eraseMeeting(botId, 'request', deps));
+    } catch (failure) {
+      deps.telemetry.log.error('erasure failed; call again to finish it', {
+        bot_id: botId,
+        request_id: event.requestContext.requestId,
+        error: failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure),
+      });
+      return json(500, {
+        error: `the erasure of ${botId} did not finish (logged as request ${event.requestContext.requestId}); call again: it resumes where it stopped`,
+      });
+    }
+  };
+}
+
+/** The erasure queue: each job on its own, failures reported back for SQS to retry (then its DLQ). */
+export function createErasureQueueHandler(deps: EraseDependencies) {
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records) {
+      try {
+        const job = erasureJobSchema.parse(JSON.parse(record.body));
+        if (job.kind === 'erase') await eraseMeeting(job.bot_id, job.reason, deps);
+        else await resweepErasedMeeting(job.bot_id, deps);
+      } catch (failure) {
+        deps.telemetry.log.error('erasure job failed; it will be retried', {
+          message_id: record.messageId,
+          error: failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure),
+        });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures };
+  };
+}

@@ -1,0 +1,24 @@
+import * as z from 'zod/mini';
+import { upstreamEnvironmentShape } from '../shared/upstream-environment';
+
+const days = z.coerce.number().check(z.int(), z.positive());
+
+/** Environment the erase function is deployed with (set by lib/erasure.ts). */
+export const eraseEnvironmentSchema = z.object({
+  ...upstreamEnvironmentShape,
+  TABLE_NAME: z.string().check(z.minLength(1)),
+  PAYLOAD_BUCKET: z.string().check(z.minLength(1)),
+  RECORDINGS_BUCKET: z.string().check(z.minLength(1)),
+  EVENT_BUS_NAME: z.string().check(z.minLength(1)),
+  ERASURE_QUEUE_URL: z.string().check(z.minLength(1)),
+  /** `eraseUpstream`: ask the service to delete its copy too. */
+  ERASE_UPSTREAM: z.stringbool(),
+  RESWEEP_DELAY_SECONDS: z.coerce.number().check(z.int(), z.nonnegative(), z.lte(900)),
+  LOG_RETENTION_DAYS: days,
+  EVENT_ARCHIVE_RETENTION_DAYS: days,
+  /** `meetingRetentionDays`; absent: meetings are kept until erased by request. */
+  MEETING_RETENTION_DAYS: z.optional(days),
+  /** Erasures a retention run queues at most (RETENTION_MAX_MEETINGS_PER_RUN). */
+  RETENTION_MAX_MEETINGS: z.coerce.number().check(z.int(), z.positive()),
+});
+export type EraseEnvironment = z.infer<typeof eraseEnvironmentSchema>;
