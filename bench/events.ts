@@ -16,8 +16,8 @@ import { documentClient } from '../lambdas/shared/dynamo-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { startDynamoEmulatorProcess } from '../local/emulators/dynalite';
 import { startSqsS3Emulator } from '../local/emulators/fauxqs';
-import { eventLogPublisher, LOCAL_EVENT_BUS_NAME, scratchEventsFile } from '../local/event-log-publisher';
-import { createLocalResources, type LocalResources } from '../local/resources';
+import { eventLogPublisher, scratchEventsFile } from '../local/event-log-publisher';
+import { createLocalResources, type LocalResources, localProcessEventsEnvironment } from '../local/resources';
 import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate } from '../local/simulator/payloads';
 import { dumps, type PyValue, WIRE } from '../local/simulator/python-json';
 import { fmt, median, verdict } from './stats';
@@ -88,13 +88,7 @@ export async function benchEvents(): Promise<string[]> {
     });
     const consumer = (db: typeof metered) =>
       processEventsDependencies(
-        {
-          TABLE_NAME: resources.tableName,
-          ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
-          PAYLOAD_BUCKET: resources.payloadBucket,
-          DEDUP_RETENTION_DAYS: 7,
-          EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
-        },
+        localProcessEventsEnvironment(resources),
         { db, sqs: sqsClient(), s3: s3Client(), events: eventLogPublisher({ file: scratchEventsFile() }) },
         silentTelemetry,
       );

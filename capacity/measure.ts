@@ -25,10 +25,15 @@ import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { s3Recordings } from '../lambdas/shared/s3-recordings';
 import { startDynamoEmulator } from '../local/emulators/dynalite';
 import { startSqsS3Emulator } from '../local/emulators/fauxqs';
-import { eventLogPublisher, LOCAL_EVENT_BUS_NAME, scratchEventsFile } from '../local/event-log-publisher';
+import { eventLogPublisher, scratchEventsFile } from '../local/event-log-publisher';
 import { newSigningSecret } from '../local/local-stack';
 import { QueuePoller } from '../local/queue-poller';
-import { createLocalResources, createTableInput, localIngressEnvironment } from '../local/resources';
+import {
+  createLocalResources,
+  createTableInput,
+  localIngressEnvironment,
+  localProcessEventsEnvironment,
+} from '../local/resources';
 import { SimulatedServiceApi } from '../local/simulator/api-server';
 import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate } from '../local/simulator/payloads';
 import type { PyValue } from '../local/simulator/python-json';
@@ -249,13 +254,7 @@ export async function measureWebhookCosts(options: MeasureOptions): Promise<Meas
     const consumer = withPowertools(
       createProcessEventsHandler(
         processEventsDependencies(
-          {
-            TABLE_NAME: resources.tableName,
-            ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
-            PAYLOAD_BUCKET: resources.payloadBucket,
-            DEDUP_RETENTION_DAYS: 7,
-            EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
-          },
+          localProcessEventsEnvironment(resources),
           {
             db: meteredDynamo(documentClient(), dynamoOptions(false)),
             sqs,

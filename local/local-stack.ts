@@ -53,7 +53,12 @@ import {
 import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
 import { QueuePoller } from './queue-poller';
-import { createLocalResources, type LocalResources, localIngressEnvironment } from './resources';
+import {
+  createLocalResources,
+  type LocalResources,
+  localIngressEnvironment,
+  localProcessEventsEnvironment,
+} from './resources';
 import { seededRandom } from './seeded-random';
 import { SimulatedServiceApi } from './simulator/api-server';
 import type { PlayedMeeting } from './simulator/meeting-player';
@@ -258,11 +263,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   });
   const processing = processEventsDependencies(
     {
-      TABLE_NAME: resources.tableName,
-      ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
-      PAYLOAD_BUCKET: resources.payloadBucket,
-      DEDUP_RETENTION_DAYS: 7,
-      EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
+      ...localProcessEventsEnvironment(resources),
       ...(options.eraseOnUpstreamDelete !== false && { ERASURE_QUEUE_URL: resources.erasureQueueUrl }),
     },
     { db, sqs: sqsClient(), s3: s3Client(), events },

@@ -16,7 +16,9 @@ import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
+import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
+import { LOCAL_EVENT_BUS_NAME } from './event-log-publisher';
 
 export interface LocalResources {
   tableName: string;
@@ -117,6 +119,17 @@ export async function createLocalResources(
 }
 
 /** The ingress's environment for local resources (its signing secret comes from local configuration). */
+/** The consumer's environment in local mode, benches and tests: the local resources, the local event bus. */
+export function localProcessEventsEnvironment(resources: LocalResources): ProcessEventsEnvironment {
+  return {
+    TABLE_NAME: resources.tableName,
+    ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
+    PAYLOAD_BUCKET: resources.payloadBucket,
+    DEDUP_RETENTION_DAYS: 7,
+    EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
+  };
+}
+
 export function localIngressEnvironment(resources: LocalResources): IngressEnvironment {
   return {
     EVENTS_QUEUE_URL: resources.eventsQueueUrl,

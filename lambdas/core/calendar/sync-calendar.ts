@@ -43,19 +43,22 @@ interface Wanted {
   slot: MeetingSlot;
 }
 
+/** A sync's counts before anything was done. */
+const emptySyncResult = (feedNotModified: boolean, problems: SyncResult['problems']): SyncResult => ({
+  created: 0,
+  moved: 0,
+  cancelled: 0,
+  unchanged: 0,
+  skipped: 0,
+  failed: [],
+  feed_not_modified: feedNotModified,
+  problems,
+});
+
 export async function syncCalendar(source: CalendarSource, deps: SyncDependencies): Promise<SyncResult> {
   const feed = await loadOccurrences(source, source.lookaheadDays, deps);
   const now = deps.now();
-  const result: SyncResult = {
-    created: 0,
-    moved: 0,
-    cancelled: 0,
-    unchanged: 0,
-    skipped: 0,
-    failed: [],
-    feed_not_modified: feed.notModified,
-    problems: feed.problems,
-  };
+  const result = emptySyncResult(feed.notModified, feed.problems);
   const wanted = new Map<string, Wanted>();
   for (const occurrence of feed.occurrences) {
     if (Date.parse(occurrence.start) < now) continue;
@@ -184,16 +187,7 @@ export async function cancelCalendarSchedules(
   calendarId: string,
   deps: Pick<SyncDependencies, 'store' | 'schedules' | 'now'>,
 ): Promise<{ cancelled: number; failed: SyncResult['failed'] }> {
-  const result: SyncResult = {
-    created: 0,
-    moved: 0,
-    cancelled: 0,
-    unchanged: 0,
-    skipped: 0,
-    failed: [],
-    feed_not_modified: false,
-    problems: [],
-  };
+  const result = emptySyncResult(false, []);
   for (const entry of await deps.store.listEntries(calendarId)) {
     if (entry.state === 'active' && Date.parse(entry.slot.start) >= deps.now()) {
       if (await cancelOwn(entry, result, deps)) result.cancelled++;
