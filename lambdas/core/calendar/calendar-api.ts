@@ -12,6 +12,7 @@ import { describeIssues } from '../validation';
 import { loadOccurrences } from './calendar-feed';
 import { occurrenceScheduleId } from './calendar-ids';
 import { CALENDAR_ID, type CalendarSource, calendarRequestSchema, LOOKAHEAD_DAYS, maskIcsUrl } from './calendar-source';
+import { scheduleOf } from './calendar-store';
 import { decide } from './rules';
 import { cancelCalendarSchedules, type SyncDependencies, type SyncResult, syncCalendar } from './sync-calendar';
 
@@ -203,7 +204,7 @@ export async function listCalendarSchedules(
     return error(404, 'not-found', `No calendar ${calendarId}.`);
   const schedules = [];
   for (const entry of await deps.store.listEntries(calendarId)) {
-    const id = entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : entry.scheduleId;
+    const id = entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : scheduleOf(entry);
     const schedule = await getSchedule(id, deps.schedules);
     schedules.push({
       id,
