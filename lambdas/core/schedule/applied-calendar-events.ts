@@ -14,7 +14,7 @@ import { keys, TTL_ATTRIBUTE } from '../store/table-layout';
 /** Longer than the schedules function's timeout (15 s, lib/bot-scheduler.ts), shorter than Lambda's first retry. */
 export const CALENDAR_EVENT_LEASE_MS = 45_000;
 /** Event ids are kept beyond EventBridge's retries and Lambda's (2 h each, lib/bot-scheduler.ts). */
-const KEPT_SECONDS = 86_400;
+export const CALENDAR_EVENT_IDS_KEPT_SECONDS = 86_400;
 
 /** `apply`: this delivery makes the change; `applied`: an earlier one did; `in-flight`: another delivery is making it. */
 export type CalendarEventTurn = 'apply' | 'applied' | 'in-flight';
@@ -34,7 +34,7 @@ export async function takeCalendarEvent(
           ...Key,
           state: 'applying',
           leaseUntil: nowMs + CALENDAR_EVENT_LEASE_MS,
-          [TTL_ATTRIBUTE]: Math.floor(nowMs / 1000) + KEPT_SECONDS,
+          [TTL_ATTRIBUTE]: Math.floor(nowMs / 1000) + CALENDAR_EVENT_IDS_KEPT_SECONDS,
         },
         ConditionExpression: 'attribute_not_exists(pk) OR (#state = :applying AND leaseUntil < :now)',
         ExpressionAttributeNames: { '#state': 'state' },
