@@ -8,11 +8,12 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BOT_ERASED, getSchedule, launchInputOf } from '../../lambdas/core/schedule/schedules';
 import { keys } from '../../lambdas/core/store/table-layout';
+import { METRICS } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { type CalendarHarness, calendarHarness, type FeedServer, startFeedServer } from '../fixtures/calendar-harness';
 import { launched } from '../fixtures/launched-bots';
-import { type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
+import { type LocalPipeline, recordingTelemetry, startLocalPipeline } from '../fixtures/local-pipeline';
 
 const NOW = Date.parse('2027-03-01T08:00:00Z');
 const now = () => NOW;
@@ -167,6 +168,8 @@ describe('one occurrence in trouble', () => {
     );
     // Every attempt of the client at the bot answers 503.
     service.faults.push({ method: 'GET', path: new RegExp(`/bots/${bot.id}$`), times: 10, status: 503 });
+    const { telemetry, metrics } = recordingTelemetry();
+    calendars.deps.telemetry = telemetry;
     const sync = await calendars.call('POST', '/calendars/down/sync');
     service.faults.length = 0;
     expect(sync.status).toBe(200);
@@ -174,6 +177,7 @@ describe('one occurrence in trouble', () => {
     expect(sync.body.failed).toEqual([
       expect.objectContaining({ schedule_id: scheduleId, reason: expect.stringContaining('503') }),
     ]);
+    expect(metrics.filter((m) => m.name === METRICS.calendarOccurrenceFailed.name)).toHaveLength(1);
     // The next sync, with the service back, moves it.
     const again = await calendars.call('POST', '/calendars/down/sync');
     expect(again.body).toMatchObject({ moved: 1, failed: [] });

@@ -7,7 +7,7 @@
 import { isLoopbackHost } from '../archive/address-policy';
 import { DownloadFailedError, DownloadRefusedError, LinkExpiredError } from '../archive/download-guard';
 import { getSchedule } from '../schedule/schedules';
-import type { Telemetry } from '../telemetry';
+import { METRICS, type Telemetry } from '../telemetry';
 import { describeIssues } from '../validation';
 import { loadOccurrences } from './calendar-feed';
 import { occurrenceScheduleId } from './calendar-ids';
@@ -131,6 +131,7 @@ export async function runSync(
     const result = await syncCalendar(source, deps);
     const { problems, ...counts } = result;
     deps.telemetry.log.info('calendar synced', { calendar_id: id, ...counts, problems: problems.length });
+    if (result.failed.length > 0) deps.telemetry.metrics.emit(METRICS.calendarOccurrenceFailed, result.failed.length);
     await deps.store.recordSync(
       id,
       at,
