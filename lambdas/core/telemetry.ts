@@ -95,6 +95,8 @@ export const METRICS = {
   calendarSynced: metric('CalendarSynced', 'Count'),
   /** Calendar syncs that failed: the feed could not be fetched or read, or the sync itself failed (log line says why). */
   calendarSyncFailed: metric('CalendarSyncFailed', 'Count'),
+  /** Occurrences a sync could not schedule, move or cancel (listed under `failed` in its result); the rest synced. */
+  calendarOccurrenceFailed: metric('CalendarOccurrenceFailed', 'Count'),
   /** Webhooks (late, re-sent or re-driven) of an erased meeting: acknowledged and dropped, by trigger. */
   eventDroppedErased: metric('EventDroppedErased', 'Count', ['trigger']),
   /** Erasures completed, by reason (ERASURE_REASONS: request, upstream-data-deleted, retention). */

@@ -1,10 +1,16 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
 import {
+  markCalendarEventApplied,
+  releaseCalendarEvent,
+  takeCalendarEvent,
+} from '../core/schedule/applied-calendar-events';
+import {
   CALENDAR_DETAIL_TYPES,
   type CalendarEventKind,
   calendarEventDetailSchema,
   calendarEventOrder,
 } from '../core/schedule/calendar-events';
+import { SCHEDULE_ID } from '../core/schedule/schedule-request';
 import {
   CONCURRENT_UPDATE,
   cancelSchedule,
@@ -25,6 +31,14 @@ export class CalendarEventConflictError extends Error {
   override name = 'CalendarEventConflictError';
   constructor(scheduleId: string, message: string) {
     super(`schedule ${scheduleId}: ${message}`);
+  }
+}
+
+/** The same calendar event is being applied by another delivery: tried again later, when that one is done. */
+export class CalendarEventInFlightError extends Error {
+  override name = 'CalendarEventInFlightError';
+  constructor(scheduleId: string, eventId: string) {
+    super(`schedule ${scheduleId}: calendar event ${eventId} is being applied by another delivery`);
   }
 }
 
@@ -103,12 +117,35 @@ async function handleCalendarEvent(
   );
   if (kind === undefined) return refuse(`unknown detail-type ${event['detail-type']}`);
   const id = detail.data.schedule_id;
+  if (!SCHEDULE_ID.test(id))
+    return refuse('detail.schedule_id: 1–200 characters without spaces, slashes or control characters');
+  // EventBridge gives every event an id (a UUID); it is what tells a redelivery from a new event.
+  if (typeof event.id !== 'string' || !SCHEDULE_ID.test(event.id)) return refuse('the event has no usable id');
   const order = calendarEventOrder(detail.data, kind);
-  const result =
-    kind === 'cancelled' ? await cancelSchedule(id, deps, order) : await upsertSchedule(id, event.detail, deps, order);
-  if (!('error' in result) || result.error.code === 'not-found') return;
+  // EventBridge delivers at least once: a redelivery of an event applied already changes nothing.
+  const turn = await takeCalendarEvent(deps.table, id, event.id, deps.now());
+  if (turn === 'applied') {
+    deps.telemetry.log.info('calendar event applied already; this delivery is ignored', { ...about, schedule_id: id });
+    return;
+  }
+  if (turn === 'in-flight') throw new CalendarEventInFlightError(id, event.id);
+  let result: ScheduleResult;
+  try {
+    result =
+      kind === 'cancelled'
+        ? await cancelSchedule(id, deps, order)
+        : await upsertSchedule(id, event.detail, deps, order);
+  } catch (error) {
+    await releaseCalendarEvent(deps.table, id, event.id);
+    throw error;
+  }
   // Transient: thrown, so Lambda tries the event again and then sends it to the calendar DLQ (alarmed).
-  if (result.error.code === CONCURRENT_UPDATE) throw new CalendarEventConflictError(id, result.error.message);
+  if ('error' in result && result.error.code === CONCURRENT_UPDATE) {
+    await releaseCalendarEvent(deps.table, id, event.id);
+    throw new CalendarEventConflictError(id, result.error.message);
+  }
+  await markCalendarEventApplied(deps.table, id, event.id);
+  if (!('error' in result) || result.error.code === 'not-found') return;
   if (result.error.code === OLDER_EVENT) {
     deps.telemetry.log.info('calendar event ignored as older', { ...about, schedule_id: id, order });
     deps.telemetry.metrics.emit(METRICS.calendarEventStale, 1);

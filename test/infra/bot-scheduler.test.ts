@@ -1,5 +1,9 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  CALENDAR_EVENT_IDS_KEPT_SECONDS,
+  CALENDAR_EVENT_LEASE_MS,
+} from '../../lambdas/core/schedule/applied-calendar-events';
 import { actionsOf, functionStatements, wildcardDataActions } from './iam';
 import { synthTemplate } from './synth';
 
@@ -64,6 +68,25 @@ describe('bot scheduler', () => {
     const send = functionStatements(template, 'schedules').find((s) => actionsOf([s]).includes('sqs:SendMessage'));
     expect(send?.Resource).toEqual({ 'Fn::GetAtt': [targetDlq, 'Arn'] });
     template.hasOutput('CalendarEventsDeadLetterQueueUrl', { Value: { Ref: targetDlq } });
+  });
+
+  it("holds a calendar event taken by a dead invocation for longer than the function's timeout, and its id past every retry", () => {
+    const [schedules] = Object.values(template.findResources('AWS::Lambda::Function')).filter(
+      (fn) => fn.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME === 'schedules',
+    );
+    expect(schedules?.Properties.Timeout * 1000).toBeLessThan(CALENDAR_EVENT_LEASE_MS);
+    const ages = [
+      ...Object.values(template.findResources('AWS::Events::Rule')).flatMap((rule) =>
+        (rule.Properties.Targets ?? []).map((t: { RetryPolicy?: { MaximumEventAgeInSeconds?: number } }) =>
+          Number(t.RetryPolicy?.MaximumEventAgeInSeconds ?? 0),
+        ),
+      ),
+      ...Object.values(template.findResources('AWS::Lambda::EventInvokeConfig')).map((c) =>
+        Number(c.Properties.MaximumEventAgeInSeconds ?? 0),
+      ),
+    ];
+    // An event may wait out EventBridge's retries, then Lambda's.
+    expect(2 * Math.max(...ages)).toBeLessThan(CALENDAR_EVENT_IDS_KEPT_SECONDS);
   });
 
   it('lets the schedules function start and stop only launcher executions', () => {

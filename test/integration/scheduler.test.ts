@@ -6,6 +6,7 @@ import type { StateMachineDefinition } from 'aws-local-stepfunctions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { domainEvents } from '../../lambdas/core/domain-events/catalogue';
 import { DOMAIN_EVENTS_NOT_PUBLISHED } from '../../lambdas/core/domain-events/publisher';
+import { CALENDAR_EVENT_LEASE_MS, takeCalendarEvent } from '../../lambdas/core/schedule/applied-calendar-events';
 import {
   CALENDAR_DETAIL_TYPES,
   CALENDAR_EVENT_SOURCE,
@@ -25,7 +26,7 @@ import { GSI, keys } from '../../lambdas/core/store/table-layout';
 import { METRICS, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient, type UpstreamClientOptions } from '../../lambdas/core/upstream/client';
 import { createLaunchTaskHandler } from '../../lambdas/launch-bot/adapter';
-import { createSchedulesHandler } from '../../lambdas/schedules/adapter';
+import { CalendarEventInFlightError, createSchedulesHandler } from '../../lambdas/schedules/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
@@ -621,8 +622,8 @@ describe('calendar events delivered out of order (EventBridge does not order the
   const calendar = (overrides: Partial<ScheduleDependencies> = {}) => {
     const { telemetry, metrics } = recordingTelemetry();
     const handle = createSchedulesHandler({ ...deps(), telemetry, ...overrides });
-    const deliver = (kind: CalendarEventKind, detail: Record<string, unknown>) =>
-      handle({
+    const envelope = (kind: CalendarEventKind, detail: Record<string, unknown>) =>
+      ({
         version: '0',
         id: randomUUID(),
         'detail-type': CALENDAR_DETAIL_TYPES[kind],
@@ -632,9 +633,11 @@ describe('calendar events delivered out of order (EventBridge does not order the
         region: 'eu-west-1',
         resources: [],
         detail,
-      } satisfies EventBridgeEvent<string, unknown>);
+      }) satisfies EventBridgeEvent<string, unknown>;
+    const deliver = (kind: CalendarEventKind, detail: Record<string, unknown>) => handle(envelope(kind, detail));
     const stale = () => metrics.filter((m) => m.name === METRICS.calendarEventStale.name).length;
-    return { deliver, stale };
+    /** `redeliver` hands the function an event again, as EventBridge may: the same id. */
+    return { deliver, stale, envelope, redeliver: handle };
   };
   /** Every execution past version 1 run to its end: a revived schedule has launched its bot by then. */
   const laterVersionsDone = () =>
@@ -728,6 +731,41 @@ describe('calendar events delivered out of order (EventBridge does not order the
     expect(await getSchedule(id, deps())).toMatchObject({ status: 'launched', version: 2 });
     expect(botsFor(id)).toHaveLength(1);
     expect(stale()).toBe(0);
+  });
+
+  it('an Upserted redelivered (the same event id) after a Cancelled changes nothing, even without an ordering', async () => {
+    const id = 'order-redelivered';
+    const { deliver, envelope, redeliver } = calendar();
+    const upserted = envelope('upserted', { schedule_id: id, ...request() });
+    await redeliver(upserted);
+    await deliver('cancelled', { schedule_id: id });
+    await redeliver(upserted);
+    await laterVersionsDone();
+
+    expect(await getSchedule(id, deps())).toMatchObject({ status: 'cancelled', version: 1 });
+    expect(botsFor(id)).toEqual([]);
+    expect([...executions.executions.values()].map((e) => [e.input.version, e.stopped])).toEqual([[1, true]]);
+  });
+
+  it('a delivery meeting the same event in flight is retried, and applies it once that delivery died', async () => {
+    const id = 'order-in-flight';
+    const { envelope, redeliver } = calendar();
+    const upserted = envelope('upserted', { schedule_id: id, ...request() });
+    // Another invocation took the event and then died (its Lambda timed out) before applying it.
+    expect(await takeCalendarEvent(deps().table, id, upserted.id, now)).toBe('apply');
+    await expect(redeliver(upserted)).rejects.toThrow(CalendarEventInFlightError);
+    expect(await getSchedule(id, deps())).toBeUndefined();
+
+    const started = now;
+    now += CALENDAR_EVENT_LEASE_MS + 1;
+    try {
+      await redeliver(upserted);
+    } finally {
+      now = started;
+    }
+    expect(await getSchedule(id, deps())).toMatchObject({ status: 'scheduled', version: 1 });
+    await redeliver(upserted);
+    expect(await getSchedule(id, deps())).toMatchObject({ status: 'scheduled', version: 1 });
   });
 
   it('the schedule API applies its requests as they come and keeps the calendar ordering for later events', async () => {

@@ -7,11 +7,12 @@
 import { isLoopbackHost } from '../archive/address-policy';
 import { DownloadFailedError, DownloadRefusedError, LinkExpiredError } from '../archive/download-guard';
 import { getSchedule } from '../schedule/schedules';
-import type { Telemetry } from '../telemetry';
+import { METRICS, type Telemetry } from '../telemetry';
 import { describeIssues } from '../validation';
 import { loadOccurrences } from './calendar-feed';
 import { occurrenceScheduleId } from './calendar-ids';
 import { CALENDAR_ID, type CalendarSource, calendarRequestSchema, LOOKAHEAD_DAYS, maskIcsUrl } from './calendar-source';
+import { scheduleOf } from './calendar-store';
 import { decide } from './rules';
 import { cancelCalendarSchedules, type SyncDependencies, type SyncResult, syncCalendar } from './sync-calendar';
 
@@ -130,6 +131,7 @@ export async function runSync(
     const result = await syncCalendar(source, deps);
     const { problems, ...counts } = result;
     deps.telemetry.log.info('calendar synced', { calendar_id: id, ...counts, problems: problems.length });
+    if (result.failed.length > 0) deps.telemetry.metrics.emit(METRICS.calendarOccurrenceFailed, result.failed.length);
     await deps.store.recordSync(
       id,
       at,
@@ -203,7 +205,7 @@ export async function listCalendarSchedules(
     return error(404, 'not-found', `No calendar ${calendarId}.`);
   const schedules = [];
   for (const entry of await deps.store.listEntries(calendarId)) {
-    const id = entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : entry.scheduleId;
+    const id = entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : scheduleOf(entry);
     const schedule = await getSchedule(id, deps.schedules);
     schedules.push({
       id,

@@ -24,7 +24,15 @@ export interface CalendarEntry {
   botName: string;
   /** For a duplicate: the schedule that covers the meeting. */
   coveredBy?: string;
+  /**
+   * The schedule this occurrence took over from the entry of the event it replaced
+   * (deleted and re-created under a new UID for the same meeting); absent: its own.
+   */
+  adoptedScheduleId?: string;
 }
+
+/** The schedule that sends this entry's bot. */
+export const scheduleOf = (entry: CalendarEntry): string => entry.adoptedScheduleId ?? entry.scheduleId;
 
 /** A compressed feed must fit in an item with room to spare; a larger one is fetched in full each time. */
 const MAX_STORED_FEED_BYTES = 300 * 1024;

@@ -4,13 +4,16 @@
  * claim; a moved occurrence moves its schedule, one gone, cancelled or no longer
  * joined cancels it. A meeting another calendar's occurrence already holds gets
  * no second bot: the occurrence is recorded as covered, and takes the meeting
- * over on a later sync if the holder lets it go.
+ * over on a later sync if the holder lets it go. An event re-created under a new
+ * UID for the same meeting takes over the schedule of the entry it replaces.
+ * One occurrence whose schedule cannot be changed (refused, or the service
+ * down) is listed as failed; the others are synced all the same.
  */
 import { cancelSchedule, type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../schedule/schedules';
 import { type FeedDependencies, loadOccurrences } from './calendar-feed';
 import { type MeetingSlot, occurrenceScheduleId } from './calendar-ids';
 import type { CalendarSource } from './calendar-source';
-import type { CalendarEntry } from './calendar-store';
+import { type CalendarEntry, scheduleOf } from './calendar-store';
 import type { Occurrence } from './ics-occurrences';
 import { decide } from './rules';
 
@@ -76,12 +79,55 @@ export async function syncCalendar(source: CalendarSource, deps: SyncDependencie
   }
 
   const entries = new Map((await deps.store.listEntries(source.calendarId)).map((e) => [e.scheduleId, e]));
+  await adoptReissued(source.calendarId, wanted, entries, deps);
   for (const want of wanted.values()) await reconcileWanted(source, want, entries.get(want.scheduleId), result, deps);
+  const inUse = new Set<string>();
+  for (const id of wanted.keys()) {
+    const entry = entries.get(id);
+    if (entry?.state === 'active') inUse.add(scheduleOf(entry));
+  }
   for (const entry of entries.values()) {
     if (wanted.has(entry.scheduleId)) continue;
-    await retire(source, entry, now, result, deps);
+    // The replaced entry of an adoption cut short: its schedule is the adopter's now.
+    if (inUse.has(scheduleOf(entry))) await deps.store.deleteEntry(source.calendarId, entry.scheduleId);
+    else await retire(source, entry, now, result, deps);
   }
   return result;
+}
+
+/**
+ * An event deleted and re-created under a new UID for the same meeting (link and
+ * start) gets the schedule of the entry it replaces, with its bot if launched:
+ * otherwise the new occurrence would find the meeting held by the old entry's
+ * schedule, and that schedule would then be cancelled, leaving no bot.
+ */
+async function adoptReissued(
+  calendarId: string,
+  wanted: Map<string, Wanted>,
+  entries: Map<string, CalendarEntry>,
+  deps: SyncDependencies,
+): Promise<void> {
+  const gone = [...entries.values()].filter((e) => e.state === 'active' && !wanted.has(e.scheduleId));
+  if (gone.length === 0) return;
+  for (const want of wanted.values()) {
+    if (entries.get(want.scheduleId)?.state === 'active') continue;
+    const index = gone.findIndex((e) => sameSlot(e.slot, want.slot));
+    if (index === -1) continue;
+    const [replaced] = gone.splice(index, 1) as [CalendarEntry];
+    const adopted: CalendarEntry = {
+      ...replaced,
+      scheduleId: want.scheduleId,
+      uid: want.occurrence.uid,
+      originalStart: want.occurrence.originalStart,
+      title: want.occurrence.title,
+      adoptedScheduleId: scheduleOf(replaced),
+    };
+    // The new entry first: a crash before the old one goes leaves the schedule owned twice, never unowned.
+    await deps.store.putEntry(calendarId, adopted);
+    await deps.store.deleteEntry(calendarId, replaced.scheduleId);
+    entries.delete(replaced.scheduleId);
+    entries.set(want.scheduleId, adopted);
+  }
 }
 
 async function reconcileWanted(
@@ -93,13 +139,14 @@ async function reconcileWanted(
 ): Promise<void> {
   const { scheduleId, slot, occurrence } = want;
   const active = entry?.state === 'active' ? entry : undefined;
+  const own = active === undefined ? scheduleId : scheduleOf(active);
   if (active !== undefined && sameSlot(active.slot, slot) && active.botName === source.botName) {
     result.unchanged++;
     return;
   }
   const base = { scheduleId, uid: occurrence.uid, originalStart: occurrence.originalStart, title: occurrence.title };
-  const { holder } = await deps.store.claim(slot, scheduleId, source.calendarId);
-  if (holder !== scheduleId) {
+  const { holder } = await deps.store.claim(slot, own, source.calendarId);
+  if (holder !== own) {
     // Another calendar's occurrence sends the bot to this meeting.
     if (active !== undefined) {
       const cancelled = await cancelOwn(active, result, deps);
@@ -117,25 +164,33 @@ async function reconcileWanted(
     });
     return;
   }
-  const saved = await upsertSchedule(
-    scheduleId,
-    {
-      meeting_url: slot.meetingUrl,
-      join_at: slot.start,
-      bot_name: source.botName,
-      metadata: { calendar_id: source.calendarId },
-    },
-    deps.schedules,
+  const saved = await attempt(() =>
+    upsertSchedule(
+      own,
+      {
+        meeting_url: slot.meetingUrl,
+        join_at: slot.start,
+        bot_name: source.botName,
+        metadata: { calendar_id: source.calendarId },
+      },
+      deps.schedules,
+    ),
   );
   if ('error' in saved) {
-    if (active === undefined || !sameSlot(active.slot, slot)) await deps.store.release(slot, scheduleId);
-    fail(result, scheduleId, slot.start, saved);
+    if (active === undefined || !sameSlot(active.slot, slot)) await deps.store.release(slot, own);
+    fail(result, own, slot.start, saved);
     return;
   }
-  if (active !== undefined && !sameSlot(active.slot, slot)) await deps.store.release(active.slot, scheduleId);
+  if (active !== undefined && !sameSlot(active.slot, slot)) await deps.store.release(active.slot, own);
   if (active !== undefined) result.moved++;
   else result.created++;
-  await deps.store.putEntry(source.calendarId, { ...base, slot, botName: source.botName, state: 'active' });
+  await deps.store.putEntry(source.calendarId, {
+    ...base,
+    slot,
+    botName: source.botName,
+    state: 'active',
+    ...(own !== scheduleId && { adoptedScheduleId: own }),
+  });
 }
 
 /** An entry no occurrence wants any more: gone from the feed, cancelled, or skipped by the rules now. */
@@ -168,16 +223,29 @@ async function cancelOwn(
   result: SyncResult,
   deps: Pick<SyncDependencies, 'store' | 'schedules'>,
 ): Promise<boolean> {
-  const cancelled = await cancelSchedule(entry.scheduleId, deps.schedules);
+  const own = scheduleOf(entry);
+  const cancelled = await attempt(() => cancelSchedule(own, deps.schedules));
   if ('error' in cancelled && cancelled.error.code !== 'not-found') {
-    fail(result, entry.scheduleId, entry.slot.start, cancelled);
+    fail(result, own, entry.slot.start, cancelled);
     return false;
   }
-  await deps.store.release(entry.slot, entry.scheduleId);
+  await deps.store.release(entry.slot, own);
   return true;
 }
 
-function fail(result: SyncResult, scheduleId: string, start: string, answer: ScheduleResult): void {
+/** A schedule call's answer, or the error it threw (the service down, say) as a failure of this occurrence. */
+type Attempt = ScheduleResult | { error: { code: string; message: string } };
+
+async function attempt(call: () => Promise<ScheduleResult>): Promise<Attempt> {
+  try {
+    return await call();
+  } catch (error) {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { error: { code: 'call-failed', message } };
+  }
+}
+
+function fail(result: SyncResult, scheduleId: string, start: string, answer: Attempt): void {
   const reason = 'error' in answer ? `${answer.error.code}: ${answer.error.message}` : 'unknown';
   result.failed.push({ schedule_id: scheduleId, start, reason });
 }

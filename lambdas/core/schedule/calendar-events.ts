@@ -12,6 +12,9 @@ export type CalendarEventKind = keyof typeof CALENDAR_DETAIL_TYPES;
  * `sequence` (like iCalendar SEQUENCE) and `updated_at` (the calendar's own last
  * change) order the events of one schedule, since EventBridge delivers them in
  * any order; both are optional, and an event with neither is applied as it comes.
+ * Each event is applied once (applied-calendar-events.ts): a redelivery of it
+ * changes nothing, but only an ordering keeps a late first delivery, or a new
+ * event carrying old content, from undoing a newer change.
  */
 export const calendarEventDetailSchema = z.looseObject({
   schedule_id: z.string().check(z.minLength(1)),

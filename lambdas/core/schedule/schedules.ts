@@ -5,7 +5,8 @@
  * Once launched, the bot waits at the service in state `scheduled` until the
  * service starts it: moving then patches the bot and cancelling deletes it; a
  * bot the service already started cannot be moved or deleted, and the answer
- * (409) says so. The schedule API and calendar events both call these.
+ * (409) says so, as it does for a launched schedule whose meeting was erased (its
+ * bot's id went with it). The schedule API and calendar events both call these.
  *
  * A calendar event may carry its calendar's ordering (calendar-events.ts): an
  * event older than the last one applied is ignored, checked by a conditional
@@ -78,6 +79,8 @@ type EventOrder = string | undefined;
 
 /** The answer to a calendar event older than the last one applied to its schedule. */
 export const OLDER_EVENT = 'older-event';
+/** The answer to moving or cancelling a launched schedule whose meeting (and so its bot's id) was erased. */
+export const BOT_ERASED = 'bot-erased';
 /** The answer when other writers kept changing the schedule through every attempt: worth trying again later. */
 export const CONCURRENT_UPDATE = 'concurrent-update';
 
@@ -430,7 +433,14 @@ export async function applyPendingChange(
 
 /** Why a launched bot cannot change any more, or undefined while the service still holds it as `scheduled`. */
 async function startedBotProblem(schedule: Schedule, deps: ChangeDependencies): Promise<ScheduleResult | undefined> {
-  const botId = required(schedule.botId, `schedule ${schedule.scheduleId} bot id`);
+  const botId = schedule.botId;
+  // Erasure removes a launched schedule's link to its bot and keeps the schedule (it is the caller's).
+  if (botId === undefined)
+    return fail(
+      409,
+      BOT_ERASED,
+      `The meeting of schedule ${schedule.scheduleId} was erased, and with it the id of the bot it launched, so that bot can be neither moved nor deleted from here; if it still waits at the service, delete it there, and use a new schedule id for a new bot.`,
+    );
   let state: string | undefined;
   try {
     state = (await deps.upstream.getBot(botId)).state;

@@ -15,6 +15,7 @@
  * | event record    | EVENTS#<bot_id or object>     | EVENT#<idempotency_key>           |                                         |
  * | object event    | OBJECT#<kind>:<id>            | EVENT#<idempotency_key>           |                                         |
  * | schedule        | SCHEDULE#<id>                 | SCHEDULE                          |                                         |
+ * | calendar event  | SCHEDULE#<id>                 | CALENDAR_EVENT#<EventBridge id>   |                                         |
  * | retention mark  | RETENTION                     | RETENTION                         |                                         |
  * | calendar        | CALENDARS                     | CALENDAR#<calendar_id>            |                                         |
  * | calendar feed   | CALENDAR#<calendar_id>        | FEED                              |                                         |
@@ -156,6 +157,11 @@ export const keys = {
   }),
   relatedObject: (relatedObject: string) => `OBJECT#${relatedObject}`,
   schedule: (scheduleId: string) => ({ pk: `SCHEDULE#${scheduleId}`, sk: 'SCHEDULE' }),
+  /** A calendar event from EventBridge applied to a schedule, by the event's id (schedule/applied-calendar-events.ts). */
+  appliedCalendarEvent: (scheduleId: string, eventId: string) => ({
+    pk: `SCHEDULE#${scheduleId}`,
+    sk: `CALENDAR_EVENT#${eventId}`,
+  }),
   /** The retention run's progress: the oldest day whose listing may still hold meetings (core/erase/retention.ts). */
   retentionMark: () => ({ pk: 'RETENTION', sk: 'RETENTION' }),
   /** Every calendar source sits in one partition: the sync lists them with one Query. */
