@@ -34,6 +34,9 @@ const INIT_ENV: { [K in keyof IngressEnvironment]: string } & Record<string, str
   SECRET_CACHE_SECONDS: '60',
   TABLE_NAME: 'meetings',
   DEDUP_RETENTION_DAYS: '7',
+  QUARANTINE_MAX_PER_MINUTE: '600',
+  QUARANTINE_MAX_BYTES_PER_MINUTE: '16777216',
+  QUARANTINE_MAX_PER_BOT_PER_DAY: '1000',
   AWS_REGION: 'eu-west-1',
   POWERTOOLS_SERVICE_NAME: 'bench',
 };

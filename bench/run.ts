@@ -7,11 +7,12 @@ import { benchAdversarial } from './adversarial';
 import { benchArchive } from './archive';
 import { benchBundle } from './bundle';
 import { benchEvents } from './events';
+import { benchQuarantineFlood } from './quarantine-flood';
 import { benchVerify } from './verify';
 
 const started = Date.now();
 console.log(`meeting-pipeline benchmarks — Node ${process.version}, ${process.arch}\n`);
-for (const section of [benchVerify, benchAdversarial, benchBundle, benchEvents, benchArchive]) {
+for (const section of [benchVerify, benchAdversarial, benchQuarantineFlood, benchBundle, benchEvents, benchArchive]) {
   const lines = await section();
   console.log(`${lines.join('\n')}\n`);
 }

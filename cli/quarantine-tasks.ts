@@ -8,6 +8,7 @@ import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { staticSecret } from '../lambdas/core/secrets';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { ingressDependencies } from '../lambdas/ingress/adapter';
+import { DEFAULT_QUARANTINE_ENVIRONMENT } from '../lambdas/ingress/environment';
 import { sqsClient } from '../lambdas/shared/aws-clients';
 import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../lambdas/shared/s3-client';
@@ -49,6 +50,8 @@ export async function redriveQuarantined(settings: RedriveSettings, dryRun: bool
       TABLE_NAME: settings.tableName,
       // The stack's default retention (lib/config.ts); a deployment with another one passes it.
       DEDUP_RETENTION_DAYS: settings.dedupRetentionDays ?? 7,
+      // A re-drive keeps nothing in quarantine; the caps are the ingress's.
+      ...DEFAULT_QUARANTINE_ENVIRONMENT,
     },
     { sqs: sqsClient(), payloads: s3PayloadStore(settings.payloadBucket), signingSecret: secret, db: dynamoClient() },
     silentTelemetry,

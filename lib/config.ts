@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
+import { DEFAULT_QUARANTINE_LIMITS } from '../lambdas/core/ingress/quarantine';
 import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/rest-contract';
 import { describeIssues } from '../lambdas/core/validation';
 
@@ -61,6 +62,15 @@ const configFields = z.object({
     .default(30),
   /** How long webhooks refused for their signature are kept for a re-drive (npm run quarantine). */
   quarantineRetentionDays: contextNumber.min(1).max(365).default(14),
+  /**
+   * Bodies refused for their signature kept per minute by all ingress instances together (and their
+   * bytes): anyone can POST forged ones, so this bounds what a flood stores. 600 a minute is ten a
+   * second, room for a rotation's stray webhooks; a flood past it is counted (WebhookQuarantineCapped).
+   */
+  quarantineMaxPerMinute: contextNumber.min(1).default(DEFAULT_QUARANTINE_LIMITS.maxEntriesPerMinute),
+  quarantineMaxBytesPerMinute: contextNumber.min(1024).default(DEFAULT_QUARANTINE_LIMITS.maxBytesPerMinute),
+  /** Of those, kept per day naming one bot: what a flood aimed at one meeting can make its erasure delete. */
+  quarantineMaxPerBotPerDay: contextNumber.min(1).default(DEFAULT_QUARANTINE_LIMITS.maxEntriesPerBotPerDay),
   secretCacheSeconds: contextNumber.min(0).max(3600).default(60),
   /**
    * Webhooks per second the HTTP API admits before answering 429 (the service retries only ~3 times).

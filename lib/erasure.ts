@@ -20,7 +20,7 @@ import { SUMMARY_PREFIX } from '../lambdas/core/apply/summary';
 import { ERASE_API_ROUTES } from '../lambdas/core/erase/erase-contract';
 import { RESWEEP_DELAY_SECONDS, RETENTION_RUN_EVENT } from '../lambdas/core/erase/erasure-job';
 import { RETENTION_MAX_MEETINGS_PER_RUN } from '../lambdas/core/erase/retention';
-import { QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
+import { LEGACY_QUARANTINE_PREFIX, QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
@@ -174,11 +174,12 @@ export class Erasure extends Construct {
         }),
       );
     }
-    // Quarantine entries are keyed by content: each is read to see whether it names the bot.
+    // Quarantine entries of the first layout are keyed by content: each is read to see whether it
+    // names the bot. Today's are filed by bot (listed, never read): no read beyond the old layout.
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:GetObject'],
-        resources: [props.payloadBucket.arnForObjects(`${QUARANTINE_PREFIX}*`)],
+        resources: [props.payloadBucket.arnForObjects(`${LEGACY_QUARANTINE_PREFIX}*`)],
       }),
     );
     const role = required(this.function.role, 'the erase function role');
@@ -186,9 +187,14 @@ export class Erasure extends Construct {
       acknowledge(
         role,
         wildcardResourceId(props.payloadBucket, `/${prefix}*`),
-        `Deletes object versions under ${prefix} only (and reads quarantine entries): where a meeting's bodies and summaries are kept.`,
+        `Deletes object versions under ${prefix} only: where a meeting's bodies, summaries and refused webhooks are kept.`,
       );
     }
+    acknowledge(
+      role,
+      wildcardResourceId(props.payloadBucket, `/${LEGACY_QUARANTINE_PREFIX}*`),
+      "Reads quarantine entries of the first key layout (keyed by content) to find a meeting's; they expire with the quarantine retention.",
+    );
     acknowledge(
       role,
       wildcardResourceId(props.recordingsBucket, `/${MEETINGS_PREFIX}*`),

@@ -70,6 +70,11 @@ export class MeetingPipelineStack extends Stack {
       secretCacheSeconds: config.secretCacheSeconds,
       payloadRetention: Duration.days(config.payloadRetentionDays),
       quarantineRetention: Duration.days(config.quarantineRetentionDays),
+      quarantineLimits: {
+        maxEntriesPerMinute: config.quarantineMaxPerMinute,
+        maxBytesPerMinute: config.quarantineMaxBytesPerMinute,
+        maxEntriesPerBotPerDay: config.quarantineMaxPerBotPerDay,
+      },
       functions,
       consumerTimeout: EVENT_CONSUMER_TIMEOUT,
       reservedConcurrency: config.ingressReservedConcurrency,

@@ -166,6 +166,11 @@ export class Monitoring extends Construct {
       props.signatureRejectionThreshold,
     );
     alarm(
+      'QuarantineCapped',
+      'Webhooks refused for their signature were dropped, not quarantined: a quarantine cap (per minute across all ingress instances, or per bot a day) was reached. A flood of forged webhooks, or a secret rotated on one side at volume; what was dropped cannot be re-driven.',
+      app(METRICS.webhookQuarantineCapped, SERVICES.ingress),
+    );
+    alarm(
       'ArchiveFailures',
       'Archiving a meeting failed (it is retried, then dead-lettered).',
       app(METRICS.archiveFailed, SERVICES.archive),
@@ -260,6 +265,8 @@ export class Monitoring extends Construct {
         app(METRICS.webhookRejected, SERVICES.ingress, { reason: 'signature-mismatch' }),
         app(METRICS.webhookClaimChecked, SERVICES.ingress),
         app(METRICS.webhookQueueFailed, SERVICES.ingress),
+        app(METRICS.webhookQuarantined, SERVICES.ingress),
+        app(METRICS.webhookQuarantineCapped, SERVICES.ingress),
       ]),
       graph(
         'Events queue',

@@ -12,10 +12,16 @@ import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { QUARANTINE_PREFIX } from '../lambdas/core/ingress/quarantine';
+import {
+  QUARANTINE_BOTS_PREFIX,
+  QUARANTINE_PREFIX,
+  QUARANTINE_UNBOUND_PREFIX,
+  type QuarantineLimits,
+} from '../lambdas/core/ingress/quarantine';
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
+import { QUARANTINE_CAP_PK_PREFIX } from '../lambdas/core/store/table-layout';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
@@ -28,6 +34,9 @@ import { dataBucket, encryptedQueue } from './secure-defaults';
 
 export const WEBHOOK_PATH = '/webhooks';
 
+/** Where the ingress files refused bodies: per bot, or unbound. */
+const QUARANTINE_WRITE_PREFIXES = [QUARANTINE_BOTS_PREFIX, QUARANTINE_UNBOUND_PREFIX];
+
 export interface WebhookIngressProps {
   /** Where the payload bucket's server access logs go. */
   accessLogs: IBucket;
@@ -38,6 +47,8 @@ export interface WebhookIngressProps {
   payloadRetention: Duration;
   /** How long bodies refused for their signature are kept for a re-drive. */
   quarantineRetention: Duration;
+  /** What all ingress instances together keep of refused bodies (the counters live in the table). */
+  quarantineLimits: Omit<QuarantineLimits, 'maxBodyBytes'>;
   functions: FunctionSettings;
   /** Concurrency held for the ingress function (and its ceiling): webhooks must never wait behind other work. */
   reservedConcurrency: number;
@@ -100,6 +111,9 @@ export class WebhookIngress extends Construct {
       SECRET_CACHE_SECONDS: String(props.secretCacheSeconds),
       TABLE_NAME: props.table.tableName,
       DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
+      QUARANTINE_MAX_PER_MINUTE: String(props.quarantineLimits.maxEntriesPerMinute),
+      QUARANTINE_MAX_BYTES_PER_MINUTE: String(props.quarantineLimits.maxBytesPerMinute),
+      QUARANTINE_MAX_PER_BOT_PER_DAY: String(props.quarantineLimits.maxEntriesPerBotPerDay),
     };
     this.function = new PipelineFunction(this, 'IngressFunction', {
       entry: 'lambdas/ingress/handler.ts',
@@ -119,11 +133,20 @@ export class WebhookIngress extends Construct {
     this.eventsQueue.grantSendMessages(this.function);
     grantClaimChecks(this.function, this.payloadBucket, 'put');
     grantLedgerRecords(this.function, props.table);
-    // Bodies refused for their signature, kept for a re-drive after a secret rotation.
+    // Bodies refused for their signature, kept for a re-drive after a secret rotation: filed under
+    // the bot they name or with the unbound ones, never in the first layout's day folders.
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:PutObject'],
-        resources: [this.payloadBucket.arnForObjects(`${QUARANTINE_PREFIX}*`)],
+        resources: QUARANTINE_WRITE_PREFIXES.map((prefix) => this.payloadBucket.arnForObjects(`${prefix}*`)),
+      }),
+    );
+    // The quarantine's counters (global per minute, per bot per day): updates of QUARANTINE# items only.
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUARANTINE_CAP_PK_PREFIX}*`] } },
       }),
     );
     props.signingSecret.grantRead(this.function);
@@ -138,11 +161,13 @@ export class WebhookIngress extends Construct {
       'AwsSolutions-APIG4',
       'The meeting assistant service cannot sign requests for IAM; every webhook is authenticated by its HMAC-SHA256 signature, checked before anything is queued.',
     );
-    acknowledge(
-      required(this.function.role, 'the ingress function role'),
-      wildcardResourceId(this.payloadBucket, `/${QUARANTINE_PREFIX}*`),
-      'PutObject on the quarantine prefix only: each refused body gets its own content-addressed key.',
-    );
+    for (const prefix of QUARANTINE_WRITE_PREFIXES) {
+      acknowledge(
+        required(this.function.role, 'the ingress function role'),
+        wildcardResourceId(this.payloadBucket, `/${prefix}*`),
+        `PutObject under ${prefix} only: each refused body gets its own content-addressed key.`,
+      );
+    }
     acknowledge(
       this.eventsDeadLetterQueue,
       'Serverless-SQSRedrivePolicy',

@@ -15,7 +15,7 @@ import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
-import type { IngressEnvironment } from '../lambdas/ingress/environment';
+import { DEFAULT_QUARANTINE_ENVIRONMENT, type IngressEnvironment } from '../lambdas/ingress/environment';
 import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
 import { LOCAL_EVENT_BUS_NAME } from './event-log-publisher';
@@ -140,5 +140,6 @@ export function localIngressEnvironment(resources: LocalResources): IngressEnvir
     SECRET_CACHE_SECONDS: 60,
     TABLE_NAME: resources.tableName,
     DEDUP_RETENTION_DAYS: 7,
+    ...DEFAULT_QUARANTINE_ENVIRONMENT,
   };
 }

@@ -12,7 +12,8 @@ import { type PipelineResources, requireResources } from '../target';
 
 export const quarantineList = defineCommand({
   words: ['quarantine', 'list'],
-  summary: 'Webhooks the ingress refused for their signature (kept under quarantine/ in the payload bucket).',
+  summary:
+    'Webhooks the ingress refused for their signature (kept under quarantine/ in the payload bucket, a folder per bot named).',
   options: {},
   async run({ values, target }) {
     const { payloadBucket } = requireResources(await target(), 'quarantine list');

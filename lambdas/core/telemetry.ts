@@ -66,6 +66,8 @@ export const METRICS = {
   webhookClaimChecked: metric('WebhookClaimChecked', 'Count'),
   webhookQueueFailed: metric('WebhookQueueFailed', 'Count'),
   webhookQuarantined: metric('WebhookQuarantined', 'Count'),
+  /** Bodies refused for their signature and not kept because a quarantine cap (per minute, per bot) was reached. */
+  webhookQuarantineCapped: metric('WebhookQuarantineCapped', 'Count'),
   signingSecretUnavailable: metric('SigningSecretUnavailable', 'Count'),
   eventApplied: metric('EventApplied', 'Count', ['trigger']),
   eventDuplicate: metric('EventDuplicate', 'Count', ['trigger']),

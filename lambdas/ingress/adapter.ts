@@ -4,7 +4,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { acceptWebhook, type IngressDependencies, outcomeResponse } from '../core/ingress/accept-webhook';
 import { SqsEventQueue } from '../core/ingress/event-queue';
 import { acceptanceClock, tableAcceptanceLog } from '../core/ingress/first-acceptance';
-import { DEFAULT_QUARANTINE_LIMITS, Quarantine, quarantineWriter } from '../core/ingress/quarantine';
+import { Quarantine, quarantineWriter } from '../core/ingress/quarantine';
+import { tableQuarantineCap } from '../core/ingress/quarantine-cap';
 import type { PayloadStore } from '../core/queue/payload-store';
 import type { SecretSource } from '../core/secrets';
 import { signingKeysFrom } from '../core/signature/verify';
@@ -28,10 +29,15 @@ export function ingressDependencies(
       inlineLimitBytes: env.INLINE_MESSAGE_LIMIT_BYTES,
     }),
     maxBodyBytes: env.MAX_BODY_BYTES,
-    quarantine: new Quarantine(quarantineWriter(clients.payloads), {
-      ...DEFAULT_QUARANTINE_LIMITS,
-      maxBodyBytes: env.MAX_BODY_BYTES,
-    }),
+    quarantine: new Quarantine(
+      quarantineWriter(clients.payloads),
+      tableQuarantineCap(clients.db, env.TABLE_NAME, {
+        maxEntriesPerMinute: env.QUARANTINE_MAX_PER_MINUTE,
+        maxBytesPerMinute: env.QUARANTINE_MAX_BYTES_PER_MINUTE,
+        maxEntriesPerBotPerDay: env.QUARANTINE_MAX_PER_BOT_PER_DAY,
+      }),
+      env.MAX_BODY_BYTES,
+    ),
     telemetry,
     now,
     acceptedAt: acceptanceClock(now),

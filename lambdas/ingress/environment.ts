@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { DEFAULT_QUARANTINE_LIMITS } from '../core/ingress/quarantine';
 import { secretCacheSeconds } from '../shared/upstream-environment';
 
 /** Environment the ingress function is deployed with (set by lib/webhook-ingress.ts). */
@@ -13,5 +14,17 @@ export const ingressEnvironmentSchema = z.object({
   TABLE_NAME: z.string().check(z.minLength(1)),
   /** How long ledger records are kept (dedup and replay). */
   DEDUP_RETENTION_DAYS: z.coerce.number().check(z.int(), z.positive()),
+  /** Bodies refused for their signature kept per minute, and their bytes, by all instances together. */
+  QUARANTINE_MAX_PER_MINUTE: z.coerce.number().check(z.int(), z.positive()),
+  QUARANTINE_MAX_BYTES_PER_MINUTE: z.coerce.number().check(z.int(), z.positive()),
+  /** Of those, kept per day naming one bot. */
+  QUARANTINE_MAX_PER_BOT_PER_DAY: z.coerce.number().check(z.int(), z.positive()),
 });
 export type IngressEnvironment = z.infer<typeof ingressEnvironmentSchema>;
+
+/** The quarantine caps as deployed by default (lib/config.ts takes the same defaults). */
+export const DEFAULT_QUARANTINE_ENVIRONMENT = {
+  QUARANTINE_MAX_PER_MINUTE: DEFAULT_QUARANTINE_LIMITS.maxEntriesPerMinute,
+  QUARANTINE_MAX_BYTES_PER_MINUTE: DEFAULT_QUARANTINE_LIMITS.maxBytesPerMinute,
+  QUARANTINE_MAX_PER_BOT_PER_DAY: DEFAULT_QUARANTINE_LIMITS.maxEntriesPerBotPerDay,
+} satisfies Partial<IngressEnvironment>;

@@ -3,27 +3,31 @@ import {
   QUARANTINE_PREFIX,
   type QuarantineStore,
   quarantineEntrySchema,
+  quarantineKeyDay,
   quarantineWriter,
 } from '../core/ingress/quarantine';
 import { s3Payloads } from './s3-payloads';
 
-/** Quarantined webhooks in the payload bucket, for the re-drive command. */
+/** Quarantined webhooks in the payload bucket, for the re-drive command and erasure. */
 export function s3Quarantine(client: S3Client, bucket: string): QuarantineStore {
   return {
     // Written as the ingress writes it: through the payload bucket's checked put.
     put: quarantineWriter(s3Payloads(client, bucket)).put,
-    async list() {
+    async list(prefix = QUARANTINE_PREFIX) {
       const keys: string[] = [];
       let token: string | undefined;
       do {
         const page = await client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: QUARANTINE_PREFIX, ContinuationToken: token }),
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
         );
         for (const object of page.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
         token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
       } while (token !== undefined);
-      // Keys start with the day they were received: sorted, the oldest come first.
-      return keys.sort();
+      // Every layout ends in the day received: by that day, the oldest come first.
+      return keys
+        .map((key) => ({ key, day: quarantineKeyDay(key) }))
+        .sort((a, b) => a.day.localeCompare(b.day) || a.key.localeCompare(b.key))
+        .map(({ key }) => key);
     },
     async read(key) {
       const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));

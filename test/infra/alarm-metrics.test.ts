@@ -23,16 +23,21 @@ import {
   UNKNOWN_AFTER_MISSES,
 } from '../../lambdas/core/reconcile/reconcile-meetings';
 import { recordLaunchFailure } from '../../lambdas/core/schedule/launch';
+import { staticSecret } from '../../lambdas/core/secrets';
 import { parseSigningSecrets } from '../../lambdas/core/signature/verify';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { METRICS, METRICS_NAMESPACE, SERVICES, type ServiceName } from '../../lambdas/core/telemetry';
 import { NotFoundError, UpstreamClient } from '../../lambdas/core/upstream/client';
 import type { Bot } from '../../lambdas/core/upstream/rest-contract';
+import { ingressDependencies } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
+import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
+import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import type { LocalResources } from '../../local/resources';
+import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
+import { type LocalResources, localIngressEnvironment } from '../../local/resources';
 import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
 import { testEventLog } from '../fixtures/event-log';
@@ -271,6 +276,26 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
           now: () => new Date(),
         }),
       ),
+  ],
+  [
+    'forged webhooks past the quarantine cap are dropped',
+    () =>
+      invocation(SERVICES.ingress, async (telemetry) => {
+        const deps = ingressDependencies(
+          { ...localIngressEnvironment(resources), QUARANTINE_MAX_PER_MINUTE: 1 },
+          {
+            sqs: sqsClient(),
+            payloads: s3PayloadStore(resources.payloadBucket),
+            signingSecret: staticSecret(newSigningSecret()),
+            db: dynamoClient(),
+          },
+          telemetry,
+        );
+        // One minute for both: the first is kept, the second dropped by the cap.
+        const inOneMinute = { ...deps, now: () => new Date('2026-11-23T12:00:00Z') };
+        for (let i = 0; i < 2; i++)
+          await acceptWebhook(signWebhook(transcriptEnvelope(), newSigningSecret()), inOneMinute);
+      }),
   ],
   [
     'an archive job fails (the service answers 500)',

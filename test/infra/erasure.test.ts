@@ -39,6 +39,12 @@ describe('erasure', () => {
     const erase = actionsOf(functionStatements(template, SERVICES.erase));
     expect(erase).toEqual(expect.arrayContaining(['dynamodb:BatchWriteItem', 's3:DeleteObjectVersion']));
     expect(erase).not.toContain('s3:DeleteObject');
+    // Quarantine entries are read only in the first key layout; today's are filed by bot and listed.
+    const reads = functionStatements(template, SERVICES.erase).filter((s) =>
+      [s.Action].flat().includes('s3:GetObject'),
+    );
+    expect(JSON.stringify(reads.map((s) => s.Resource))).toContain('/quarantine/2*');
+    expect(JSON.stringify(reads.map((s) => s.Resource))).not.toContain('/quarantine/*');
     expect(erase.filter((action) => action.endsWith('*'))).toEqual([]);
     const read = actionsOf(functionStatements(template, SERVICES.readApi));
     expect(read.filter((action) => /^(dynamodb|s3):.*(Delete|BatchWrite|Put|Update)/.test(action))).toEqual([]);

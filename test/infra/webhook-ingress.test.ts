@@ -68,6 +68,9 @@ describe('webhook ingress', () => {
         'SIGNING_SECRET_ID',
         'TABLE_NAME',
         'DEDUP_RETENTION_DAYS',
+        'QUARANTINE_MAX_PER_MINUTE',
+        'QUARANTINE_MAX_BYTES_PER_MINUTE',
+        'QUARANTINE_MAX_PER_BOT_PER_DAY',
       ].sort(),
     );
     // The secret's name, never its value.
@@ -158,6 +161,8 @@ describe('webhook ingress', () => {
         'dynamodb:GetItem',
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
+        // the quarantine's counters
+        'dynamodb:UpdateItem',
       ].sort(),
     );
     // Only the ledger records: their partition keys start with EVENTS# (the meeting items' with BOT#).
@@ -169,8 +174,20 @@ describe('webhook ingress', () => {
     expect(keys.bot('bot_x').startsWith('EVENTS#')).toBe(false);
     const s3Statement = statements.find((s) => [s.Action].flat().includes('s3:PutObject'));
     expect(JSON.stringify(s3Statement.Resource)).toContain('/claim-check/*');
-    expect(JSON.stringify(s3Statement.Resource)).toContain('/quarantine/*');
-    expect(JSON.stringify(s3Statement.Resource).match(/\/\*"/g) ?? []).toHaveLength(2);
+    // Refused bodies go under a bot's folder or the unbound one, never into the first layout's day folders.
+    expect(JSON.stringify(s3Statement.Resource)).toContain('/quarantine/bots/*');
+    expect(JSON.stringify(s3Statement.Resource)).toContain('/quarantine/unbound/*');
+    expect(JSON.stringify(s3Statement.Resource)).not.toContain('/quarantine/*');
+    expect(JSON.stringify(s3Statement.Resource).match(/\/\*"/g) ?? []).toHaveLength(3);
+    // The quarantine's caps: updates of its counter items only, no put or read of any item.
+    const counterStatement = statements.find(
+      (s) => [s.Action].flat().join() === 'dynamodb:UpdateItem' && s !== tableStatement,
+    );
+    expect(counterStatement.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['QUARANTINE#*'] },
+    });
+    expect(keys.quarantineMinute(29_000_000).pk.startsWith('QUARANTINE#')).toBe(true);
+    expect(keys.quarantineBotDay('ab', '2026-11-23').pk.startsWith('QUARANTINE#')).toBe(true);
   });
 
   it('outputs the webhook URL to register with the service', () => {

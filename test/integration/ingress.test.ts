@@ -12,7 +12,7 @@ import { claimCheckPointerSchema, SQS_MAX_MESSAGE_BYTES } from '../../lambdas/co
 import { type SecretSource, staticSecret } from '../../lambdas/core/secrets';
 import { type MetricSink, silentTelemetry } from '../../lambdas/core/telemetry';
 import { createIngressHandler, type IngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
-import type { IngressEnvironment } from '../../lambdas/ingress/environment';
+import { DEFAULT_QUARANTINE_ENVIRONMENT, type IngressEnvironment } from '../../lambdas/ingress/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
@@ -92,6 +92,7 @@ beforeAll(async () => {
     SECRET_CACHE_SECONDS: 60,
     TABLE_NAME: tableName,
     DEDUP_RETENTION_DAYS: 7,
+    ...DEFAULT_QUARANTINE_ENVIRONMENT,
   };
 });
 

@@ -10,6 +10,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { staticSecret } from '../../lambdas/core/secrets';
 import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
+import { DEFAULT_QUARANTINE_ENVIRONMENT } from '../../lambdas/ingress/environment';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
@@ -86,6 +87,7 @@ function ingress(tools: PowertoolsTelemetry) {
       SECRET_CACHE_SECONDS: 60,
       TABLE_NAME: resources.tableName,
       DEDUP_RETENTION_DAYS: 7,
+      ...DEFAULT_QUARANTINE_ENVIRONMENT,
     },
     {
       sqs: sqsClient(),

@@ -24,7 +24,7 @@ export interface EraseDependencies {
   objects: ObjectVersionStore;
   payloadBucket: string;
   recordingsBucket: string;
-  /** Quarantined webhooks (in the payload bucket): read to find the bot's. */
+  /** Quarantined webhooks of the first key layout (in the payload bucket): read to find the bot's. */
   quarantine: Pick<QuarantineStore, 'list' | 'read'>;
   events: DomainEventPublisher;
   /** Set when the service is to delete its copy too (`eraseUpstream`). */

@@ -2,13 +2,14 @@
  * Taking stock of a meeting before anything is deleted: the receipt's counts come from
  * here, so a retry after a crash half way through the deletions reports what the
  * erasure found, not what was left. Objects found only through other items (a ledger
- * record's claim-checked body, a quarantine entry) are named exactly, so they are still
- * found once those items are gone.
+ * record's claim-checked body, a quarantine entry of the first layout) are named exactly,
+ * so they are still found once those items are gone.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isoToMicros } from '../apply/state-order';
 import { SUMMARY_PREFIX } from '../apply/summary';
 import { archiveKeys } from '../archive/recording-store';
+import { LEGACY_QUARANTINE_PREFIX, quarantineBotPrefix, quarantineOwner } from '../ingress/quarantine';
 import type { ClaimCheckPointer } from '../queue/queued-event';
 import { keys } from '../store/table-layout';
 import type { EraseDependencies } from './erase-dependencies';
@@ -22,15 +23,19 @@ export interface ErasureLeads {
   scheduleId?: string;
 }
 
-/** The payload bucket's objects of the meeting named by key (claim checks, quarantine entries). */
+/** The payload bucket's objects of the meeting named by key (claim checks, first-layout quarantine entries). */
 export interface ErasurePlan extends ErasureLeads {
   counts?: ErasureCounts;
   payloadKeys?: string[];
 }
 
-/** Prefixes that hold only the meeting's objects. */
+/**
+ * Prefixes that hold only the meeting's objects. Its quarantine folder holds every refused body that
+ * names the bot (forged or not, all kept for it), so the erasure lists that folder, not the quarantine.
+ */
 export const meetingPrefixes = (botId: string, deps: Pick<EraseDependencies, 'payloadBucket' | 'recordingsBucket'>) => [
   { bucket: deps.payloadBucket, prefix: `${SUMMARY_PREFIX}${botId}/` },
+  { bucket: deps.payloadBucket, prefix: quarantineBotPrefix(botId) },
   { bucket: deps.recordingsBucket, prefix: archiveKeys.meeting(botId) },
 ];
 
@@ -99,13 +104,14 @@ async function scheduleNames(deps: EraseDependencies, scheduleId: string, botId:
 }
 
 /**
- * Quarantine entries are keyed by content, not by bot: each is read (the quarantine is
- * small: refused signatures, bounded per minute, expiring in days) and kept if its body
- * names the bot. A body that is not JSON cannot name it.
+ * Entries of the quarantine's first layout (keyed by content alone, no longer written): each is read
+ * and kept if its body names the bot. Only until they expire (the quarantine retention after the
+ * upgrade); from then on this is one empty listing. Entries of today's layout are found by prefix
+ * (meetingPrefixes); those filed as unbound name no bot, so they were never any meeting's.
  */
 async function quarantinedKeys(botId: string, deps: EraseDependencies): Promise<string[]> {
   const found: string[] = [];
-  for (const key of await deps.quarantine.list()) {
+  for (const key of await deps.quarantine.list(LEGACY_QUARANTINE_PREFIX)) {
     const entry = await deps.quarantine.read(key);
     if (namesBot(entry.body, botId)) found.push(key);
   }
@@ -114,8 +120,7 @@ async function quarantinedKeys(botId: string, deps: EraseDependencies): Promise<
 
 function namesBot(body: string, botId: string): boolean {
   try {
-    const parsed: unknown = JSON.parse(body);
-    return typeof parsed === 'object' && parsed !== null && (parsed as { bot_id?: unknown }).bot_id === botId;
+    return quarantineOwner(JSON.parse(body)) === botId;
   } catch {
     return false;
   }

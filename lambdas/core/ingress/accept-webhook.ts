@@ -4,17 +4,19 @@
  *
  * Order matters: the signature is checked before the envelope is read, so an
  * unsigned caller learns nothing about our schema; JSON syntax comes first only
- * because the signed form is computed from the parsed text. A signed body is
+ * because the signed form is computed from the parsed text. The header's form is
+ * checked before all of it: only a body with a well-formed signature that fails the
+ * HMAC may be quarantined (and that within global caps), nothing else is stored. A signed body is
  * never refused: one that is not a bot's envelope (a calendar's, an app
  * session's, or an unknown shape) is queued too and kept under what it is about.
  */
 import { DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
-import { type SignatureCheck, verifyWebhookBody } from '../signature/verify';
+import { type SignatureCheck, signatureHeaderProblem, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
 import { describeUnboundWebhook, parseWebhookEnvelope } from '../upstream/webhook-contract';
 import type { EventQueue } from './event-queue';
 import { type AcceptanceLog, type FirstAcceptance, fitsLedgerItem } from './first-acceptance';
-import type { Quarantine, QuarantineReason } from './quarantine';
+import { type Quarantine, type QuarantineReason, quarantineOwner } from './quarantine';
 
 export interface WebhookDelivery {
   /** The body exactly as received (after any transport base64 decoding). */
@@ -82,9 +84,13 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
     return reject(413, 'body-too-large', `The body has ${body.length} bytes; the limit is ${deps.maxBodyBytes}.`);
   }
   if (body.length === 0) return reject(400, 'empty-body', 'The body is empty; expected a JSON webhook envelope.');
-  if (delivery.signature === undefined || delivery.signature.trim() === '') {
-    return reject(401, 'missing-signature', SIGNATURE_PROBLEMS['missing-signature']);
+  // A request without a well-formed signature header is refused before anything is read or kept.
+  const headerProblem = signatureHeaderProblem(delivery.signature);
+  if (headerProblem !== undefined || delivery.signature === undefined) {
+    const reason = headerProblem ?? 'missing-signature';
+    return reject(401, reason, SIGNATURE_PROBLEMS[reason]);
   }
+  const signature = delivery.signature;
 
   let text: string;
   try {
@@ -103,7 +109,7 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
     keys = await deps.signingKeys();
   } catch (error) {
     deps.telemetry.log.error('signing secret unavailable', { error: describeError(error) });
-    await keepRefused(delivery, 'signing-secret-unavailable', deps);
+    await keepRefused({ body, signature, owner: quarantineOwner(parsed) }, 'signing-secret-unavailable', deps);
     return {
       kind: 'unavailable',
       status: 503,
@@ -113,7 +119,7 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
   }
   let check: SignatureCheck;
   try {
-    check = verifyWebhookBody(body, delivery.signature, keys);
+    check = verifyWebhookBody(body, signature, keys);
   } catch (error) {
     if (error instanceof DuplicateKeyError)
       return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
@@ -121,7 +127,8 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
     throw error;
   }
   if (!check.ok) {
-    if (check.reason === 'signature-mismatch') await keepRefused(delivery, 'signature-mismatch', deps);
+    if (check.reason === 'signature-mismatch')
+      await keepRefused({ body, signature, owner: quarantineOwner(parsed) }, 'signature-mismatch', deps);
     return reject(401, check.reason, SIGNATURE_PROBLEMS[check.reason]);
   }
 
@@ -203,13 +210,20 @@ async function firstAcceptance(
 }
 
 /** Best effort: the answer stays what it was whether or not the body could be kept. */
-async function keepRefused(delivery: WebhookDelivery, reason: QuarantineReason, deps: IngressDependencies) {
-  if (deps.quarantine === undefined || delivery.signature === undefined) return;
+async function keepRefused(
+  refused: { body: Uint8Array; signature: string; owner: string | undefined },
+  reason: QuarantineReason,
+  deps: IngressDependencies,
+) {
+  if (deps.quarantine === undefined) return;
   try {
-    const kept = await deps.quarantine.keep({ body: delivery.body, signature: delivery.signature }, reason, deps.now());
+    const kept = await deps.quarantine.keep(refused, reason, deps.now());
     if (kept.kept) {
       deps.telemetry.log.warn('refused webhook quarantined', { reason, key: kept.key });
       deps.telemetry.metrics.emit(METRICS.webhookQuarantined, 1);
+    } else if (kept.why === 'capped') {
+      deps.telemetry.log.warn('refused webhook not quarantined: cap reached', { reason, cap: kept.cap });
+      deps.telemetry.metrics.emit(METRICS.webhookQuarantineCapped, 1);
     } else {
       deps.telemetry.log.warn('refused webhook not quarantined', { reason, why: kept.why });
     }

@@ -21,6 +21,8 @@
  * | calendar feed   | CALENDAR#<calendar_id>        | FEED                              |                                         |
  * | calendar entry  | CALENDAR#<calendar_id>        | OCC#<schedule_id>                 |                                         |
  * | meeting claim   | CLAIM#<sha256(link)>#<start>  | CLAIM                             |                                         |
+ * | quarantine cap  | QUARANTINE#MINUTE#<minute>    | CAP                               |                                         |
+ * | quarantine cap  | QUARANTINE#BOT#<sha256(bot)>  | DAY#<yyyy-mm-dd>                  |                                         |
  *
  * Costs drive the shape (on-demand bills 1 write unit per KB of item written,
  * and an index copy of an item is written with it):
@@ -84,6 +86,8 @@ export const CALENDARS_PK = 'CALENDARS';
 export const CALENDAR_SK_PREFIX = 'CALENDAR#';
 export const CALENDAR_ENTRY_SK_PREFIX = 'OCC#';
 export const CLAIM_PK_PREFIX = 'CLAIM#';
+/** The quarantine's counters (core/ingress/quarantine-cap.ts): the only items the ingress writes besides the ledger. */
+export const QUARANTINE_CAP_PK_PREFIX = 'QUARANTINE#';
 
 export const MEETING_SK = 'MEETING';
 /**
@@ -177,6 +181,13 @@ export const keys = {
   /** One bot per meeting: the occurrence that holds (meeting link, start) across all calendars. */
   meetingClaim: (linkHash: string, start: string) => ({ pk: `${CLAIM_PK_PREFIX}${linkHash}#${start}`, sk: 'CLAIM' }),
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,
+  /** Bodies quarantined in one minute (epoch minutes), across every ingress instance: the global cap's counter. */
+  quarantineMinute: (minute: number) => ({ pk: `${QUARANTINE_CAP_PK_PREFIX}MINUTE#${minute}`, sk: 'CAP' }),
+  /** Bodies quarantined on one day (yyyy-mm-dd) naming one bot (by hash: a forged id is any text). */
+  quarantineBotDay: (botHash: string, day: string) => ({
+    pk: `${QUARANTINE_CAP_PK_PREFIX}BOT#${botHash}`,
+    sk: `DAY#${day}`,
+  }),
   /** The state-index partition a meeting in `state` is written to: its bot's shard. */
   meetingsInState: (state: string, botId: string) => `${keys.unshardedState(state)}#${stateShard(botId)}`,
   /** The state-index partition earlier releases wrote: a meeting keeps it until its next state change or archive. */
