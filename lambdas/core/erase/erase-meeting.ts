@@ -16,6 +16,7 @@
  * delayed past the longest such writer's timeout (resweepErasedMeeting).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { calendarOfSchedule } from '../calendar/calendar-ids';
 import { domainEvents } from '../domain-events/catalogue';
 import { writeIfCondition } from '../store/dynamo';
 import { ERASURE_ATTRIBUTE, keys } from '../store/table-layout';
@@ -87,7 +88,10 @@ export async function eraseMeeting(
     requested_at: state.requestedAt,
     erased_at: erasedAt.toISOString(),
     counts: plan.counts ?? emptyCounts(),
-    retained: retainedCopies(erasedAt, deps.retained),
+    retained: retainedCopies(erasedAt, deps.retained, {
+      scheduled: plan.scheduleId !== undefined,
+      fromCalendar: plan.scheduleId !== undefined && calendarOfSchedule(plan.scheduleId) !== undefined,
+    }),
     upstream,
   };
   // The leads stay until the second sweep: a listing written after this sweep is found by them.
@@ -221,4 +225,5 @@ const emptyCounts = () => ({
   recording_objects: 0,
   day_listings: 0,
   schedule_links: 0,
+  calendar_feeds: 0,
 });

@@ -8,7 +8,7 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { EraseDependencies } from './erase-dependencies';
-import { claimCheckKeys, dayListingKey, type ErasurePlan, meetingPrefixes } from './inventory';
+import { claimCheckKeys, dayListingKey, type ErasurePlan, feedCopyKey, meetingPrefixes } from './inventory';
 import { versionsOfKey } from './object-versions';
 import { deleteItems, itemKey, partitionItems } from './table-sweep';
 
@@ -44,7 +44,9 @@ export async function sweepMeeting(
   let listings = 0;
   for (const listedAt of new Set([plan.listedAt ?? []].flat())) listings += await deleteListing(deps, botId, listedAt);
   if (plan.scheduleId !== undefined) await unlinkSchedule(deps, plan.scheduleId, botId);
-  return { items: items.length + listings, objects: removedObjects };
+  const feed = await feedCopyKey(plan, deps);
+  if (feed !== undefined) await deps.table.db.send(new DeleteCommand({ TableName: deps.table.tableName, Key: feed }));
+  return { items: items.length + listings + (feed === undefined ? 0 : 1), objects: removedObjects };
 }
 
 /** 1 when the listing was there: the second sweep counts only what it found. */
