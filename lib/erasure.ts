@@ -139,13 +139,15 @@ export class Erasure extends Construct {
 
   /** What an erasure reads and deletes: the meeting's items, and its objects' every version. */
   private grantErasure(props: ErasureProps): void {
-    // BatchWriteItem carries the deletes; the tombstone is a put and updates; no index, no scan.
+    // BatchWriteItem carries the deletes, DeleteItem those whose finding is counted (a day listing, a
+    // calendar's feed copy); the tombstone is a put and updates; no index, no scan.
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: [
           'dynamodb:GetItem',
           'dynamodb:PutItem',
           'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
           'dynamodb:Query',
           'dynamodb:BatchWriteItem',
         ],

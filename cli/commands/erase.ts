@@ -36,12 +36,12 @@ export const erase = defineCommand({
       ]),
     );
     print('');
-    print('not reachable by an erasure, gone by themselves:');
+    print('not reachable by an erasure: gone by themselves by "until", or kept by their owner:');
     print(
       renderTable(
         [
           { header: 'store', value: (copy: (typeof receipt.retained)[number]) => copy.store },
-          { header: 'until', value: (copy) => copy.until },
+          { header: 'until', value: (copy) => copy.until ?? "owner's" },
           { header: 'why', value: (copy) => copy.why },
         ],
         receipt.retained,

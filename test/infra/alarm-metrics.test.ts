@@ -346,9 +346,6 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
             version: 1,
             launchAt: new Date().toISOString(),
             joinAt: new Date().toISOString(),
-            meetingUrl: 'https://meet.google.com/abc-defg-hij',
-            botName: 'Notetaker',
-            metadata: {},
           },
           { Error: 'BadRequestError', Cause: '{"errorMessage":"refused"}' },
           {

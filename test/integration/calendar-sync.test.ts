@@ -186,9 +186,11 @@ describe('syncing', () => {
     const bo = await calendars.call('POST', '/calendars/bo/sync');
     expect(bo.body).toMatchObject({ created: 0, skipped: 1 });
 
-    const qbrStarts = [...calendars.executions.started.values()].filter(
-      (input) => input.meetingUrl === 'https://meet.google.com/pqr-stuv-wxy',
-    );
+    const qbrStarts = [];
+    for (const input of calendars.executions.started.values()) {
+      const schedule = await getSchedule(input.scheduleId, calendars.deps.schedules);
+      if (schedule?.meetingUrl === 'https://meet.google.com/pqr-stuv-wxy') qbrStarts.push(input);
+    }
     expect(qbrStarts).toHaveLength(1);
     const boList = (await calendars.call('GET', '/schedules?calendar_id=bo')).body.schedules as Array<
       Record<string, unknown>

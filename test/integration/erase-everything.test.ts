@@ -12,10 +12,13 @@ import { ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordingStore } from '../../lambdas/core/archive/recording-store';
+import { occurrenceScheduleId } from '../../lambdas/core/calendar/calendar-ids';
+import { calendarStore } from '../../lambdas/core/calendar/calendar-store';
 import { eraseMeeting } from '../../lambdas/core/erase/erase-meeting';
 import { replayBotEvents } from '../../lambdas/core/events/replay';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { summaryUpdate, transcriptUpdate } from '../../local/simulator/payloads';
@@ -24,6 +27,7 @@ import {
   type EraseWorld,
   eraseDeps,
   launchFromSchedule,
+  MEETING_LINK,
   meetingWebhooks,
   pipelineOf,
   startEraseWorld,
@@ -45,6 +49,24 @@ afterAll(async () => {
   await world?.stop();
 });
 
+const ATTENDEE = 'grace@acme.example';
+/** The calendar's feed as fetched: the meeting's event (title, attendee, link) and another. */
+const calendarFeed = () =>
+  [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'BEGIN:VEVENT',
+    'UID:qbr@acme.example',
+    'DTSTART:20261123T090000Z',
+    'DTEND:20261123T100000Z',
+    'SUMMARY:QBR with Grace',
+    `ATTENDEE;CN=Grace:mailto:${ATTENDEE}`,
+    `LOCATION:${MEETING_LINK}`,
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+
 /** ~600 KB that Brotli cannot shrink below a ledger item's 400 KB: the ingress claim-checks it. */
 const incompressible = () => randomBytes(450 * 1024).toString('base64');
 
@@ -53,7 +75,12 @@ describe('erasing a meeting that went through everything', () => {
     const started = performance.now();
     const bot = endedBot(service, { size: 256 * 1024, seed: 15 });
     const botId = bot.id;
-    await launchFromSchedule(world, botId);
+    // Launched by a calendar's occurrence; the calendar's feed copy names the meeting, its title, an attendee.
+    await launchFromSchedule(world, botId, occurrenceScheduleId('ada', 'qbr@acme.example', undefined));
+    await calendarStore({ db: documentClient(), tableName: world.resources.tableName }).putFeed('ada', calendarFeed(), {
+      etag: '"v1"',
+    });
+    const copies = [MEETING_LINK, ATTENDEE];
     const pipeline = pipelineOf(world, service, 'k');
 
     // 1. Webhooks through the ingress: the summary claim-checked, a forged one quarantined.
@@ -108,7 +135,8 @@ describe('erasing a meeting that went through everything', () => {
     const replay = await replayBotEvents(botId, pipeline.processing, { rebuild: true, apply: true });
     expect(replay).toMatchObject({ applied: true, events: webhooks.length, replayed: webhooks.length, failures: [] });
 
-    const before = await tracesOf(world, botId);
+    const before = await tracesOf(world, botId, copies);
+    expect(before).toContain(`table ${keys.calendarFeed('ada').pk} FEED`);
     console.log('traces before erasure', before);
     expect(before.some((t) => t.startsWith(`s3 ${world.resources.payloadBucket} quarantine/`))).toBe(true);
     expect(before.some((t) => t.startsWith(`s3 ${world.resources.payloadBucket} claim-check/`))).toBe(true);
@@ -130,9 +158,14 @@ describe('erasing a meeting that went through everything', () => {
       recording_objects: 5,
       day_listings: 1,
       schedule_links: 1,
+      calendar_feeds: 1,
     });
+    expect(receipt.retained.map((copy) => copy.store)).toEqual(
+      expect.arrayContaining(['launcher-execution-history', 'schedule', 'calendar']),
+    );
     const tombstoneOnly = [`table ${keys.bot(botId)} MEETING`];
-    expect(await tracesOf(world, botId)).toEqual(tombstoneOnly);
+    // The schedule is the caller's and stays (the receipt says so); the feed copy is gone.
+    expect(await tracesOf(world, botId, copies)).toEqual(tombstoneOnly);
 
     // 6. A late webhook (and a late claim-checked one) through the ingress and the consumer; re-drives
     // of an inline and the claim-checked message to the events queue, and of the archive job.
@@ -170,7 +203,7 @@ describe('erasing a meeting that went through everything', () => {
       }),
     );
     expect(await pipeline.drainArchive()).toBe(1);
-    expect(await tracesOf(world, botId)).toEqual(tombstoneOnly);
+    expect(await tracesOf(world, botId, copies)).toEqual(tombstoneOnly);
     console.log(`whole test ran in ${Math.round(performance.now() - started)} ms`);
   }, 180_000);
 });

@@ -65,12 +65,16 @@ describe('erasing a meeting', () => {
       recording_objects: 5,
       day_listings: 1,
       schedule_links: 1,
+      // launched by a schedule of the API, not a calendar's
+      calendar_feeds: 0,
     });
     expect(clean.receipt.retained.map((copy) => [copy.store, copy.until])).toEqual([
       ['dead-letter-queues', '2026-12-07T12:00:00.000Z'],
       ['point-in-time-backups', '2026-12-28T12:00:00.000Z'],
       ['domain-event-archive', '2026-12-23T12:00:00.000Z'],
       ['function-logs', '2026-12-23T12:00:00.000Z'],
+      ['launcher-execution-history', '2027-02-21T12:00:00.000Z'],
+      ['schedule', null],
     ]);
     const erased = world.events.events().filter((event) => event.detailType === 'meeting.erased');
     expect(erased.at(-1)?.detail).toMatchObject({ bot_id: clean.receipt.bot_id, receipt_id: clean.receipt.receipt_id });

@@ -15,20 +15,19 @@ beforeEach(() => {
   endpoint.calls.length = 0;
 });
 
-const launched = (i: number, urlBytes = 20): DomainEvent =>
-  domainEvents.scheduleLaunched({
+// The reason is free text: the field that makes an entry large.
+const failed = (i: number, reasonBytes = 20): DomainEvent =>
+  domainEvents.scheduleFailed({
     schedule_id: `s${i}`,
     schedule_version: 1,
-    bot_id: `bot_${i}`,
-    join_at: '2026-11-20T10:00:00.000Z',
-    meeting_url: `https://meet.example.org/${'x'.repeat(urlBytes)}`,
+    reason: `BadRequestError: ${'x'.repeat(reasonBytes)}`,
   });
 
 describe('EventBridge publisher', () => {
   it('sends every entry exactly as built, at most 10 and 256 KB a call', async () => {
     const publisher = eventBridgePublisher(endpoint.client, 'pipeline-bus', { attempts: 3, backoffMs: 1 });
-    const small = Array.from({ length: 12 }, (_, i) => launched(i));
-    const large = Array.from({ length: 3 }, (_, i) => launched(100 + i, 120 * 1024));
+    const small = Array.from({ length: 12 }, (_, i) => failed(i));
+    const large = Array.from({ length: 3 }, (_, i) => failed(100 + i, 120 * 1024));
     await publisher.publish([...small, ...large]);
     // Ten small; two small and two large (240 KB); the third large alone.
     expect(endpoint.calls).toEqual([10, 4, 1]);
@@ -38,7 +37,7 @@ describe('EventBridge publisher', () => {
   it('sends refused entries again (FailedEntryCount), and only those', async () => {
     const publisher = eventBridgePublisher(endpoint.client, 'pipeline-bus', { attempts: 3, backoffMs: 1 });
     endpoint.refuseNext(2, 'ThrottlingException');
-    const events = Array.from({ length: 4 }, (_, i) => launched(i));
+    const events = Array.from({ length: 4 }, (_, i) => failed(i));
     await publisher.publish(events);
     expect(endpoint.calls).toEqual([4, 2]);
     expect(endpoint.accepted.map((e) => e.Detail).sort()).toEqual(events.map((e) => JSON.stringify(e.detail)).sort());
@@ -47,7 +46,7 @@ describe('EventBridge publisher', () => {
   it('throws when entries are still refused after its attempts, so the work is retried', async () => {
     const publisher = eventBridgePublisher(endpoint.client, 'pipeline-bus', { attempts: 2, backoffMs: 1 });
     endpoint.refuseNext(3, 'InternalFailure');
-    const failure = await publisher.publish([launched(1), launched(2)]).catch((error: unknown) => error);
+    const failure = await publisher.publish([failed(1), failed(2)]).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(DomainEventsNotPublishedError);
     expect(String(failure)).toMatch(/1 of 2 events refused by PutEvents after 2 attempts \(InternalFailure\)/);
     expect(endpoint.calls).toEqual([2, 2]);
@@ -58,6 +57,6 @@ describe('EventBridge publisher', () => {
     const unreachable = await startPutEventsEndpoint();
     await unreachable.stop();
     const publisher = eventBridgePublisher(unreachable.client, 'pipeline-bus', { attempts: 1, backoffMs: 1 });
-    await expect(publisher.publish([launched(1)])).rejects.toBeInstanceOf(DomainEventsNotPublishedError);
+    await expect(publisher.publish([failed(1)])).rejects.toBeInstanceOf(DomainEventsNotPublishedError);
   });
 });

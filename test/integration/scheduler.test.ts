@@ -261,10 +261,14 @@ describe('launcher domain events', () => {
       schedule_version: 1,
       bot_id: bot!.id,
       join_at: '2026-11-22T10:00:00.000Z',
-      meeting_url: 'https://meet.google.com/abc-defg-hij',
     });
     expect(log.events()).toEqual([{ detailType: expected.detailType, detail: expected.detail }]);
     for (const entry of log.entries()) expect(entryProblems(entry)).toEqual([]);
+    // The link (a Zoom link holds its passcode) is in neither the event nor the execution's input,
+    // which Step Functions and the event archive keep out of an erasure's reach.
+    const copies = JSON.stringify([log.entries(), [...executions.executions.values()].map((e) => e.input)]);
+    expect(copies).not.toContain('abc-defg-hij');
+    expect(copies).not.toContain('Notetaker');
   });
 
   it('schedule.failed when the final failure is recorded; a failed publish is retried with the reason recorded', async () => {

@@ -43,7 +43,6 @@ const samples: DomainEvent[] = [
     schedule_version: 2,
     bot_id: BOT,
     join_at: '2026-11-20T10:00:00.000Z',
-    meeting_url: 'https://meet.google.com/abc-defg-hij',
   }),
   domainEvents.scheduleFailed({ schedule_id: 'standup', schedule_version: 3, reason: 'BadRequestError: refused' }),
   domainEvents.erased({
@@ -96,32 +95,31 @@ describe('the domain event catalogue', () => {
 });
 
 describe('PutEvents batches', () => {
-  const launched = (i: number, urlBytes = 40) =>
+  // The reason is free text: the field that makes an entry large.
+  const failed = (i: number, reasonBytes = 40) =>
     entry(
-      domainEvents.scheduleLaunched({
+      domainEvents.scheduleFailed({
         schedule_id: `s${i}`,
         schedule_version: 1,
-        bot_id: BOT,
-        join_at: '2026-11-20T10:00:00.000Z',
-        meeting_url: `https://meet.example.org/${'x'.repeat(urlBytes)}`,
+        reason: `BadRequestError: ${'x'.repeat(reasonBytes)}`,
       }),
     );
 
   it('holds at most 10 entries each, in order', () => {
-    const entries = Array.from({ length: 23 }, (_, i) => launched(i));
+    const entries = Array.from({ length: 23 }, (_, i) => failed(i));
     const batches = putEventsBatches(entries);
     expect(batches.map((b) => b.length)).toEqual([10, 10, 3]);
     expect(batches.flat()).toEqual(entries);
   });
 
   it('holds at most 256 KB each, and refuses an entry that could never be sent', () => {
-    const entries = Array.from({ length: 5 }, (_, i) => launched(i, 100 * 1024));
+    const entries = Array.from({ length: 5 }, (_, i) => failed(i, 100 * 1024));
     const batches = putEventsBatches(entries);
     expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
     for (const batch of batches)
       expect(batch.reduce((sum, e) => sum + putEventsEntryBytes(e), 0)).toBeLessThanOrEqual(
         PUT_EVENTS_LIMITS.requestBytes,
       );
-    expect(() => putEventsBatches([launched(0, 300 * 1024)])).toThrow(DomainEventsNotPublishedError);
+    expect(() => putEventsBatches([failed(0, 300 * 1024)])).toThrow(DomainEventsNotPublishedError);
   });
 });

@@ -28,11 +28,14 @@ export const DETAIL_TYPES = {
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
 
+/** `detail.version` by detail-type where it was raised from DOMAIN_EVENT_VERSION. */
+const RAISED_VERSIONS: Partial<Record<DetailType, number>> = { [DETAIL_TYPES.scheduleLaunched]: 2 };
+
 /** Named already so that nothing else takes them. */
 export const RESERVED_DETAIL_TYPES: readonly string[] = [];
 
 interface DetailBase {
-  version: typeof DOMAIN_EVENT_VERSION;
+  version: number;
   /** Stable per fact: the dedup key (see the module comment). */
   event_id: string;
 }
@@ -81,12 +84,16 @@ export interface MeetingArchivedDetail extends DetailBase {
   participant_count: number;
 }
 
+/**
+ * Version 2: version 1's `meeting_url` is gone. Events are archived out of an erasure's reach, and a
+ * link may carry the meeting's passcode (Zoom's `pwd=`); a consumer correlates by `schedule_id` (its
+ * own id) or `bot_id`, and reads the link from the schedule API while the schedule exists.
+ */
 export interface ScheduleLaunchedDetail extends DetailBase {
   schedule_id: string;
   schedule_version: number;
   bot_id: string;
   join_at: string;
-  meeting_url: string;
 }
 
 export interface ScheduleFailedDetail extends DetailBase {
@@ -131,7 +138,8 @@ export function domainEventId(detailType: DetailType, ...cause: string[]): strin
 }
 
 function event<T extends DetailType>(detailType: T, cause: string[], fields: Fields<T>): DomainEvent {
-  const detail = { version: DOMAIN_EVENT_VERSION, event_id: domainEventId(detailType, ...cause), ...fields };
+  const version = RAISED_VERSIONS[detailType] ?? DOMAIN_EVENT_VERSION;
+  const detail = { version, event_id: domainEventId(detailType, ...cause), ...fields };
   // The mapped type cannot see that `detailType` and `fields` agree; the signature ensures it.
   return { detailType, detail } as unknown as DomainEvent;
 }

@@ -4,7 +4,7 @@
  * this receipt, and the CLI and the tests parse with it; a change here changes the public API.
  */
 import { z } from 'zod';
-import { ERASURE_REASONS, type ErasureReceipt } from './receipt';
+import { ERASURE_REASONS, type ErasureReceipt, RETAINED_STORES } from './receipt';
 
 export const ERASE_API_ROUTES = {
   eraseMeeting: 'DELETE /meetings/{bot_id}',
@@ -17,6 +17,7 @@ const counts = z.object({
   recording_objects: z.number().int(),
   day_listings: z.number().int(),
   schedule_links: z.number().int(),
+  calendar_feeds: z.number().int(),
 });
 
 /** The answer of `DELETE /meetings/{bot_id}` (200), the same on every call for one bot. */
@@ -29,9 +30,9 @@ export const erasureReceipt = z.object({
   counts,
   retained: z.array(
     z.object({
-      store: z.enum(['dead-letter-queues', 'point-in-time-backups', 'domain-event-archive', 'function-logs']),
+      store: z.enum(RETAINED_STORES),
       why: z.string(),
-      until: z.string(),
+      until: z.string().nullable(),
     }),
   ),
   upstream: z.enum(['not-requested', 'requested', 'not-found']),

@@ -9,6 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isoToMicros } from '../apply/state-order';
 import { SUMMARY_PREFIX } from '../apply/summary';
 import { archiveKeys } from '../archive/recording-store';
+import { calendarOfSchedule } from '../calendar/calendar-ids';
 import { LEGACY_QUARANTINE_PREFIX, quarantineBotPrefix, quarantineOwner } from '../ingress/quarantine';
 import type { ClaimCheckPointer } from '../queue/queued-event';
 import { keys } from '../store/table-layout';
@@ -67,6 +68,7 @@ export async function takeStock(
       recording_objects: recordingObjects,
       day_listings: leads.listedAt !== undefined && (await exists(deps, dayListingKey(botId, leads.listedAt))) ? 1 : 0,
       schedule_links: leads.scheduleId !== undefined && (await scheduleNames(deps, leads.scheduleId, botId)) ? 1 : 0,
+      calendar_feeds: (await feedCopyKey(leads, deps)) !== undefined ? 1 : 0,
     },
   };
 }
@@ -83,6 +85,21 @@ export function claimCheckKeys(
 }
 
 export const dayListingKey = (botId: string, listedAt: string) => keys.dayListing(isoToMicros(listedAt), botId);
+
+/**
+ * The stored copy of the feed of the calendar that scheduled the meeting, when there is one. Dropped
+ * whole rather than edited: one event may be a series, and a copy edited under the server's validators
+ * would make the next unchanged (304) sync see the event as cancelled. Dropping costs one full fetch.
+ */
+export async function feedCopyKey(
+  leads: Pick<ErasureLeads, 'scheduleId'>,
+  deps: EraseDependencies,
+): Promise<Record<string, string> | undefined> {
+  const calendarId = leads.scheduleId === undefined ? undefined : calendarOfSchedule(leads.scheduleId);
+  if (calendarId === undefined) return undefined;
+  const key = keys.calendarFeed(calendarId);
+  return (await exists(deps, key)) ? key : undefined;
+}
 
 async function exists(deps: EraseDependencies, key: Record<string, string>): Promise<boolean> {
   const { Item } = await deps.table.db.send(

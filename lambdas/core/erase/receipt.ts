@@ -18,14 +18,26 @@ export interface ErasureCounts {
   day_listings: number;
   /** Schedules that named the bot. */
   schedule_links: number;
+  /** The copy kept of the feed of the calendar that scheduled the bot (titles, attendees, links): dropped whole. */
+  calendar_feeds: number;
 }
+
+export const RETAINED_STORES = [
+  'dead-letter-queues',
+  'point-in-time-backups',
+  'domain-event-archive',
+  'function-logs',
+  'launcher-execution-history',
+  'schedule',
+  'calendar',
+] as const;
 
 /** A copy the erasure cannot remove, and when it goes by itself. */
 export interface RetainedCopy {
-  store: 'dead-letter-queues' | 'point-in-time-backups' | 'domain-event-archive' | 'function-logs';
+  store: (typeof RETAINED_STORES)[number];
   why: string;
-  /** ISO 8601: the copy is gone by then. */
-  until: string;
+  /** ISO 8601: the copy is gone by then. Null: it is its owner's (the caller's schedule, the calendar) and stays until they remove it. */
+  until: string | null;
 }
 
 export type UpstreamErasure = 'not-requested' | 'requested' | 'not-found';
@@ -62,11 +74,42 @@ export interface RetainedCopiesSettings {
 export const QUEUE_RETENTION_DAYS = 14;
 /** DynamoDB keeps continuous backups 35 days (point-in-time recovery's fixed window). */
 export const PITR_RETENTION_DAYS = 35;
+/** Step Functions keeps a Standard workflow's closed execution (input, history) 90 days, fixed. */
+export const EXECUTION_HISTORY_RETENTION_DAYS = 90;
+
+/** How the meeting came to be, which decides the copies kept outside the pipeline's reach. */
+export interface MeetingOrigin {
+  /** Launched by a schedule. */
+  scheduled: boolean;
+  /** That schedule is an occurrence of a calendar feed. */
+  fromCalendar: boolean;
+}
 
 const DAY_MS = 86_400_000;
 
-export function retainedCopies(erasedAt: Date, settings: RetainedCopiesSettings): RetainedCopy[] {
+export function retainedCopies(
+  erasedAt: Date,
+  settings: RetainedCopiesSettings,
+  origin: MeetingOrigin,
+): RetainedCopy[] {
   const until = (days: number) => new Date(erasedAt.getTime() + days * DAY_MS).toISOString();
+  const scheduled: RetainedCopy[] = [
+    {
+      store: 'launcher-execution-history',
+      why: 'the launcher execution that created the bot keeps the schedule id, its join time and the bot id (never the meeting link, bot name or metadata)',
+      until: until(EXECUTION_HISTORY_RETENTION_DAYS),
+    },
+    {
+      store: 'schedule',
+      why: "the schedule is the caller's record (meeting link, join time, bot name, metadata): only its link to the bot was removed; it stays until the caller deletes it",
+      until: null,
+    },
+  ];
+  const calendar: RetainedCopy = {
+    store: 'calendar',
+    why: "the copy kept of the calendar's feed was dropped; the calendar itself still lists the event, so its occurrence entry and meeting claim stay, and the next sync copies the feed as the calendar then publishes it",
+    until: null,
+  };
   return [
     {
       store: 'dead-letter-queues',
@@ -80,7 +123,7 @@ export function retainedCopies(erasedAt: Date, settings: RetainedCopiesSettings)
     },
     {
       store: 'domain-event-archive',
-      why: 'the event bus archive keeps the meeting events already published (ids, states, times; no transcript)',
+      why: 'the event bus archive keeps the meeting events already published (ids, states, times; no transcript, no meeting link)',
       until: until(settings.eventArchiveRetentionDays),
     },
     {
@@ -88,5 +131,7 @@ export function retainedCopies(erasedAt: Date, settings: RetainedCopiesSettings)
       why: 'log lines name the bot id and event keys (never bodies or transcripts)',
       until: until(settings.logRetentionDays),
     },
+    ...(origin.scheduled ? scheduled : []),
+    ...(origin.fromCalendar ? [calendar] : []),
   ];
 }

@@ -4,10 +4,12 @@
  * erasure, at most `maxMeetings` a run so that one run never floods the erasure queue; the
  * rest are the next run's. Each erasure deletes its day-listing item, so a day whose
  * partitions are empty is done: the run keeps that as its mark and starts after it next time.
+ * A listing of a meeting already erased is deleted, not queued (leftOverListing).
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableAccess } from '../store/dynamo';
 import { DAY_LISTING_SHARDS, keys, padMicros } from '../store/table-layout';
+import { readErasureMark } from '../store/tombstone';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { ErasureQueue } from './erasure-job';
 
@@ -55,7 +57,14 @@ export async function runRetention(settings: RetentionSettings, deps: RetentionD
   for (let day = start; day <= lastDay && queued < settings.maxMeetings; day = nextDay(day)) {
     let found = 0;
     for (let shard = 0; shard < DAY_LISTING_SHARDS && queued < settings.maxMeetings; shard++) {
-      for (const botId of await listedBefore(deps.table, day, shard, cutoffMs, settings.maxMeetings - queued)) {
+      for (const { botId, key } of await listedBefore(
+        deps.table,
+        day,
+        shard,
+        cutoffMs,
+        settings.maxMeetings - queued,
+      )) {
+        if (await leftOverListing(deps, botId, key)) continue;
         await deps.queue.send({ kind: 'erase', bot_id: botId, reason: 'retention' });
         queued++;
         found++;
@@ -72,6 +81,25 @@ export async function runRetention(settings: RetentionSettings, deps: RetentionD
   return run;
 }
 
+/**
+ * A listing of a meeting already erased (a writer listed it after both sweeps): deleted here, counted
+ * as a late write, and not queued, so an erased bot is never queued again day after day. A meeting
+ * still `erasing` is queued: its erasure may have stopped half way, and the job completes it.
+ */
+async function leftOverListing(
+  deps: RetentionDependencies,
+  botId: string,
+  key: { pk: string; sk: string },
+): Promise<boolean> {
+  if ((await readErasureMark(deps.table, botId))?.status !== 'erased') return false;
+  await deps.table.db.send(new DeleteCommand({ TableName: deps.table.tableName, Key: key }));
+  deps.telemetry.log.warn('listing of an erased meeting removed', { bot_id: botId, listing: key.pk });
+  deps.telemetry.metrics.emit(METRICS.erasedLateWritesRemoved, 1);
+  return true;
+}
+
+type Listing = { botId: string; key: { pk: string; sk: string } };
+
 /** Bots of one day partition listed before the cutoff (on the cutoff's own day, only the earlier ones). */
 async function listedBefore(
   table: TableAccess,
@@ -79,8 +107,8 @@ async function listedBefore(
   shard: number,
   cutoffMs: number,
   limit: number,
-): Promise<string[]> {
-  const bots: string[] = [];
+): Promise<Listing[]> {
+  const bots: Listing[] = [];
   let cursor: Record<string, unknown> | undefined;
   do {
     const page = await table.db.send(
@@ -88,12 +116,15 @@ async function listedBefore(
         TableName: table.tableName,
         KeyConditionExpression: 'pk = :pk AND sk < :cutoff',
         ExpressionAttributeValues: { ':pk': keys.meetingsOnDay(day, shard), ':cutoff': padMicros(cutoffMs * 1000) },
-        ProjectionExpression: 'botId',
+        ProjectionExpression: 'pk, sk, botId',
         Limit: limit - bots.length,
         ExclusiveStartKey: cursor,
       }),
     );
-    for (const item of page.Items ?? []) if (typeof item.botId === 'string') bots.push(item.botId);
+    for (const item of page.Items ?? []) {
+      if (typeof item.botId === 'string')
+        bots.push({ botId: item.botId, key: { pk: String(item.pk), sk: String(item.sk) } });
+    }
     cursor = page.LastEvaluatedKey;
   } while (cursor !== undefined && bots.length < limit);
   return bots;

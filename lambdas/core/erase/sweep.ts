@@ -4,11 +4,11 @@
  * sweep) finishes the work and does nothing twice. Objects go first: the ledger
  * records are what point to claim-checked bodies.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { EraseDependencies } from './erase-dependencies';
-import { claimCheckKeys, dayListingKey, type ErasurePlan, meetingPrefixes } from './inventory';
+import { claimCheckKeys, dayListingKey, type ErasurePlan, feedCopyKey, meetingPrefixes } from './inventory';
 import { versionsOfKey } from './object-versions';
 import { deleteItems, itemKey, partitionItems } from './table-sweep';
 
@@ -18,7 +18,12 @@ export interface SweepResult {
   objects: number;
 }
 
-export async function sweepMeeting(botId: string, plan: ErasurePlan, deps: EraseDependencies): Promise<SweepResult> {
+/** `listedAt`: every listing time known of the meeting (the plan's, and one a late writer set on the tombstone). */
+export async function sweepMeeting(
+  botId: string,
+  plan: Omit<ErasurePlan, 'listedAt'> & { listedAt?: string | readonly string[] },
+  deps: EraseDependencies,
+): Promise<SweepResult> {
   const { table, objects } = deps;
   const ledger = await partitionItems(table, keys.eventsOfBot(botId), ['bodyRef']);
   let removedObjects = 0;
@@ -35,10 +40,25 @@ export async function sweepMeeting(botId: string, plan: ErasurePlan, deps: Erase
   }
 
   const items = [...ledger, ...(await partitionItems(table, keys.bot(botId)))].map(itemKey);
-  if (plan.listedAt !== undefined) items.push(dayListingKey(botId, plan.listedAt));
   await deleteItems(table, items);
+  let listings = 0;
+  for (const listedAt of new Set([plan.listedAt ?? []].flat())) listings += await deleteListing(deps, botId, listedAt);
   if (plan.scheduleId !== undefined) await unlinkSchedule(deps, plan.scheduleId, botId);
-  return { items: items.length, objects: removedObjects };
+  const feed = await feedCopyKey(plan, deps);
+  if (feed !== undefined) await deps.table.db.send(new DeleteCommand({ TableName: deps.table.tableName, Key: feed }));
+  return { items: items.length + listings + (feed === undefined ? 0 : 1), objects: removedObjects };
+}
+
+/** 1 when the listing was there: the second sweep counts only what it found. */
+async function deleteListing(deps: EraseDependencies, botId: string, listedAt: string): Promise<number> {
+  const { Attributes } = await deps.table.db.send(
+    new DeleteCommand({
+      TableName: deps.table.tableName,
+      Key: dayListingKey(botId, listedAt),
+      ReturnValues: 'ALL_OLD',
+    }),
+  );
+  return Attributes === undefined ? 0 : 1;
 }
 
 /** The schedule stays (it is the caller's, keyed by their id); only its link to the bot goes. */

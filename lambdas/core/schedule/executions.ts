@@ -1,14 +1,17 @@
 /** Starting and stopping launcher executions: Step Functions in AWS, the local runner in local mode and tests. */
 
+/**
+ * What an execution is started with, and so what its history keeps (Step Functions holds a closed
+ * execution's input 90 days, out of an erasure's reach): the schedule's id, version and times only.
+ * The meeting's link (a Zoom link carries its passcode), the bot's name and the caller's metadata
+ * the launcher reads from the schedule item, which the erasure and the caller control.
+ */
 export interface LaunchInput {
   scheduleId: string;
   version: number;
   /** When the Wait state ends (ISO 8601, UTC). */
   launchAt: string;
   joinAt: string;
-  meetingUrl: string;
-  botName: string;
-  metadata: Record<string, unknown>;
 }
 
 export interface Executions {

@@ -48,8 +48,9 @@ export type LaunchResult = { status: 'launched'; botId: string } | { status: 'sk
 
 export async function launchScheduledBot(input: LaunchInput, deps: LaunchDependencies): Promise<LaunchResult> {
   const now = deps.now?.() ?? Date.now();
-  const taken = await writeIfCondition(() =>
-    deps.table.db.send(
+  let taken: Schedule | undefined;
+  await writeIfCondition(async () => {
+    const { Attributes } = await deps.table.db.send(
       new UpdateCommand({
         TableName: deps.table.tableName,
         Key: keys.schedule(input.scheduleId),
@@ -63,16 +64,18 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
           ':version': input.version,
           ':now': new Date(now).toISOString(),
         },
+        ReturnValues: 'ALL_NEW', // the link, name and metadata: not in the execution's input (executions.ts)
       }),
-    ),
-  );
-  if (!taken) {
+    );
+    taken = Attributes as Schedule;
+  });
+  if (taken === undefined) {
     const schedule = await getSchedule(input.scheduleId, deps);
     // Launched by an earlier attempt of this very launch (it failed after recording the bot).
     if (schedule?.status === 'launched' && schedule.version === input.version && schedule.botId !== undefined) {
       // It may have failed before recording the meeting; recording it again changes nothing.
       const { botId } = schedule;
-      await recordLaunchedMeeting(deps.table, { botId, ...meetingOf(input), state: undefined });
+      await recordLaunchedMeeting(deps.table, { botId, ...meetingOf(input, schedule), state: undefined });
       // The attempt that recorded it may have failed before publishing (the same event id).
       await deps.events.publish([launchedEvent(input, botId)]);
       return { status: 'launched', botId };
@@ -83,9 +86,9 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
     };
   }
   const request: CreateBotRequest = {
-    meeting_url: input.meetingUrl,
-    bot_name: input.botName,
-    metadata: launchMetadata(input.metadata, input.scheduleId, input.version),
+    meeting_url: taken.meetingUrl,
+    bot_name: taken.botName,
+    metadata: launchMetadata(taken.metadata, input.scheduleId, input.version),
     deduplication_key: `${input.scheduleId}:v${input.version}`,
   };
   if (Date.parse(input.joinAt) - now > (deps.joinAtMarginMs ?? DEFAULT_JOIN_AT_MARGIN_MS))
@@ -103,7 +106,7 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
       ReturnValues: 'ALL_OLD',
     }),
   );
-  await recordLaunchedMeeting(deps.table, { botId: bot.id, ...meetingOf(input), state: bot.state });
+  await recordLaunchedMeeting(deps.table, { botId: bot.id, ...meetingOf(input, taken), state: bot.state });
   deps.telemetry.log.info('bot launched', { schedule_id: input.scheduleId, version: input.version, bot_id: bot.id });
   deps.telemetry.metrics.emit(METRICS.botLaunched, 1);
   // A failed publish fails the task after the pending change is made (the retry finds the schedule
@@ -127,10 +130,13 @@ const launchedEvent = (input: LaunchInput, botId: string): DomainEvent =>
     schedule_version: input.version,
     bot_id: botId,
     join_at: input.joinAt,
-    meeting_url: input.meetingUrl,
   });
 
-const meetingOf = ({ scheduleId, joinAt, meetingUrl }: LaunchInput) => ({ scheduleId, joinAt, meetingUrl });
+const meetingOf = ({ scheduleId, joinAt }: LaunchInput, { meetingUrl }: Schedule) => ({
+  scheduleId,
+  joinAt,
+  meetingUrl,
+});
 
 async function createOrAdopt(request: CreateBotRequest, deps: LaunchDependencies): Promise<Bot> {
   const key = required(request.deduplication_key, 'the launch request deduplication_key');

@@ -276,9 +276,6 @@ export function launchInputOf(schedule: Schedule): LaunchInput {
     version: schedule.version,
     launchAt: schedule.launchAt,
     joinAt: schedule.joinAt,
-    meetingUrl: schedule.meetingUrl,
-    botName: schedule.botName,
-    metadata: schedule.metadata,
   };
 }
 
