@@ -95,6 +95,11 @@ export const METRICS = {
   calendarSynced: metric('CalendarSynced', 'Count'),
   /** Calendar syncs that failed: the feed could not be fetched or read, or the sync itself failed (log line says why). */
   calendarSyncFailed: metric('CalendarSyncFailed', 'Count'),
+  /**
+   * Calendar syncs that reached a limit, by limit (CALENDAR_LIMITS in core/calendar/calendar-limits.ts, a
+   * closed set): a feed too big or too busy to read whole, a recurrence not read, new schedules held back.
+   */
+  calendarLimitReached: metric('CalendarLimitReached', 'Count', ['limit']),
   /** Webhooks (late, re-sent or re-driven) of an erased meeting: acknowledged and dropped, by trigger. */
   eventDroppedErased: metric('EventDroppedErased', 'Count', ['trigger']),
   /** Erasures completed, by reason (ERASURE_REASONS: request, upstream-data-deleted, retention). */

@@ -19,6 +19,7 @@
  * | calendar        | CALENDARS                     | CALENDAR#<calendar_id>            |                                         |
  * | calendar feed   | CALENDAR#<calendar_id>        | FEED                              |                                         |
  * | calendar entry  | CALENDAR#<calendar_id>        | OCC#<schedule_id>                 |                                         |
+ * | new schedules   | CALENDAR#<calendar_id>        | NEW#<yyyy-mm-dd>                  |                                         |
  * | meeting claim   | CLAIM#<sha256(link)>#<start>  | CLAIM                             |                                         |
  *
  * Costs drive the shape (on-demand bills 1 write unit per KB of item written,
@@ -168,6 +169,11 @@ export const keys = {
     sk: `${CALENDAR_ENTRY_SK_PREFIX}${scheduleId}`,
   }),
   calendarItems: (calendarId: string) => `CALENDAR#${calendarId}`,
+  /** How many new schedules a calendar made on a UTC day (calendar/schedule-budget.ts); expires by TTL. */
+  calendarNewSchedules: (calendarId: string, day: string) => ({
+    pk: keys.calendarItems(calendarId),
+    sk: `NEW#${day}`,
+  }),
   /** One bot per meeting: the occurrence that holds (meeting link, start) across all calendars. */
   meetingClaim: (linkHash: string, start: string) => ({ pk: `${CLAIM_PK_PREFIX}${linkHash}#${start}`, sk: 'CLAIM' }),
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,
