@@ -66,7 +66,9 @@ export function hostileFeeds(bytes: number): Record<string, string> {
     'every event an override of one series': filled(bytes, (i) =>
       `BEGIN:VEVENT\r\nUID:series\r\nRECURRENCE-ID:${secondOf(i)}\r\nDTSTART:${secondOf(i)}\r\nEND:VEVENT\r\n`.replace(
         'BEGIN:VEVENT\r\nUID:series',
-        i === 0 ? `BEGIN:VEVENT\r\nUID:series\r\nRRULE:FREQ=DAILY\r\nORGANIZER:mailto:${HOSTILE_OWNER}` : 'BEGIN:VEVENT\r\nUID:series',
+        i === 0
+          ? `BEGIN:VEVENT\r\nUID:series\r\nRRULE:FREQ=DAILY\r\nORGANIZER:mailto:${HOSTILE_OWNER}`
+          : 'BEGIN:VEVENT\r\nUID:series',
       ),
     ),
   };
