@@ -114,7 +114,8 @@ describe('a calendar feed', () => {
       decision: 'join',
       meeting_url:
         'https://teams.microsoft.com/l/meetup-join/19:meeting_NzQ4YjFhZTctMzk1OS00ZDQ2LWE1OTEtMmQ4NjBmMTk0MjJh@thread.v2/0?context={"Tid":"72f988bf-86f1-41af-91ab-2d7cd011db47","Oid":"35c2e2a1-8f52-4a3a-9cd4-2c9f0c1e5f11"}',
-      reason: 'Teams link in the description',
+      // The default join rule (accepted) names what let it through.
+      reason: 'Teams link in the description; organized by grete@contoso.example',
     });
     expect(rows.find((r) => r.title === 'Customer call')).toMatchObject({
       start: '2027-03-16T14:00:00.000Z', // 10:00 New York, already on summer time
@@ -244,7 +245,11 @@ describe('syncing', () => {
       return `BEGIN:VEVENT\r\nUID:bench-${i}@example\r\nDTSTART;TZID=Europe/Berlin:202703${day}T${hour}${String(i % 60).padStart(2, '0')}00\r\nDURATION:PT30M\r\n${weekly}SUMMARY:Meeting ${i}\r\nX-GOOGLE-CONFERENCE:https://meet.google.com/${code.slice(0, 3)}-${code}-abc\r\nEND:VEVENT`;
     });
     feeds.set('/bench.ics', `BEGIN:VCALENDAR\r\nVERSION:2.0\r\n${events.join('\r\n')}\r\nEND:VCALENDAR\r\n`);
-    await calendars.call('PUT', '/calendars/bench', { ics_url: feeds.url('/bench.ics'), lookahead_days: 30 });
+    await calendars.call('PUT', '/calendars/bench', {
+      ics_url: feeds.url('/bench.ics'),
+      rules: { join: 'all' },
+      lookahead_days: 30,
+    });
     const started = performance.now();
     const sync = await calendars.call('POST', '/calendars/bench/sync');
     const firstMs = performance.now() - started;
@@ -332,5 +337,32 @@ describe('limits against a flooded calendar', () => {
       expansionLimits: { ...EXPANSION_LIMITS, occurrencesPerEvent: 100 },
     });
     expect(resync).toMatchObject({ created: 0, cancelled: 0, unchanged: 102, failed: [] });
+  });
+});
+
+describe('the default join rule', () => {
+  it('joins what the owner organized or accepted, not an invite left unanswered', async () => {
+    const calendars = await calendarHarness(now);
+    const OWNER = 'ada@acme.example';
+    const attendee = (partstat: string) => `ATTENDEE;PARTSTAT=${partstat}:mailto:${OWNER}`;
+    feeds.set(
+      '/default-join.ics',
+      testFeed([
+        testEvent('organized', '20270302T090000Z', [`ORGANIZER:mailto:${OWNER}`]),
+        testEvent('accepted', '20270303T090000Z', ['ORGANIZER:mailto:x@partner.example', attendee('ACCEPTED')]),
+        testEvent('unanswered', '20270304T090000Z', ['ORGANIZER:mailto:x@evil.example', attendee('NEEDS-ACTION')]),
+      ]),
+    );
+    const put = await calendars.call('PUT', '/calendars/default', {
+      ics_url: feeds.url('/default-join.ics'),
+      rules: { owner_emails: [OWNER] },
+    });
+    expect(put.body.rules).toMatchObject({ join: 'accepted' });
+    const rows = (await calendars.call('GET', '/calendars/default/preview')).body.occurrences as PreviewRow[];
+    expect(rows.map((r) => [r.uid, r.decision, r.reason])).toEqual([
+      ['organized', 'join', expect.stringContaining(`organized by ${OWNER}`)],
+      ['accepted', 'join', expect.stringContaining(`accepted by ${OWNER}`)],
+      ['unanswered', 'skip', 'neither organized nor accepted by the owner (join: accepted)'],
+    ]);
   });
 });
