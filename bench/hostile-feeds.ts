@@ -47,29 +47,26 @@ const everySecond = `BYSECOND=${Array.from({ length: 60 }, (_, i) => i).join(','
 const everyMinute = `BYMINUTE=${Array.from({ length: 60 }, (_, i) => i).join(',')}`;
 const everyHour = `BYHOUR=${Array.from({ length: 24 }, (_, i) => i).join(',')}`;
 
-/** Each hostile feed by name; every event claims the calendar's owner as organizer (an attacker can write that). */
-export function hostileFeeds(bytes: number): Record<string, string> {
+/** Each hostile feed by name, built when called; every event claims the calendar's owner as organizer (an attacker can write that). */
+export function hostileFeeds(bytes: number): Record<string, () => string> {
   return {
-    'small one-off events': filled(bytes, (i) => vevent(i, 'SUMMARY:x\r\n')),
-    'every minute, organized by the owner': filled(bytes, (i) => vevent(i, 'RRULE:FREQ=MINUTELY\r\n')),
-    'every second in a month that never comes': filled(bytes, (i) =>
-      vevent(i, `RRULE:FREQ=YEARLY;BYMONTH=2;${everyHour};${everyMinute};${everySecond}\r\n`),
-    ),
-    'a rule that never matches': filled(bytes, (i) => vevent(i, 'RRULE:FREQ=DAILY;BYSETPOS=2\r\n')),
-    'one event made of RDATEs': oneEvent(bytes, 'RRULE:FREQ=DAILY\r\n', (i) => `RDATE:${secondOf(i)}\r\n`),
-    'one event made of EXDATEs': oneEvent(bytes, 'RRULE:FREQ=DAILY\r\n', (i) => `EXDATE:${secondOf(i)}\r\n`),
-    'one event made of attendees': oneEvent(
-      bytes,
-      'SUMMARY:x\r\n',
-      (i) => `ATTENDEE;PARTSTAT=ACCEPTED:mailto:a${i}@x.example\r\n`,
-    ),
-    'every event an override of one series': filled(bytes, (i) =>
-      `BEGIN:VEVENT\r\nUID:series\r\nRECURRENCE-ID:${secondOf(i)}\r\nDTSTART:${secondOf(i)}\r\nEND:VEVENT\r\n`.replace(
-        'BEGIN:VEVENT\r\nUID:series',
-        i === 0
-          ? `BEGIN:VEVENT\r\nUID:series\r\nRRULE:FREQ=DAILY\r\nORGANIZER:mailto:${HOSTILE_OWNER}`
-          : 'BEGIN:VEVENT\r\nUID:series',
+    'small one-off events': () => filled(bytes, (i) => vevent(i, 'SUMMARY:x\r\n')),
+    'every minute, organized by the owner': () => filled(bytes, (i) => vevent(i, 'RRULE:FREQ=MINUTELY\r\n')),
+    'every second in a month that never comes': () =>
+      filled(bytes, (i) => vevent(i, `RRULE:FREQ=YEARLY;BYMONTH=2;${everyHour};${everyMinute};${everySecond}\r\n`)),
+    'a rule that never matches': () => filled(bytes, (i) => vevent(i, 'RRULE:FREQ=DAILY;BYSETPOS=2\r\n')),
+    'one event made of RDATEs': () => oneEvent(bytes, 'RRULE:FREQ=DAILY\r\n', (i) => `RDATE:${secondOf(i)}\r\n`),
+    'one event made of EXDATEs': () => oneEvent(bytes, 'RRULE:FREQ=DAILY\r\n', (i) => `EXDATE:${secondOf(i)}\r\n`),
+    'one event made of attendees': () =>
+      oneEvent(bytes, 'SUMMARY:x\r\n', (i) => `ATTENDEE;PARTSTAT=ACCEPTED:mailto:a${i}@x.example\r\n`),
+    'every event an override of one series': () =>
+      filled(bytes, (i) =>
+        `BEGIN:VEVENT\r\nUID:series\r\nRECURRENCE-ID:${secondOf(i)}\r\nDTSTART:${secondOf(i)}\r\nEND:VEVENT\r\n`.replace(
+          'BEGIN:VEVENT\r\nUID:series',
+          i === 0
+            ? `BEGIN:VEVENT\r\nUID:series\r\nRRULE:FREQ=DAILY\r\nORGANIZER:mailto:${HOSTILE_OWNER}`
+            : 'BEGIN:VEVENT\r\nUID:series',
+        ),
       ),
-    ),
   };
 }

@@ -44,6 +44,9 @@ function unwrapSafeLink(link: string): string {
  */
 export const MAX_LINK_FIELD_CHARS = 64 * 1024;
 
+/** Links tried per field: an invite has a handful; each one tried costs a URL parse. */
+const MAX_LINKS_PER_FIELD = 100;
+
 /** A real tag (`<br>`, `</a>`), not a link in angle brackets as Outlook writes them (`<https://…>`). */
 const HTML_TAG = /^<\/?[a-z][a-z0-9]*(?:\s[^>]*)?\/?>$/i;
 /** Tags longer than this are read as tags without a link (no real anchor is). */
@@ -103,7 +106,12 @@ function candidates(whole: string): string[] {
   const plain = /<\/?[a-z][a-z0-9]*(?:\s[^<>]*)?\/?>/i.test(field) ? htmlText(field) : field;
   // A bare `meet.google.com/abc-defg-hij` (Google writes it so in some descriptions) counts too.
   const withScheme = plain.replace(/(^|[\s(<])(meet\.google\.com\/)/g, '$1https://$2');
-  return [...withScheme.matchAll(LINK)].map((match) => unwrapSafeLink(match[0].replace(/[.,;:!?>]+$/, '')));
+  const links: string[] = [];
+  for (const match of withScheme.matchAll(LINK)) {
+    if (links.length >= MAX_LINKS_PER_FIELD) break;
+    links.push(unwrapSafeLink(match[0].replace(/[.,;:!?>]+$/, '')));
+  }
+  return links;
 }
 
 /** Every occurrence of an event shares its LinkFields (ics-occurrences.ts): each event's fields are searched once. */
