@@ -146,7 +146,7 @@ export async function runSync(
     await deps.store.recordSync(
       id,
       at,
-      `created ${result.created}, moved ${result.moved}, cancelled ${result.cancelled}, unchanged ${result.unchanged}, skipped ${result.skipped}, failed ${result.failed.length}`,
+      `created ${result.created}, moved ${result.moved}, cancelled ${result.cancelled}, unchanged ${result.unchanged}, skipped ${result.skipped}, failed ${result.failed.length}, deferred ${result.deferred}${result.limits.length > 0 ? `, limits: ${[...new Set(result.limits.map((hit) => hit.limit))].join(' ')}` : ''}`,
     );
     return { ok: true, result };
   } catch (problem) {
