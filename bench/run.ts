@@ -6,13 +6,33 @@
 import { benchAdversarial } from './adversarial';
 import { benchArchive } from './archive';
 import { benchBundle } from './bundle';
+import { benchCalendar, expandHostileFeedChild, FEED_CHILD } from './calendar';
 import { benchEvents } from './events';
 import { benchQuarantineFlood } from './quarantine-flood';
 import { benchVerify } from './verify';
 
+const child = process.env[FEED_CHILD];
+if (child !== undefined) {
+  // A child of benchCalendar: one feed, its own peak memory.
+  expandHostileFeedChild(child);
+  process.exit(0);
+}
+
+// `npm run bench -- calendar` runs one section (by name) alone.
+const sections = {
+  verify: benchVerify,
+  adversarial: benchAdversarial,
+  quarantine: benchQuarantineFlood,
+  calendar: benchCalendar,
+  bundle: benchBundle,
+  events: benchEvents,
+  archive: benchArchive,
+};
+const only = process.argv[2];
 const started = Date.now();
 console.log(`meeting-pipeline benchmarks — Node ${process.version}, ${process.arch}\n`);
-for (const section of [benchVerify, benchAdversarial, benchQuarantineFlood, benchBundle, benchEvents, benchArchive]) {
+for (const [name, section] of Object.entries(sections)) {
+  if (only !== undefined && name !== only) continue;
   const lines = await section();
   console.log(`${lines.join('\n')}\n`);
 }

@@ -22,6 +22,7 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { CalendarsEnvironment } from '../lambdas/calendars/environment';
 import { CALENDAR_API_ROUTES } from '../lambdas/core/calendar/calendar-api';
+import type { ScheduleLimits } from '../lambdas/core/calendar/schedule-budget';
 import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { ICS_URL_CONTEXT_PURPOSE } from '../lambdas/shared/kms-url-sealer';
@@ -38,6 +39,8 @@ export interface CalendarSyncProps extends UpstreamSettings {
   launchLeadSeconds: number;
   /** How often every calendar is synced (`calendarSyncEveryMinutes`). */
   everyMinutes: number;
+  /** New schedules per sync and per calendar per day (`calendarMaxNewSchedulesPerSync`, `…PerDay`). */
+  scheduleLimits: ScheduleLimits;
   functions: FunctionSettings;
 }
 
@@ -59,6 +62,8 @@ export class CalendarSync extends Construct {
       STATE_MACHINE_ARN: props.stateMachine.stateMachineArn,
       LAUNCH_LEAD_SECONDS: String(props.launchLeadSeconds),
       CALENDAR_KEY_ARN: this.key.keyArn,
+      MAX_NEW_SCHEDULES_PER_SYNC: String(props.scheduleLimits.perSync),
+      MAX_NEW_SCHEDULES_PER_DAY: String(props.scheduleLimits.perDay),
       ...upstreamEnvironment(props),
     };
     this.apiFunction = new PipelineFunction(this, 'CalendarsFunction', {

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
+import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { DEFAULT_QUARANTINE_LIMITS } from '../lambdas/core/ingress/quarantine';
 import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/rest-contract';
 import { describeIssues } from '../lambdas/core/validation';
@@ -125,6 +126,14 @@ const configFields = z.object({
   reconcileEveryMinutes: contextNumber.min(1).max(1440).default(5),
   /** How often every calendar feed is synced (each can also be synced on demand). */
   calendarSyncEveryMinutes: contextNumber.min(1).max(1440).default(5),
+  /**
+   * New schedules (each a launcher execution and a billed bot) one calendar sync makes at most; the rest
+   * wait for later syncs, soonest first. Anyone can put events into a calendar: this bounds what one sync
+   * of a flooded calendar costs, while a new calendar of a busy person fills within a few syncs.
+   */
+  calendarMaxNewSchedulesPerSync: contextNumber.min(1).max(10_000).default(DEFAULT_SCHEDULE_LIMITS.perSync),
+  /** New schedules one calendar makes in a UTC day at most: a busy person's calendar gains a few dozen a day. */
+  calendarMaxNewSchedulesPerDay: contextNumber.min(1).max(100_000).default(DEFAULT_SCHEDULE_LIMITS.perDay),
   /** A meeting whose non-final state has not changed for this long is checked with the service. */
   reconcileStaleAfterMinutes: contextNumber.min(1).default(15),
   /** Meetings checked (and archive jobs queued) at most per reconciler run. */

@@ -158,6 +158,10 @@ export class MeetingPipelineStack extends Stack {
       secretCacheSeconds: config.secretCacheSeconds,
       launchLeadSeconds: config.launchLeadSeconds,
       everyMinutes: config.calendarSyncEveryMinutes,
+      scheduleLimits: {
+        perSync: config.calendarMaxNewSchedulesPerSync,
+        perDay: config.calendarMaxNewSchedulesPerDay,
+      },
       functions,
     });
 

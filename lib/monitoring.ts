@@ -25,6 +25,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { CALENDAR_LIMITS } from '../lambdas/core/calendar/calendar-limits';
 import { EVENT_FAILURE_REASONS } from '../lambdas/core/events/failure-reasons';
 import {
   type DimensionArgs,
@@ -180,6 +181,24 @@ export class Monitoring extends Construct {
       'The service answered 404 for a bot three checks running; the reconciler set it aside (serviceMisses, unknownToService on the meeting).',
       app(METRICS.reconcilerUnknownBot, SERVICES.reconciler),
     );
+    // One alarm per calendar function: an alarm's metric math takes at most 10 metrics.
+    for (const [name, service] of [
+      ['CalendarLimits', SERVICES.calendarSync],
+      ['CalendarLimitsOnDemand', SERVICES.calendars],
+    ] as const) {
+      alarm(
+        name,
+        `A calendar sync (${service}) reached a limit: a feed too big or busy to read whole, a recurrence not read, or new schedules held back; the sync's log line and result list which and why.`,
+        new MathExpression({
+          expression: CALENDAR_LIMITS.map((_, i) => `FILL(l${i},0)`).join(' + '),
+          usingMetrics: Object.fromEntries(
+            CALENDAR_LIMITS.map((limit, i) => [`l${i}`, app(METRICS.calendarLimitReached, service, { limit })]),
+          ),
+          label: 'CalendarLimitReached (every limit)',
+          period: FIVE_MINUTES,
+        }),
+      );
+    }
     alarm(
       'ReconcilerFailures',
       'Checking a meeting failed in a reconciler run (the run went on; the log line names the bot and why).',

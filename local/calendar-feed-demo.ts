@@ -56,7 +56,8 @@ export async function runCalendarDemo(options: CalendarDemoOptions): Promise<{ s
   const served = isUrl ? undefined : await serveFile(resolve(options.source));
   const icsUrl = served?.url ?? options.source;
   const base = `${options.apiUrl}/calendars/dev`;
-  await call('PUT', base, { ics_url: icsUrl, lookahead_days: 14 });
+  // Your own file, on this machine: every meeting in it is joined (a deployment's default joins only what the owner organized or accepted).
+  await call('PUT', base, { ics_url: icsUrl, lookahead_days: 14, rules: { join: 'all' } });
   options.print(`${options.stamp()}  calendar dev: registered ${isUrl ? 'the feed' : options.source}`);
   const preview = await call('GET', `${base}/preview?days=14`);
   for (const row of preview.occurrences as PreviewRow[])

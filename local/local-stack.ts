@@ -19,6 +19,7 @@ import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import type { CalendarApiDependencies } from '../lambdas/core/calendar/calendar-api';
 import { calendarStore } from '../lambdas/core/calendar/calendar-store';
 import { guardedFeedFetcher } from '../lambdas/core/calendar/feed-fetch';
+import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { memorySealer } from '../lambdas/core/calendar/url-sealer';
 import { RETENTION_MAX_MEETINGS_PER_RUN } from '../lambdas/core/erase/retention';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
@@ -367,6 +368,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     sealer: memorySealer(),
     fetchFeed: guardedFeedFetcher({ allowLoopback: true }),
     schedules: scheduling,
+    scheduleLimits: DEFAULT_SCHEDULE_LIMITS,
     telemetry,
     allowLoopback: true,
     now: Date.now,

@@ -27,6 +27,7 @@ export function calendarDependencies(): CalendarApiDependencies {
       telemetry,
       now: Date.now,
     },
+    scheduleLimits: { perSync: env.MAX_NEW_SCHEDULES_PER_SYNC, perDay: env.MAX_NEW_SCHEDULES_PER_DAY },
     telemetry,
     allowLoopback: false,
     now: Date.now,

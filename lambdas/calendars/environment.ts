@@ -8,6 +8,9 @@ export const calendarsEnvironmentSchema = z.object({
   LAUNCH_LEAD_SECONDS: z.coerce.number().check(z.int(), z.nonnegative()),
   /** The KMS key that seals feed addresses. */
   CALENDAR_KEY_ARN: z.string().check(z.minLength(1)),
+  /** New schedules per sync and per calendar per UTC day (calendarMaxNewSchedulesPerSync / PerDay). */
+  MAX_NEW_SCHEDULES_PER_SYNC: z.coerce.number().check(z.int(), z.positive()),
+  MAX_NEW_SCHEDULES_PER_DAY: z.coerce.number().check(z.int(), z.positive()),
   // Schedules it moves or cancels may have launched bots, which live at the service.
   ...upstreamEnvironmentShape,
 });

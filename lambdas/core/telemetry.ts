@@ -99,6 +99,11 @@ export const METRICS = {
   calendarSyncFailed: metric('CalendarSyncFailed', 'Count'),
   /** Occurrences a sync could not schedule, move or cancel (listed under `failed` in its result); the rest synced. */
   calendarOccurrenceFailed: metric('CalendarOccurrenceFailed', 'Count'),
+  /**
+   * Calendar syncs that reached a limit, by limit (CALENDAR_LIMITS in core/calendar/calendar-limits.ts, a
+   * closed set): a feed too big or too busy to read whole, a recurrence not read, new schedules held back.
+   */
+  calendarLimitReached: metric('CalendarLimitReached', 'Count', ['limit']),
   /** Webhooks (late, re-sent or re-driven) of an erased meeting: acknowledged and dropped, by trigger. */
   eventDroppedErased: metric('EventDroppedErased', 'Count', ['trigger']),
   /** Erasures completed, by reason (ERASURE_REASONS: request, upstream-data-deleted, retention). */

@@ -14,6 +14,8 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { archiveDependencies, createArchiveHandler } from '../../lambdas/archive/adapter';
+import { createCalendarSyncRun } from '../../lambdas/calendars/adapter';
+import { CALENDAR_LIMITS, EXPANSION_LIMITS } from '../../lambdas/core/calendar/calendar-limits';
 import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
 import { processQueuedEvent, type QueuedMessage } from '../../lambdas/core/events/process-event';
 import { acceptWebhook } from '../../lambdas/core/ingress/accept-webhook';
@@ -40,6 +42,7 @@ import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { type LocalResources, localIngressEnvironment } from '../../local/resources';
 import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
+import { calendarHarness, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
 import { testEventLog } from '../fixtures/event-log';
 import {
   createResources,
@@ -262,6 +265,57 @@ const upstream = (path: 'refuse' | 'fail', telemetry: PowertoolsTelemetry) =>
     telemetry,
   });
 
+/**
+ * A feed that reaches every calendar limit, synced by `service` as it runs in AWS
+ * (the route for `calendars`, the scheduled run for `calendar-sync`), with limits
+ * small enough to reach them in a few events: three syncs for the schedule limits,
+ * then one with no expansion time at all.
+ */
+function calendarLimitsReached(service: typeof SERVICES.calendars | typeof SERVICES.calendarSync) {
+  return invocation(service, async (telemetry) => {
+    const feeds = await startFeedServer();
+    const owner = 'owner@acme.example';
+    const hourly = (uid: string, organizer: string) =>
+      testEvent(uid, '20270302T090000Z', ['RRULE:FREQ=HOURLY', `ORGANIZER:mailto:${organizer}`]);
+    feeds.set(
+      '/limits.ics',
+      testFeed([
+        testEvent('minutely', '20270302T090000Z', ['RRULE:FREQ=MINUTELY', `ORGANIZER:mailto:${owner}`]),
+        hourly('stranger', 'x@evil.example'),
+        hourly('owner-1', owner),
+        hourly('owner-2', owner),
+        hourly('owner-3', owner),
+        ...[4, 5, 6, 7].map((n) => testEvent(`one-off-${n}`, `2027030${n}T090000Z`, [`ORGANIZER:mailto:${owner}`])),
+      ]),
+    );
+    const small = { ...EXPANSION_LIMITS, eventsPerFeed: 5, occurrencesPerEvent: 3, occurrencesPerFeed: 7 };
+    try {
+      for (const [expansionLimits, syncs] of [
+        [small, 3],
+        [{ ...small, expansionBudgetMs: -1 }, 1],
+      ] as const) {
+        const now = Date.parse('2027-03-01T00:00:00Z');
+        const calendars = await calendarHarness(() => now, {
+          scheduleLimits: { perSync: 2, perDay: 5 },
+          expansionLimits,
+          telemetry,
+        });
+        await calendars.call('PUT', '/calendars/limits', {
+          ics_url: feeds.url('/limits.ics'),
+          rules: { join: 'all', owner_emails: [owner] },
+        });
+        for (let i = 0; i < syncs; i++) {
+          if (service === SERVICES.calendars)
+            expect((await calendars.call('POST', '/calendars/limits/sync')).status).toBe(200);
+          else expect(await createCalendarSyncRun(calendars.deps, { budgetMs: 60_000 })()).toMatchObject({ synced: 1 });
+        }
+      }
+    } finally {
+      await feeds.stop();
+    }
+  });
+}
+
 /** Each alarmed code path, run as the function that runs it in AWS. */
 const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
   [
@@ -404,6 +458,8 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
       }),
   ],
   ['applying events fails for every reason there is', eventFailures],
+  ['an on-demand calendar sync reaches every limit', () => calendarLimitsReached(SERVICES.calendars)],
+  ['a scheduled calendar sync reaches every limit', () => calendarLimitsReached(SERVICES.calendarSync)],
   [
     'the API throttles a webhook (429): its access-log line',
     async () => publishedFor(accessLogLine(accessLog().format, 429)),
@@ -447,6 +503,17 @@ describe('alarms and the metrics the code emits', () => {
     const failures = (await eventFailures()).filter((m) => m.name === METRICS.eventFailed.name);
     expect(new Set(failures.map((m) => m.dimensions.reason))).toEqual(new Set(EVENT_FAILURE_REASONS));
     expect(failures.filter((m) => !watched.has(identity(m)))).toEqual([]);
+  });
+
+  it('watches CalendarLimitReached for every limit in both calendar functions, and a sync reaches every one', async () => {
+    const watched = new Set(alarmedMetrics().map(identity));
+    for (const service of [SERVICES.calendars, SERVICES.calendarSync] as const) {
+      const reached = (await calendarLimitsReached(service)).filter(
+        (m) => m.name === METRICS.calendarLimitReached.name,
+      );
+      expect(new Set(reached.map((m) => m.dimensions.limit))).toEqual(new Set(CALENDAR_LIMITS));
+      expect(reached.filter((m) => !watched.has(identity(m)))).toEqual([]);
+    }
   });
 
   it('counts a 429 from the API access log (and not a 202), into the metric the throttling alarm watches', () => {

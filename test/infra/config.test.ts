@@ -34,6 +34,8 @@ describe('configuration', () => {
       replacedVersionRetentionDays: 30,
       reconcileEveryMinutes: 5,
       calendarSyncEveryMinutes: 5,
+      calendarMaxNewSchedulesPerSync: 50,
+      calendarMaxNewSchedulesPerDay: 200,
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,
       launchLeadSeconds: 900,

@@ -6,9 +6,19 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPANSION_LIMITS } from '../../lambdas/core/calendar/calendar-limits';
+import type { CalendarSource } from '../../lambdas/core/calendar/calendar-source';
+import { syncCalendar } from '../../lambdas/core/calendar/sync-calendar';
 import { getSchedule } from '../../lambdas/core/schedule/schedules';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
-import { calendarHarness, type FeedServer, fixtureFeed, startFeedServer } from '../fixtures/calendar-harness';
+import {
+  calendarHarness,
+  type FeedServer,
+  fixtureFeed,
+  startFeedServer,
+  testEvent,
+  testFeed,
+} from '../fixtures/calendar-harness';
 import { type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 
 const NOW = Date.parse('2027-03-01T00:00:00Z');
@@ -104,7 +114,8 @@ describe('a calendar feed', () => {
       decision: 'join',
       meeting_url:
         'https://teams.microsoft.com/l/meetup-join/19:meeting_NzQ4YjFhZTctMzk1OS00ZDQ2LWE1OTEtMmQ4NjBmMTk0MjJh@thread.v2/0?context={"Tid":"72f988bf-86f1-41af-91ab-2d7cd011db47","Oid":"35c2e2a1-8f52-4a3a-9cd4-2c9f0c1e5f11"}',
-      reason: 'Teams link in the description',
+      // The default join rule (accepted) names what let it through.
+      reason: 'Teams link in the description; organized by grete@contoso.example',
     });
     expect(rows.find((r) => r.title === 'Customer call')).toMatchObject({
       start: '2027-03-16T14:00:00.000Z', // 10:00 New York, already on summer time
@@ -226,7 +237,8 @@ describe('syncing', () => {
   });
 
   it('syncs a 500-event feed in reasonable time', async () => {
-    const calendars = await calendarHarness(now);
+    // A speed figure for one sync of everything: the new-schedule limits (tested below) set out of the way.
+    const calendars = await calendarHarness(now, { scheduleLimits: { perSync: 10_000, perDay: 10_000 } });
     const events = Array.from({ length: 500 }, (_, i) => {
       const day = String(2 + (i % 27)).padStart(2, '0');
       const hour = String(8 + (i % 9)).padStart(2, '0');
@@ -235,7 +247,11 @@ describe('syncing', () => {
       return `BEGIN:VEVENT\r\nUID:bench-${i}@example\r\nDTSTART;TZID=Europe/Berlin:202703${day}T${hour}${String(i % 60).padStart(2, '0')}00\r\nDURATION:PT30M\r\n${weekly}SUMMARY:Meeting ${i}\r\nX-GOOGLE-CONFERENCE:https://meet.google.com/${code.slice(0, 3)}-${code}-abc\r\nEND:VEVENT`;
     });
     feeds.set('/bench.ics', `BEGIN:VCALENDAR\r\nVERSION:2.0\r\n${events.join('\r\n')}\r\nEND:VCALENDAR\r\n`);
-    await calendars.call('PUT', '/calendars/bench', { ics_url: feeds.url('/bench.ics'), lookahead_days: 30 });
+    await calendars.call('PUT', '/calendars/bench', {
+      ics_url: feeds.url('/bench.ics'),
+      rules: { join: 'all' },
+      lookahead_days: 30,
+    });
     const started = performance.now();
     const sync = await calendars.call('POST', '/calendars/bench/sync');
     const firstMs = performance.now() - started;
@@ -248,5 +264,107 @@ describe('syncing', () => {
     expect(sync.status).toBe(200);
     expect(Number(sync.body.created)).toBeGreaterThan(500);
     expect(resync.body.unchanged).toBe(sync.body.created);
+  });
+});
+
+describe('limits against a flooded calendar', () => {
+  const OWNER = 'owner@acme.example';
+  const day = (n: number) => `202703${String(2 + n).padStart(2, '0')}T090000Z`;
+
+  it('makes at most the new schedules a sync and a day allow, soonest first, and says why', async () => {
+    const calendars = await calendarHarness(now, { scheduleLimits: { perSync: 4, perDay: 10 } });
+    // 12 invites, each joinable, on 12 days; listed latest first so the order is the limit's doing.
+    feeds.set('/flood.ics', testFeed(Array.from({ length: 12 }, (_, i) => testEvent(`flood-${11 - i}`, day(11 - i)))));
+    await calendars.call('PUT', '/calendars/flood', {
+      ics_url: feeds.url('/flood.ics'),
+      rules: { join: 'all' },
+      lookahead_days: 30,
+    });
+    const first = await calendars.call('POST', '/calendars/flood/sync');
+    expect(first.body).toMatchObject({ created: 4, deferred: 8, failed: [] });
+    expect(first.body.limits).toEqual([
+      { limit: 'schedules-per-sync', reason: expect.stringContaining('8 new meeting(s) wait for a later sync') },
+    ]);
+    const joinAts = () => [...calendars.executions.started.values()].map((input) => input.joinAt).sort();
+    expect(joinAts()).toEqual(
+      [0, 1, 2, 3].map((n) => new Date(Date.parse('2027-03-02T09:00:00Z') + n * 86_400_000).toISOString()),
+    );
+
+    const second = await calendars.call('POST', '/calendars/flood/sync');
+    expect(second.body).toMatchObject({ created: 4, unchanged: 4, deferred: 4 });
+    // The day's count is kept in the table: the third sync may make only 2 more.
+    const third = await calendars.call('POST', '/calendars/flood/sync');
+    expect(third.body).toMatchObject({ created: 2, unchanged: 8, deferred: 2 });
+    expect(third.body.limits).toEqual([
+      { limit: 'schedules-per-day', reason: expect.stringContaining('at most 10 new schedules a day') },
+    ]);
+    expect(calendars.executions.started.size).toBe(10);
+  });
+
+  it("expands a stranger's sub-daily series to nothing and the owner's only up to the per-event limit, and keeps what a limit cut short", async () => {
+    const calendars = await calendarHarness(now, { scheduleLimits: { perSync: 1_000, perDay: 1_000 } });
+    const feed = testFeed([
+      testEvent('stranger-minutely', day(0), ['RRULE:FREQ=MINUTELY;INTERVAL=3', 'ORGANIZER:mailto:spam@evil.example']),
+      testEvent('stranger-hourly', day(0), ['RRULE:FREQ=HOURLY', 'ORGANIZER:mailto:spam@evil.example']),
+      testEvent('owner-hourly', day(0), ['RRULE:FREQ=HOURLY', `ORGANIZER:mailto:${OWNER}`]),
+      testEvent('owner-weekly', day(0), ['RRULE:FREQ=WEEKLY', `ORGANIZER:mailto:${OWNER}`]),
+    ]);
+    feeds.set('/subdaily.ics', feed);
+    await calendars.call('PUT', '/calendars/sub', {
+      ics_url: feeds.url('/subdaily.ics'),
+      rules: { join: 'all', owner_emails: [OWNER] },
+    });
+    const preview = await calendars.call('GET', '/calendars/sub/preview');
+    const rows = preview.body.occurrences as PreviewRow[];
+    const count = (uid: string) => rows.filter((r) => r.uid === uid).length;
+    expect([
+      count('stranger-minutely'),
+      count('stranger-hourly'),
+      count('owner-hourly'),
+      count('owner-weekly'),
+    ]).toEqual([0, 0, 200, 2]);
+    expect(preview.body.limits).toEqual([
+      expect.objectContaining({ limit: 'recurrence-rule', uid: 'stranger-minutely' }),
+      expect.objectContaining({ limit: 'sub-daily-recurrence', uid: 'stranger-hourly' }),
+      expect.objectContaining({ limit: 'occurrences-per-event', uid: 'owner-hourly' }),
+    ]);
+    const sync = await calendars.call('POST', '/calendars/sub/sync');
+    expect(sync.body).toMatchObject({ created: 202, failed: [] });
+
+    // Read again with a lower per-event limit: the 100 hourly occurrences it no longer reaches keep their
+    // schedules. A limit's cut is not a cancellation.
+    const source = await calendars.deps.store.getSource('sub');
+    const resync = await syncCalendar(source as CalendarSource, {
+      ...calendars.deps,
+      expansionLimits: { ...EXPANSION_LIMITS, occurrencesPerEvent: 100 },
+    });
+    expect(resync).toMatchObject({ created: 0, cancelled: 0, unchanged: 102, failed: [] });
+  });
+});
+
+describe('the default join rule', () => {
+  it('joins what the owner organized or accepted, not an invite left unanswered', async () => {
+    const calendars = await calendarHarness(now);
+    const OWNER = 'ada@acme.example';
+    const attendee = (partstat: string) => `ATTENDEE;PARTSTAT=${partstat}:mailto:${OWNER}`;
+    feeds.set(
+      '/default-join.ics',
+      testFeed([
+        testEvent('organized', '20270302T090000Z', [`ORGANIZER:mailto:${OWNER}`]),
+        testEvent('accepted', '20270303T090000Z', ['ORGANIZER:mailto:x@partner.example', attendee('ACCEPTED')]),
+        testEvent('unanswered', '20270304T090000Z', ['ORGANIZER:mailto:x@evil.example', attendee('NEEDS-ACTION')]),
+      ]),
+    );
+    const put = await calendars.call('PUT', '/calendars/default', {
+      ics_url: feeds.url('/default-join.ics'),
+      rules: { owner_emails: [OWNER] },
+    });
+    expect(put.body.rules).toMatchObject({ join: 'accepted' });
+    const rows = (await calendars.call('GET', '/calendars/default/preview')).body.occurrences as PreviewRow[];
+    expect(rows.map((r) => [r.uid, r.decision, r.reason])).toEqual([
+      ['organized', 'join', expect.stringContaining(`organized by ${OWNER}`)],
+      ['accepted', 'join', expect.stringContaining(`accepted by ${OWNER}`)],
+      ['unanswered', 'skip', 'neither organized nor accepted by the owner (join: accepted)'],
+    ]);
   });
 });

@@ -5,6 +5,7 @@
  */
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
+import { EXPANSION_LIMITS } from '../../lambdas/core/calendar/calendar-limits';
 import { expandFeed } from '../../lambdas/core/calendar/ics-occurrences';
 import { fixtureFeed } from '../fixtures/calendar-harness';
 
@@ -53,4 +54,62 @@ describe('recurrence expansion agrees with ical.js', () => {
       expect(ours).toEqual(theirs);
     });
   }
+});
+
+describe('expansion within limits', () => {
+  const event = (uid: string, lines: string[]) =>
+    ['BEGIN:VEVENT', `UID:${uid}`, 'DTSTART:20270302T090000Z', 'DURATION:PT30M', ...lines, 'END:VEVENT'].join('\r\n');
+  const feed = (events: string[]) => `BEGIN:VCALENDAR\r\nVERSION:2.0\r\n${events.join('\r\n')}\r\nEND:VCALENDAR\r\n`;
+  const owner = 'owner@acme.example';
+
+  it('stops an hourly series of the owner at the per-event limit, and shares one set of fields per event', () => {
+    const expanded = expandFeed(
+      feed([
+        event('hourly', [
+          'RRULE:FREQ=HOURLY',
+          `ORGANIZER:mailto:${owner}`,
+          'LOCATION:https://meet.google.com/abc-defg-hij',
+        ]),
+      ]),
+      FROM,
+      TO,
+      { ownerEmails: [owner] },
+    );
+    expect(expanded.occurrences).toHaveLength(EXPANSION_LIMITS.occurrencesPerEvent);
+    expect(expanded.occurrences.at(-1)?.start).toBe('2027-03-10T16:00:00.000Z');
+    expect(expanded.partial.uids).toEqual(new Set(['hourly']));
+    expect(expanded.limits).toEqual([expect.objectContaining({ limit: 'occurrences-per-event', uid: 'hourly' })]);
+    // The link of a series is looked for once: every occurrence holds the same fields.
+    expect(expanded.occurrences[0]?.links).toBe(expanded.occurrences[199]?.links);
+  });
+
+  it("reads no sub-daily series but the owner's, and no rule more often than hourly", () => {
+    const expanded = expandFeed(
+      feed([
+        event('stranger', ['RRULE:FREQ=HOURLY;INTERVAL=2', 'ORGANIZER:mailto:x@evil.example']),
+        event('minutely', ['RRULE:FREQ=MINUTELY;INTERVAL=3', `ORGANIZER:mailto:${owner}`]),
+        event('twice-daily', ['RRULE:FREQ=DAILY;BYHOUR=9,17', `ORGANIZER:mailto:${owner}`]),
+        event('daily', ['RRULE:FREQ=DAILY;COUNT=3', 'ORGANIZER:mailto:x@evil.example']),
+      ]),
+      FROM,
+      TO,
+      { ownerEmails: [owner] },
+    );
+    const count = (uid: string) => expanded.occurrences.filter((o) => o.uid === uid).length;
+    expect([count('stranger'), count('minutely'), count('twice-daily'), count('daily')]).toEqual([0, 0, 200, 3]);
+    expect(expanded.limits.map((l) => `${l.limit} ${l.uid}`)).toEqual([
+      'sub-daily-recurrence stranger',
+      'recurrence-rule minutely',
+      'occurrences-per-event twice-daily',
+    ]);
+  });
+
+  it('reads at most the events and occurrences a feed may hold, and passes over past events unread', () => {
+    const past = Array.from({ length: 3_000 }, (_, i) => event(`past-${i}`, []).replace('20270302', '20200302'));
+    const current = Array.from({ length: EXPANSION_LIMITS.eventsPerFeed + 10 }, (_, i) => event(`now-${i}`, []));
+    const expanded = expandFeed(feed([...past, ...current]), FROM, TO);
+    expect(expanded.occurrences).toHaveLength(EXPANSION_LIMITS.eventsPerFeed);
+    expect(expanded.partial.feed).toBe(true);
+    expect(expanded.limits).toEqual([expect.objectContaining({ limit: 'events-per-feed' })]);
+  });
 });

@@ -11,6 +11,7 @@ import { METRICS, type Telemetry } from '../telemetry';
 import { describeIssues } from '../validation';
 import { loadOccurrences } from './calendar-feed';
 import { occurrenceScheduleId } from './calendar-ids';
+import type { LimitReached } from './calendar-limits';
 import { CALENDAR_ID, type CalendarSource, calendarRequestSchema, LOOKAHEAD_DAYS, maskIcsUrl } from './calendar-source';
 import { scheduleOf } from './calendar-store';
 import { decide } from './rules';
@@ -118,6 +119,12 @@ function feedProblem(problem: unknown): Answer | undefined {
   return undefined;
 }
 
+/** One data point per limit a sync reached (the alarm CalendarLimitsReached watches them all). */
+function countLimits(limits: LimitReached[], telemetry: Telemetry): void {
+  for (const limit of new Set(limits.map((hit) => hit.limit)))
+    telemetry.metrics.emit(METRICS.calendarLimitReached, 1, { limit });
+}
+
 /** Syncs one calendar under its lease; used by the route and the scheduled sync alike. */
 export async function runSync(
   source: CalendarSource,
@@ -129,13 +136,19 @@ export async function runSync(
   const at = new Date(deps.now()).toISOString();
   try {
     const result = await syncCalendar(source, deps);
-    const { problems, ...counts } = result;
-    deps.telemetry.log.info('calendar synced', { calendar_id: id, ...counts, problems: problems.length });
+    const { problems, limits, ...counts } = result;
+    deps.telemetry.log.info('calendar synced', {
+      calendar_id: id,
+      ...counts,
+      problems: problems.length,
+      limits: limits.map((hit) => hit.limit),
+    });
+    countLimits(limits, deps.telemetry);
     if (result.failed.length > 0) deps.telemetry.metrics.emit(METRICS.calendarOccurrenceFailed, result.failed.length);
     await deps.store.recordSync(
       id,
       at,
-      `created ${result.created}, moved ${result.moved}, cancelled ${result.cancelled}, unchanged ${result.unchanged}, skipped ${result.skipped}, failed ${result.failed.length}`,
+      `created ${result.created}, moved ${result.moved}, cancelled ${result.cancelled}, unchanged ${result.unchanged}, skipped ${result.skipped}, failed ${result.failed.length}, deferred ${result.deferred}${result.limits.length > 0 ? `, limits: ${[...new Set(result.limits.map((hit) => hit.limit))].join(' ')}` : ''}`,
     );
     return { ok: true, result };
   } catch (problem) {
@@ -192,7 +205,11 @@ export async function previewCalendar(
         decision.decision === 'join' ? occurrenceScheduleId(id, occurrence.uid, occurrence.originalStart) : null,
     };
   });
-  return { status: 200, body: { calendar_id: id, days, occurrences, problems: loaded.problems } };
+  // The schedule limits (per sync, per day) apply when syncing; a preview decides nothing.
+  return {
+    status: 200,
+    body: { calendar_id: id, days, occurrences, problems: loaded.problems, limits: loaded.limits },
+  };
 }
 
 export async function listCalendarSchedules(

@@ -3,22 +3,24 @@
  * copy kept from the last fetch) and expanded over the window asked for. The
  * window slides with time, so even an unchanged feed is expanded again.
  */
+import type { ExpansionLimits } from './calendar-limits';
 import type { CalendarSource } from './calendar-source';
 import type { CalendarStore } from './calendar-store';
 import type { FeedFetcher } from './feed-fetch';
-import { expandFeed, type Occurrence } from './ics-occurrences';
+import { type ExpandedFeed, expandFeed, type Occurrence } from './ics-occurrences';
 import type { UrlSealer } from './url-sealer';
 
 export interface FeedDependencies {
   store: CalendarStore;
   sealer: UrlSealer;
   fetchFeed: FeedFetcher;
+  /** What reading and expanding one feed may cost; EXPANSION_LIMITS unless given. */
+  expansionLimits?: ExpansionLimits;
   now(): number;
 }
 
-export interface LoadedFeed {
+export interface LoadedFeed extends ExpandedFeed {
   occurrences: Occurrence[];
-  problems: string[];
   /** The server answered 304: the kept copy was expanded. */
   notModified: boolean;
 }
@@ -42,6 +44,9 @@ export async function loadOccurrences(
     body = kept.body;
   }
   const now = deps.now();
-  const { occurrences, problems } = expandFeed(body, new Date(now), new Date(now + days * DAY_MS));
-  return { occurrences, problems, notModified: !fetched.changed };
+  const expanded = expandFeed(body, new Date(now), new Date(now + days * DAY_MS), {
+    ownerEmails: source.rules.owner_emails,
+    ...(deps.expansionLimits !== undefined && { limits: deps.expansionLimits }),
+  });
+  return { ...expanded, notModified: !fetched.changed };
 }

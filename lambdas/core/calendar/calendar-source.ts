@@ -19,8 +19,13 @@ const keywordList = z.array(z.string().check(z.minLength(1), z.maxLength(200)));
  * narrows that down, the rest skip further meetings. Each skip names its rule.
  */
 export const calendarRulesSchema = z.object({
-  /** `all` meetings with a link, only those `owner` organizes, or only those with `external` attendees. */
-  join: z._default(z.enum(['all', 'owner', 'external']), 'all'),
+  /**
+   * `accepted` (the default): meetings the owner organizes or has accepted; `owner`: only those the owner
+   * organizes; `external`: those with attendees outside the internal domains; `all`: every meeting with a
+   * link. Anyone can put an invite into a calendar, where it waits unanswered: with `all` every such
+   * invite gets a billed bot, so the default joins only what the owner made or said yes to.
+   */
+  join: z._default(z.enum(['accepted', 'all', 'owner', 'external']), 'accepted'),
   /** The calendar owner's addresses: who organizes, who declined. */
   owner_emails: z._default(emailList, []),
   /** Domains that count as internal for `join: external`; by default the owner's domains. */

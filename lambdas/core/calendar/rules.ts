@@ -51,6 +51,14 @@ export function decide(occurrence: Occurrence, rules: CalendarRules): Decision {
     return skip(`${people.size} attendee(s), fewer than min_attendees ${rules.min_attendees}`, url);
 
   const why = [`${KIND_NAMES[link.kind]} link in the ${SOURCE_NAMES[link.source]}`];
+  if (rules.join === 'accepted') {
+    if (owners.size === 0) return skip('join is "accepted" (the default) but rules.owner_emails is empty', url);
+    const organized = occurrence.organizer !== undefined && owners.has(occurrence.organizer);
+    const accepted = occurrence.attendees.find((a) => owners.has(a.email) && a.partstat === 'ACCEPTED');
+    if (!organized && accepted === undefined)
+      return skip('neither organized nor accepted by the owner (join: accepted)', url);
+    why.push(organized ? `organized by ${occurrence.organizer}` : `accepted by ${accepted?.email}`);
+  }
   if (rules.join === 'owner') {
     if (owners.size === 0) return skip('join is "owner" but rules.owner_emails is empty', url);
     if (occurrence.organizer === undefined || !owners.has(occurrence.organizer))

@@ -12,13 +12,17 @@
 import { cancelSchedule, type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../schedule/schedules';
 import { type FeedDependencies, loadOccurrences } from './calendar-feed';
 import { type MeetingSlot, occurrenceScheduleId } from './calendar-ids';
+import type { LimitReached } from './calendar-limits';
 import type { CalendarSource } from './calendar-source';
 import { type CalendarEntry, scheduleOf } from './calendar-store';
 import type { Occurrence } from './ics-occurrences';
 import { decide } from './rules';
+import { type ScheduleLimits, scheduleBudget } from './schedule-budget';
 
 export interface SyncDependencies extends FeedDependencies {
   schedules: ScheduleDependencies;
+  /** New schedules a sync and a calendar's day may make (schedule-budget.ts). */
+  scheduleLimits: ScheduleLimits;
 }
 
 export interface SyncResult {
@@ -33,6 +37,10 @@ export interface SyncResult {
   feed_not_modified: boolean;
   /** Events of the feed that could not be read. */
   problems: string[];
+  /** New meetings held back by the schedule limits for a later sync. */
+  deferred: number;
+  /** Each limit the feed or the schedules reached, with what it left out (calendar-limits.ts). */
+  limits: LimitReached[];
 }
 
 /** Entries of occurrences past by more than this are dropped: nothing will change them. */
@@ -56,6 +64,8 @@ const emptySyncResult = (feedNotModified: boolean, problems: SyncResult['problem
   failed: [],
   feed_not_modified: feedNotModified,
   problems,
+  deferred: 0,
+  limits: [],
 });
 
 export async function syncCalendar(source: CalendarSource, deps: SyncDependencies): Promise<SyncResult> {
@@ -80,7 +90,15 @@ export async function syncCalendar(source: CalendarSource, deps: SyncDependencie
 
   const entries = new Map((await deps.store.listEntries(source.calendarId)).map((e) => [e.scheduleId, e]));
   await adoptReissued(source.calendarId, wanted, entries, deps);
-  for (const want of wanted.values()) await reconcileWanted(source, want, entries.get(want.scheduleId), result, deps);
+  const budget = scheduleBudget(source.calendarId, deps.scheduleLimits, deps.schedules.table, now);
+  for (const want of wanted.values()) {
+    const entry = entries.get(want.scheduleId);
+    // Only a new schedule is counted; one held back waits (its entry, if any, is left as it is).
+    if (entry?.state !== 'active' && !(await budget.admit(want.occurrence))) continue;
+    await reconcileWanted(source, want, entry, result, deps);
+  }
+  result.deferred = budget.deferred();
+  result.limits = [...feed.limits, ...budget.limits()];
   const inUse = new Set<string>();
   for (const id of wanted.keys()) {
     const entry = entries.get(id);
@@ -90,7 +108,8 @@ export async function syncCalendar(source: CalendarSource, deps: SyncDependencie
     if (wanted.has(entry.scheduleId)) continue;
     // The replaced entry of an adoption cut short: its schedule is the adopter's now.
     if (inUse.has(scheduleOf(entry))) await deps.store.deleteEntry(source.calendarId, entry.scheduleId);
-    else await retire(source, entry, now, result, deps);
+    // A limit cut this event's occurrences short: missing from the expansion is not gone from the calendar.
+    else if (!feed.partial.feed && !feed.partial.uids.has(entry.uid)) await retire(source, entry, now, result, deps);
   }
   return result;
 }

@@ -20,6 +20,7 @@
  * | calendar        | CALENDARS                     | CALENDAR#<calendar_id>            |                                         |
  * | calendar feed   | CALENDAR#<calendar_id>        | FEED                              |                                         |
  * | calendar entry  | CALENDAR#<calendar_id>        | OCC#<schedule_id>                 |                                         |
+ * | new schedules   | CALENDAR#<calendar_id>        | NEW#<yyyy-mm-dd>                  |                                         |
  * | meeting claim   | CLAIM#<sha256(link)>#<start>  | CLAIM                             |                                         |
  * | quarantine cap  | QUARANTINE#MINUTE#<minute>    | CAP                               |                                         |
  * | quarantine cap  | QUARANTINE#BOT#<sha256(bot)>  | DAY#<yyyy-mm-dd>                  |                                         |
@@ -178,6 +179,11 @@ export const keys = {
     sk: `${CALENDAR_ENTRY_SK_PREFIX}${scheduleId}`,
   }),
   calendarItems: (calendarId: string) => `CALENDAR#${calendarId}`,
+  /** How many new schedules a calendar made on a UTC day (calendar/schedule-budget.ts); expires by TTL. */
+  calendarNewSchedules: (calendarId: string, day: string) => ({
+    pk: keys.calendarItems(calendarId),
+    sk: `NEW#${day}`,
+  }),
   /** One bot per meeting: the occurrence that holds (meeting link, start) across all calendars. */
   meetingClaim: (linkHash: string, start: string) => ({ pk: `${CLAIM_PK_PREFIX}${linkHash}#${start}`, sk: 'CLAIM' }),
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,

@@ -17,22 +17,50 @@ function unquote(text: string): string {
   });
 }
 
-function base64Text(text: string): string | undefined {
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || text.length % 4 !== 0) return undefined;
-  const decoded = Buffer.from(text, 'base64').toString('utf8');
-  return decoded.includes('\uFFFD') ? undefined : decoded;
+/** Longer links are refused before they are read: real meeting links (Teams' included) are a few hundred characters. */
+export const MAX_MEETING_URL_CHARS = 4_096;
+
+/** Where a link starts, at any position: zero-width, so links overlapping each other all count. */
+const URL_STARTS = /(?=https?:\/\/[^\s<>"'])/g;
+
+const countStarts = (text: string): number => {
+  let count = 0;
+  for (const _ of text.matchAll(URL_STARTS)) count++;
+  return count;
+};
+
+/** `%XX` decoded byte by byte, a byte that is not UTF-8 becoming U+FFFD: finds every link `unquote` can reveal. */
+function lenientUnquote(text: string): string {
+  return text.replace(/(?:%[0-9a-fA-F]{2})+/g, (run) => {
+    const bytes = Buffer.from(run.replaceAll('%', ''), 'hex');
+    return bytes.toString('utf8');
+  });
 }
 
-/** A link smuggling a second link (plain, percent-encoded twice over, or base64) is refused. */
-function carriesSeveralUrls(url: string): boolean {
-  let found = 0;
-  for (let i = 0; i < url.length; i++) {
-    const rest = url.slice(i);
-    const once = unquote(rest);
-    const decoded = [rest, once, unquote(once), base64Text(rest)];
-    if (decoded.some((form) => form !== undefined && ANY_URL.test(form))) found++;
+/** Base64 suffixes of the link (its tail from a position where the rest is base64) that decode to a link. */
+function base64Starts(url: string): number {
+  const tail = /[A-Za-z0-9+/]*={0,2}$/.exec(url)?.[0] ?? '';
+  let count = 0;
+  for (let from = url.length - tail.length; from < url.length; from++) {
+    if ((url.length - from) % 4 !== 0) continue;
+    // A link is at most 12 characters of base64 away from showing (`https://x` is 9 bytes).
+    const head = Buffer.from(url.slice(from, from + 12), 'base64').toString('utf8');
+    if (ANY_URL.test(head)) count++;
   }
-  return found > 1;
+  return count;
+}
+
+/**
+ * A link smuggling a second link (plain, percent-encoded twice over, or base64)
+ * is refused. One pass over each form of the link: the most links any form
+ * shows, plus the base64 tails that decode to one; more than one is refused.
+ * (Decoding is lenient, so a link hidden behind a malformed byte still counts:
+ * stricter than the service's own reading, never looser.)
+ */
+function carriesSeveralUrls(url: string): boolean {
+  const once = lenientUnquote(url);
+  const twice = lenientUnquote(once);
+  return Math.max(countStarts(url), countStarts(once), countStarts(twice)) + base64Starts(url) > 1;
 }
 
 interface UrlParts {
@@ -143,6 +171,7 @@ function normalizeOnce(url: string): string | undefined {
  * up to twice more (calendar invites often carry it percent-encoded).
  */
 export function normalizeMeetingUrl(raw: string): string | undefined {
+  if (raw.length > MAX_MEETING_URL_CHARS) return undefined;
   let url = raw.trim().replace(/>+$/, '');
   for (let attempt = 0; attempt < 3; attempt++) {
     const normalized = normalizeOnce(url);
