@@ -28,6 +28,7 @@ import { SERVICES } from '../lambdas/core/telemetry';
 import type { EraseEnvironment } from '../lambdas/erase/environment';
 import type { EnvironmentBesidesEvents } from './domain-events';
 import { type FunctionSettings, PipelineFunction } from './function';
+import { grantTableItems } from './grants';
 import type { PipelineHttpApi } from './http-api';
 import { acknowledge, wildcardResourceId } from './nag';
 import { MEETINGS_PREFIX } from './recording-archive';
@@ -140,18 +141,13 @@ export class Erasure extends Construct {
   /** What an erasure reads and deletes: the meeting's items, and its objects' every version. */
   private grantErasure(props: ErasureProps): void {
     // BatchWriteItem carries the deletes; the tombstone is a put and updates; no index, no scan.
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: [
-          'dynamodb:GetItem',
-          'dynamodb:PutItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:Query',
-          'dynamodb:BatchWriteItem',
-        ],
-        resources: [props.table.tableArn],
-      }),
-    );
+    grantTableItems(this.function, props.table, [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:Query',
+      'dynamodb:BatchWriteItem',
+    ]);
     const payloadPrefixes = [CLAIM_CHECK_PREFIX, SUMMARY_PREFIX, QUARANTINE_PREFIX];
     const listings: Array<[IBucket, string[]]> = [
       [props.payloadBucket, payloadPrefixes],

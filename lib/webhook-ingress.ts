@@ -21,7 +21,7 @@ import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-c
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { type FunctionSettings, PipelineFunction } from './function';
-import { grantClaimChecks, grantLedgerRecords } from './grants';
+import { grantClaimChecks, grantTableItems } from './grants';
 import type { PipelineHttpApi } from './http-api';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
@@ -118,7 +118,7 @@ export class WebhookIngress extends Construct {
     });
     this.eventsQueue.grantSendMessages(this.function);
     grantClaimChecks(this.function, this.payloadBucket, 'put');
-    grantLedgerRecords(this.function, props.table);
+    grantTableItems(this.function, props.table);
     // Bodies refused for their signature, kept for a re-drive after a secret rotation.
     this.function.addToRolePolicy(
       new PolicyStatement({
