@@ -75,11 +75,13 @@ export function targetFromStackOutputs(stackName: string, outputs: StackOutputs,
     if (url === undefined) continue;
     const arn = outputs[keys.arn];
     const sourceQueueUrl = sources[name];
+    const eventBusName = name === 'calendar' ? outputs[STACK_OUTPUTS.calendarEventBusName] : undefined;
     deadLetterQueues.push({
       name,
       url,
       ...(arn !== undefined && { arn }),
       ...(sourceQueueUrl !== undefined && { sourceQueueUrl }),
+      ...(eventBusName !== undefined && { eventBusName }),
     });
   }
   const optional = (key: keyof typeof STACK_OUTPUTS) => outputs[STACK_OUTPUTS[key]];

@@ -2,7 +2,8 @@
  * Scheduled bots: a Standard state machine that waits until a schedule's launch
  * time and calls `POST bots`, the schedule API (IAM-authorized PUT/GET/DELETE
  * /schedules/{id} on the pipeline's HTTP API), and an EventBridge rule for
- * calendar events. Both ways in share one core (lambdas/core/schedule).
+ * calendar events on a bus of their own (lib/calendar-event-bus.ts). Both ways in
+ * share one core (lambdas/core/schedule).
  */
 
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
@@ -10,9 +11,8 @@ import { HttpMethod } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule } from 'aws-cdk-lib/aws-events';
+import { type EventBus, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
@@ -37,6 +37,7 @@ import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../lambdas/core/sc
 import { SERVICES } from '../lambdas/core/telemetry';
 import { UPSTREAM_CALL_WORST_CASE_MS } from '../lambdas/core/upstream/client';
 import type { SchedulesEnvironment } from '../lambdas/schedules/environment';
+import { CalendarEventBus } from './calendar-event-bus';
 import { type FunctionSettings, PipelineFunction } from './function';
 import { grantTableItems } from './grants';
 import type { PipelineHttpApi } from './http-api';
@@ -80,6 +81,8 @@ export interface BotSchedulerProps extends UpstreamSettings {
   launchLeadSeconds: number;
   /** Concurrency reserved for (and capping) the launch function; a throttled launch is retried. */
   launchReservedConcurrency: number;
+  /** Who may put calendar events on the calendar events bus (`calendarEventProducers`). */
+  calendarEventProducers: readonly string[];
   functions: FunctionSettings;
 }
 
@@ -88,6 +91,8 @@ export class BotScheduler extends Construct {
   readonly launchFunction: PipelineFunction;
   readonly schedulesFunction: PipelineFunction;
   readonly calendarRule: Rule;
+  /** The bus the calendar rule listens on; only the named producers may put events on it. */
+  readonly calendarEventBus: EventBus;
   readonly calendarDeadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: BotSchedulerProps) {
@@ -110,9 +115,7 @@ export class BotScheduler extends Construct {
         ...upstreamEnvironment(props),
       },
     });
-    this.launchFunction.addToRolePolicy(
-      new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [props.table.tableArn] }),
-    );
+    grantTableItems(this.launchFunction, props.table, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     grantApiKey(this.launchFunction, props);
 
     const wait = new Wait(this, LAUNCHER_STATES.wait, { time: WaitTime.timestampPath('$.launchAt') });
@@ -243,8 +246,12 @@ export class BotScheduler extends Construct {
       'AwsSolutions-SQS3',
       "This queue is the calendar rule target's dead-letter queue and the schedules function's on-failure destination.",
     );
+    this.calendarEventBus = new CalendarEventBus(this, 'CalendarEventBus', {
+      producers: props.calendarEventProducers,
+    }).bus;
     this.calendarRule = new Rule(this, 'CalendarEvents', {
       description: 'Calendar integrations schedule, move and cancel bots',
+      eventBus: this.calendarEventBus,
       eventPattern: {
         source: [CALENDAR_EVENT_SOURCE],
         detailType: [CALENDAR_DETAIL_TYPES.upserted, CALENDAR_DETAIL_TYPES.cancelled],

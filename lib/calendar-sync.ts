@@ -27,6 +27,7 @@ import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { ICS_URL_CONTEXT_PURPOSE } from '../lambdas/shared/kms-url-sealer';
 import { type FunctionSettings, PipelineFunction } from './function';
+import { grantTableItems } from './grants';
 import type { PipelineHttpApi } from './http-api';
 import { acknowledge, executionsWildcardId } from './nag';
 import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstream-settings';
@@ -100,7 +101,7 @@ export class CalendarSync extends Construct {
       'dynamodb:Query',
     ];
     for (const fn of [this.apiFunction, this.syncFunction]) {
-      fn.addToRolePolicy(new PolicyStatement({ actions: tableActions, resources: [props.table.tableArn] }));
+      grantTableItems(fn, props.table, tableActions);
       // Only under this purpose: the key opens nothing else, even for these roles.
       fn.addToRolePolicy(
         new PolicyStatement({

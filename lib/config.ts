@@ -41,6 +41,30 @@ const MiB = 1024 * 1024;
 const contextNumber = z.coerce.number().int();
 const contextBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
+/**
+ * Who may put calendar events on the calendar events bus: an AWS account id (12 digits: every
+ * principal that account allows) or one IAM role or user ARN. No wildcard: naming `*` would let
+ * anyone schedule bots.
+ */
+export const calendarEventProducerSchema = z
+  .string()
+  .regex(/^(\d{12}|arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]+)$/, {
+    message: 'must be a 12-digit AWS account id or an IAM role or user ARN (arn:aws:iam::<account>:role/<name>)',
+  });
+
+/** A list in cdk.json, or with `-c key=value` one string: comma-separated values. */
+const contextList = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (value) =>
+      typeof value === 'string'
+        ? value
+            .split(',')
+            .map((part) => part.trim())
+            .filter((part) => part !== '')
+        : value,
+    z.array(item),
+  );
+
 const configFields = z.object({
   upstreamBaseUrl: z
     .url({ message: 'must be a URL, e.g. https://meetings.example.com/api/v1/' })
@@ -168,6 +192,13 @@ const configFields = z.object({
   eraseOnUpstreamDelete: contextBoolean.default(true),
   /** Meetings listed more than this many days ago are erased by a daily run; unset keeps them until erased by request. */
   meetingRetentionDays: contextNumber.min(1).max(36_500).optional(),
+  /**
+   * The principals that may put calendar events (source meeting-pipeline.calendar) on the stack's
+   * calendar events bus (output CalendarEventBusName): the customer's calendar integration, by account
+   * id or role ARN. Everyone else is refused by the bus's policy, whatever their IAM permissions; none
+   * (the default) closes the bus, and bots are scheduled through the IAM-authorized schedule API only.
+   */
+  calendarEventProducers: contextList(calendarEventProducerSchema).default([]),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });

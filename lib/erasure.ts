@@ -28,6 +28,7 @@ import { SERVICES } from '../lambdas/core/telemetry';
 import type { EraseEnvironment } from '../lambdas/erase/environment';
 import type { EnvironmentBesidesEvents } from './domain-events';
 import { type FunctionSettings, PipelineFunction } from './function';
+import { grantTableItems } from './grants';
 import type { PipelineHttpApi } from './http-api';
 import { acknowledge, wildcardResourceId } from './nag';
 import { MEETINGS_PREFIX } from './recording-archive';
@@ -139,21 +140,18 @@ export class Erasure extends Construct {
 
   /** What an erasure reads and deletes: the meeting's items, and its objects' every version. */
   private grantErasure(props: ErasureProps): void {
-    // BatchWriteItem carries the deletes, DeleteItem those whose finding is counted (a day listing, a
-    // calendar's feed copy); the tombstone is a put and updates; no index, no scan.
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: [
-          'dynamodb:GetItem',
-          'dynamodb:PutItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:DeleteItem',
-          'dynamodb:Query',
-          'dynamodb:BatchWriteItem',
-        ],
-        resources: [props.table.tableArn],
-      }),
-    );
+    // BatchWriteItem carries the deletes, DeleteItem those whose finding is counted (a day listing);
+    // the tombstone is a put and updates; no index, no scan.
+    grantTableItems(this.function, props.table, [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:Query',
+      'dynamodb:BatchWriteItem',
+    ]);
+    // The stored copy of the scheduling calendar's feed is found and dropped whole: no put or update there.
+    grantTableItems(this.function, props.table, ['dynamodb:GetItem', 'dynamodb:DeleteItem'], ['calendar']);
     const payloadPrefixes = [CLAIM_CHECK_PREFIX, SUMMARY_PREFIX, QUARANTINE_PREFIX];
     const listings: Array<[IBucket, string[]]> = [
       [props.payloadBucket, payloadPrefixes],

@@ -99,6 +99,11 @@ export interface PipelineFunctionProps {
 }
 
 export class PipelineFunction extends NodejsFunction {
+  /** The service name its logs and metrics carry (SERVICES). */
+  readonly serviceName: ServiceName;
+  /** Its handler module, from the project root: where its code is read from (test/infra/table-grants.test.ts). */
+  readonly entry: string;
+
   constructor(scope: Construct, id: string, props: PipelineFunctionProps) {
     const { logRetention, logLevel, tracing } = props.settings;
     const logGroup = new LogGroup(scope, `${id}Logs`, {
@@ -145,6 +150,8 @@ export class PipelineFunction extends NodejsFunction {
         ...props.environment,
       },
     });
+    this.serviceName = props.serviceName;
+    this.entry = props.entry;
     if (tracing === 'active') {
       acknowledge(
         role,

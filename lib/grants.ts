@@ -1,6 +1,11 @@
 /**
  * The permissions several functions share, each written once: what the core does
- * to a table item, and the claim-check objects in the payload bucket.
+ * to a table item (in the partitions its code uses), and the claim-check objects in
+ * the payload bucket.
+ *
+ * No function may Scan: `dynamodb:LeadingKeys` cannot restrict a Scan (it names no
+ * partition, and a ForAllValues condition on an absent key is true), so a Scan on the
+ * table would read every partition whatever the condition.
  */
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -8,30 +13,56 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { SUMMARY_PREFIX } from '../lambdas/core/apply/summary';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/queue/queued-event';
-import { keys } from '../lambdas/core/store/table-layout';
+import { PARTITIONS, type PartitionKind } from '../lambdas/core/store/table-layout';
+import { SERVICES, type ServiceName } from '../lambdas/core/telemetry';
+import type { PipelineFunction } from './function';
 import { acknowledge, wildcardResourceId } from './nag';
 
-/** Get, put and update of single items on the table itself: no scans, no deletes, no indexes. */
-export function grantTableItems(fn: IFunction, table: ITableV2): void {
-  fn.addToRolePolicy(
-    new PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      resources: [table.tableArn],
-    }),
-  );
-}
+/**
+ * The kinds of partition each function's code reads or writes, and no other: its item actions hold to
+ * them through `dynamodb:LeadingKeys`. test/infra/table-grants.test.ts reads each function's code for the
+ * key builders it reaches and fails, naming the kind, when a list here differs from the code.
+ */
+export const TABLE_PARTITIONS = {
+  // Ledger records only: each event's first acceptance with its body, a repeat's time. (And the
+  // quarantine's counters, updates only: lib/webhook-ingress.ts.)
+  [SERVICES.ingress]: ['events'],
+  [SERVICES.processEvents]: ['bot', 'events', 'object', 'dayListing'],
+  // A meeting's items: reads the meeting, its lines and participants, puts what fills the gaps.
+  [SERVICES.archive]: ['bot'],
+  // The schedule it launches, and the meeting item (and its day listing) the launch creates.
+  [SERVICES.launchBot]: ['bot', 'schedule', 'dayListing'],
+  [SERVICES.reconciler]: ['bot', 'events', 'dayListing'],
+  [SERVICES.schedules]: ['bot', 'schedule', 'dayListing'],
+  // Meetings, their day listings and their delivery logs; never schedules, calendars or their feeds.
+  [SERVICES.readApi]: ['bot', 'events', 'object', 'dayListing'],
+  [SERVICES.calendars]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
+  [SERVICES.calendarSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
+  // A meeting's items and ledger, its schedule link and listings. (And the scheduling calendar's feed
+  // copy, deletes only: lib/erasure.ts.)
+  [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention'],
+} as const satisfies Record<ServiceName, readonly PartitionKind[]>;
+
+/** Only items whose partition key is of these kinds (every key a request names, for a batch). */
+export const onlyPartitions = (kinds: readonly PartitionKind[]) => ({
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': kinds.map((kind) => PARTITIONS[kind]) },
+});
 
 /**
- * The ingress's one use of the table: put and read ledger records (each event's first
- * acceptance, with its body) and note a repeat's time on them, and no other item: their
- * partition keys start with EVENTS#.
+ * Item actions (get, put and update unless told) on the table itself, in the function's partitions
+ * only, or in the kinds named (a narrower grant beside those: one action on one more kind).
  */
-export function grantLedgerRecords(fn: IFunction, table: ITableV2): void {
+export function grantTableItems(
+  fn: PipelineFunction,
+  table: ITableV2,
+  actions: readonly string[] = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  kinds: readonly PartitionKind[] = TABLE_PARTITIONS[fn.serviceName],
+): void {
   fn.addToRolePolicy(
     new PolicyStatement({
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      actions: [...actions],
       resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.eventsOfBot('*')] } },
+      conditions: onlyPartitions(kinds),
     }),
   );
 }
@@ -80,7 +111,7 @@ export function grantErasedEventDrops(fn: IFunction, table: ITableV2, payloadBuc
     new PolicyStatement({
       actions: ['dynamodb:DeleteItem'],
       resources: [table.tableArn],
-      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [keys.eventsOfBot('*')] } },
+      conditions: onlyPartitions(['events']),
     }),
   );
   fn.addToRolePolicy(

@@ -146,6 +146,7 @@ export class MeetingPipelineStack extends Stack {
       secretCacheSeconds: config.secretCacheSeconds,
       launchLeadSeconds: config.launchLeadSeconds,
       launchReservedConcurrency: config.launchReservedConcurrency,
+      calendarEventProducers: config.calendarEventProducers,
       functions,
     });
 
@@ -241,6 +242,11 @@ export class MeetingPipelineStack extends Stack {
     });
     new CfnOutput(this, STACK_OUTPUTS.tableName, { value: table.tableName });
     new CfnOutput(this, STACK_OUTPUTS.recordingsBucket, { value: this.recordingArchive.bucket.bucketName });
+    new CfnOutput(this, STACK_OUTPUTS.calendarEventBusName, {
+      value: this.scheduler.calendarEventBus.eventBusName,
+      description: 'Calendar events go here; only the principals in calendarEventProducers may put them',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.calendarEventBusArn, { value: this.scheduler.calendarEventBus.eventBusArn });
     new CfnOutput(this, 'LauncherStateMachineArn', { value: this.scheduler.stateMachine.stateMachineArn });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.monitoring.topic.topicArn,

@@ -18,6 +18,7 @@ import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { ReadApiEnvironment } from '../lambdas/read-api/environment';
 import { type FunctionSettings, PipelineFunction } from './function';
+import { grantTableItems } from './grants';
 import type { PipelineHttpApi } from './http-api';
 import { acknowledge, wildcardResourceId } from './nag';
 import { MEETINGS_PREFIX } from './recording-archive';
@@ -57,13 +58,8 @@ export class ReadApi extends Construct {
       failureHandling:
         'Invoked synchronously by the HTTP API: a failure is a 500 with a reason, logged with its cause.',
     });
-    // Reads only: items, a meeting's partition, a day's listing; no index.
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
-        resources: [props.table.tableArn],
-      }),
-    );
+    // Reads only: items, a meeting's partition, a day's listing, a delivery log; no index.
+    grantTableItems(this.function, props.table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']);
     // The recording link is presigned with this role: it may read archived objects, nothing else.
     this.function.addToRolePolicy(
       new PolicyStatement({

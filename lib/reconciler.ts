@@ -74,6 +74,8 @@ export class Reconciler extends Construct {
     );
 
     grantTableItems(this.function, props.table);
+    // The state index holds meeting items only (no other item has its keys), all in the reconciler's
+    // partitions already: a LeadingKeys condition, on index partitions (STATE#…), would add nothing.
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:Query'],

@@ -145,11 +145,13 @@ export class RecordingArchive extends Construct {
         maxConcurrency: props.maxConcurrency,
       }),
     );
-    grantTableItems(this.function, props.table);
-    // Reads a meeting's utterances and participants (one partition, never an index) before filling gaps.
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['dynamodb:Query'], resources: [props.table.tableArn] }),
-    );
+    // Queries a meeting's utterances and participants (one partition, never an index) before filling gaps.
+    grantTableItems(this.function, props.table, [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:Query',
+    ]);
     // PutObject covers the multipart calls that create and complete an upload; aborting is its own action.
     // GetObject (HEAD and GET) lets a resumed job adopt a recording an earlier run already uploaded.
     this.function.addToRolePolicy(

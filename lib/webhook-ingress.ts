@@ -21,13 +21,12 @@ import {
 import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { CLAIM_CHECK_PREFIX, SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
-import { QUARANTINE_CAP_PK_PREFIX } from '../lambdas/core/store/table-layout';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { WEBHOOK_RESPONSE_DEADLINE_MS } from '../lambdas/core/upstream/webhook-contract';
 import type { IngressEnvironment } from '../lambdas/ingress/environment';
 import { S3_PAYLOAD_PUT_MODULE } from '../lambdas/shared/s3-payloads-on-demand';
 import { type FunctionSettings, PipelineFunction } from './function';
-import { grantClaimChecks, grantLedgerRecords } from './grants';
+import { grantClaimChecks, grantTableItems } from './grants';
 import type { PipelineHttpApi } from './http-api';
 import { acknowledge, wildcardResourceId } from './nag';
 import { dataBucket, encryptedQueue } from './secure-defaults';
@@ -132,21 +131,15 @@ export class WebhookIngress extends Construct {
     });
     this.eventsQueue.grantSendMessages(this.function);
     grantClaimChecks(this.function, this.payloadBucket, 'put');
-    grantLedgerRecords(this.function, props.table);
+    grantTableItems(this.function, props.table);
+    // The quarantine's counters (global per minute, per bot per day): updates of their items only.
+    grantTableItems(this.function, props.table, ['dynamodb:UpdateItem'], ['quarantineCap']);
     // Bodies refused for their signature, kept for a re-drive after a secret rotation: filed under
     // the bot they name or with the unbound ones, never in the first layout's day folders.
     this.function.addToRolePolicy(
       new PolicyStatement({
         actions: ['s3:PutObject'],
         resources: QUARANTINE_WRITE_PREFIXES.map((prefix) => this.payloadBucket.arnForObjects(`${prefix}*`)),
-      }),
-    );
-    // The quarantine's counters (global per minute, per bot per day): updates of QUARANTINE# items only.
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:UpdateItem'],
-        resources: [props.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${QUARANTINE_CAP_PK_PREFIX}*`] } },
       }),
     );
     props.signingSecret.grantRead(this.function);

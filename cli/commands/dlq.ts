@@ -112,7 +112,13 @@ async function redrive(
     failed: report.failed,
   });
   if (queue.sourceQueueUrl === undefined)
-    return outcome('put-events', await redriveCalendarEvents(sqs, queue.url, undefined, options));
+    return outcome(
+      'put-events',
+      await redriveCalendarEvents(sqs, queue.url, {
+        ...options,
+        ...(queue.eventBusName !== undefined && { eventBusName: queue.eventBusName }),
+      }),
+    );
   if (queue.arn !== undefined && options.max === undefined) {
     const task = await moveWithTask(sqs, queue.arn, (moved, toMove) => {
       if (!quiet) process.stderr.write(`  moving: ${moved}${toMove === undefined ? '' : ` of ${toMove}`}\n`);

@@ -35,4 +35,6 @@ export interface DeadLetterQueue {
   arn?: string;
   /** The queue it was fed from (SQS-sourced DLQs); absent for the calendar DLQ. */
   sourceQueueUrl?: string;
+  /** The calendar DLQ: the bus its events go back to (absent: a stack from before the calendar bus, whose rule is on the default bus). */
+  eventBusName?: string;
 }

@@ -16,6 +16,9 @@ export const STACK_OUTPUTS = {
   recordingsBucket: 'RecordingsBucketName',
   tableName: 'MeetingsTableName',
   signingSecretName: 'SigningSecretName',
+  /** The bus calendar events go to (the named producers' only way to put them; `dlq redrive calendar` too). */
+  calendarEventBusName: 'CalendarEventBusName',
+  calendarEventBusArn: 'CalendarEventBusArn',
 } as const;
 
 /** The dead-letter queues by the name their outputs (and alarms) carry. */

@@ -12,6 +12,22 @@ beforeAll(() => {
   template = synthTemplate().template;
 });
 
+type Resource = { Properties: Record<string, { Ref?: string } & Record<string, unknown>> };
+const calendarRule = (t: Template): Resource => {
+  const rules = Object.values(
+    t.findResources('AWS::Events::Rule', { Properties: { EventPattern: { source: ['meeting-pipeline.calendar'] } } }),
+  );
+  expect(rules).toHaveLength(1);
+  return rules[0] as Resource;
+};
+/** The resource policy statements of the bus the calendar rule listens on. */
+const calendarBusStatements = (t: Template): Array<Record<string, unknown>> => {
+  const busId = calendarRule(t).Properties.EventBusName?.Ref ?? '';
+  const policy = t.findResources('AWS::Events::EventBus')[busId]?.Properties.Policy;
+  if (policy === undefined) throw new Error('the calendar bus has no resource policy');
+  return (policy as { Statement: Array<Record<string, unknown>> }).Statement;
+};
+
 describe('bot scheduler', () => {
   it('runs a Standard JSONPath state machine with all events logged without their data, X-Ray off by default', () => {
     template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
@@ -37,12 +53,51 @@ describe('bot scheduler', () => {
 
   it('takes calendar events from EventBridge', () => {
     template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: Match.anyValue(),
       EventPattern: {
         source: ['meeting-pipeline.calendar'],
         'detail-type': ['Calendar Event Upserted', 'Calendar Event Cancelled'],
       },
       Targets: [Match.objectLike({ RetryPolicy: { MaximumRetryAttempts: 8, MaximumEventAgeInSeconds: 7200 } })],
     });
+  });
+
+  it('listens for calendar events on a bus of its own, not the default bus, named in the outputs', () => {
+    const rule = calendarRule(template);
+    const buses = template.findResources('AWS::Events::EventBus');
+    const busId = rule.Properties.EventBusName?.Ref as string | undefined;
+    expect(busId, 'the calendar rule names a bus of the stack').toBeDefined();
+    expect(buses[busId ?? '']?.Properties.Name).toBe('TestPipeline-calendar-events');
+    template.hasOutput('CalendarEventBusName', { Value: { Ref: busId } });
+    template.hasOutput('CalendarEventBusArn', { Value: { 'Fn::GetAtt': [busId, 'Arn'] } });
+  });
+
+  it('closes the calendar bus to everyone when no producer is named', () => {
+    const statements = calendarBusStatements(template);
+    expect(statements).toEqual([
+      expect.objectContaining({ Effect: 'Deny', Principal: '*', Action: 'events:PutEvents' }),
+    ]);
+    expect(statements[0]).not.toHaveProperty('Condition');
+  });
+
+  it('lets only the named producers put calendar events, denying everyone else whatever their IAM policy', () => {
+    const role = 'arn:aws:iam::222222222222:role/calendar-integration';
+    const named = synthTemplate({ calendarEventProducers: ['333333333333', role] }).template;
+    const [allow, deny] = calendarBusStatements(named);
+    expect(allow).toMatchObject({
+      Effect: 'Allow',
+      Principal: { AWS: ['333333333333', role] },
+      Action: 'events:PutEvents',
+      Condition: { StringEquals: { 'events:source': 'meeting-pipeline.calendar' } },
+    });
+    // Denied unless the caller is the named role or in the named account (both keys must differ).
+    expect(deny).toMatchObject({
+      Effect: 'Deny',
+      Principal: '*',
+      Action: 'events:PutEvents',
+      Condition: { StringNotEquals: { 'aws:PrincipalArn': [role], 'aws:PrincipalAccount': ['333333333333'] } },
+    });
+    expect(JSON.stringify(allow?.Resource)).toContain('event-bus/TestPipeline-calendar-events');
   });
 
   it('sends calendar events the schedules function still fails after its retries to the calendar DLQ', () => {

@@ -45,8 +45,24 @@ describe('configuration', () => {
       signatureRejectionThreshold: 20,
       eraseUpstream: false,
       eraseOnUpstreamDelete: true,
+      calendarEventProducers: [],
       retainData: true,
     });
+  });
+
+  it('takes calendar event producers as a list, or comma-separated with -c, and refuses a wildcard', () => {
+    const base = { upstreamBaseUrl: 'https://m.example.org/api/v1/' };
+    const role = 'arn:aws:iam::222222222222:role/team/calendar-integration';
+    expect(parseConfig({ ...base, calendarEventProducers: ['333333333333', role] }).calendarEventProducers).toEqual([
+      '333333333333',
+      role,
+    ]);
+    expect(parseConfig({ ...base, calendarEventProducers: `333333333333, ${role}` }).calendarEventProducers).toEqual([
+      '333333333333',
+      role,
+    ]);
+    for (const bad of ['*', 'arn:aws:iam::222222222222:role/*', '12345', 'arn:aws:sts::222222222222:assumed-role/x/y'])
+      expect(() => parseConfig({ ...base, calendarEventProducers: [bad] }), bad).toThrow(ConfigError);
   });
 
   it('accepts a reservation that leaves exactly the 100 Lambda requires unreserved', () => {

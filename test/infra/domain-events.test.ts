@@ -9,7 +9,12 @@ let template: Template;
 let busId: string;
 beforeAll(() => {
   template = synthTemplate().template;
-  const buses = Object.keys(template.findResources('AWS::Events::EventBus'));
+  // The stack's other bus takes calendar events (test/infra/bot-scheduler.test.ts).
+  const buses = Object.keys(
+    template.findResources('AWS::Events::EventBus', {
+      Properties: { Description: 'Domain events of the meeting pipeline' },
+    }),
+  );
   expect(buses).toHaveLength(1);
   busId = buses[0]!;
 });

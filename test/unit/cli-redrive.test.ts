@@ -1,6 +1,6 @@
 /** What the CLI's re-drives send: the calendar event inside a DLQ message, and a message copied to a FIFO queue. */
 import { describe, expect, it } from 'vitest';
-import { calendarEventOf } from '../../cli/dlq/calendar-redrive';
+import { calendarEventOf, calendarPutEventsEntry } from '../../cli/dlq/calendar-redrive';
 import { resendOf } from '../../cli/dlq/sqs-redrive';
 import { CALENDAR_DETAIL_TYPES, CALENDAR_EVENT_SOURCE } from '../../lambdas/core/schedule/calendar-events';
 
@@ -25,6 +25,17 @@ describe('calendar DLQ messages', () => {
     };
     expect(calendarEventOf(JSON.stringify(onFailure))).toEqual({
       event: expect.objectContaining({ source: CALENDAR_EVENT_SOURCE, 'detail-type': CALENDAR_DETAIL_TYPES.upserted }),
+    });
+  });
+
+  it('puts the event back on the calendar events bus, where the calendar rule listens', () => {
+    const found = calendarEventOf(JSON.stringify(event));
+    if (!('event' in found)) throw new Error(found.problem);
+    expect(calendarPutEventsEntry(found.event, 'Prod-calendar-events')).toEqual({
+      EventBusName: 'Prod-calendar-events',
+      Source: CALENDAR_EVENT_SOURCE,
+      DetailType: CALENDAR_DETAIL_TYPES.upserted,
+      Detail: JSON.stringify(event.detail),
     });
   });
 

@@ -25,6 +25,7 @@ const OUTPUTS: Record<string, string> = {
   ArchiveDeadLetterQueueArn: `${ARN}:archive-dlq.fifo`,
   CalendarEventsDeadLetterQueueUrl: `${SQS}/calendar-dlq`,
   CalendarEventsDeadLetterQueueArn: `${ARN}:calendar-dlq`,
+  CalendarEventBusName: 'Prod-calendar-events',
   DashboardName: 'unrelated',
 };
 
@@ -76,8 +77,13 @@ describe('the deployed stack as a target', () => {
           arn: `${ARN}:archive-dlq.fifo`,
           sourceQueueUrl: `${SQS}/archive.fifo`,
         },
-        // Fed by EventBridge and Lambda, not by a queue: re-driven with PutEvents.
-        { name: 'calendar', url: `${SQS}/calendar-dlq`, arn: `${ARN}:calendar-dlq` },
+        // Fed by EventBridge and Lambda, not by a queue: re-driven with PutEvents onto the calendar bus.
+        {
+          name: 'calendar',
+          url: `${SQS}/calendar-dlq`,
+          arn: `${ARN}:calendar-dlq`,
+          eventBusName: 'Prod-calendar-events',
+        },
       ],
     });
   });

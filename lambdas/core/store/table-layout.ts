@@ -203,8 +203,8 @@ export const keys = {
     ...Array.from({ length: STATE_INDEX_SHARDS }, (_, shard) => `${keys.unshardedState(state)}#${shard}`),
     keys.unshardedState(state),
   ],
-  /** The day listing's partition a meeting listed on `day` (yyyy-mm-dd, UTC) is written to. */
-  meetingsOnDay: (day: string, shard: number) => `MEETINGS#${day}#${shard}`,
+  /** The day listing's partition a meeting listed on `day` (yyyy-mm-dd, UTC) is written to (`*`: a grant's pattern). */
+  meetingsOnDay: (day: string, shard: number | '*') => `MEETINGS#${day}#${shard}`,
   /** A meeting's day-listing item: under its UTC day and bot's shard, by time then bot. */
   dayListing: (listedAtMicros: number, botId: string) => {
     const day = new Date(Math.floor(listedAtMicros / 1000)).toISOString().slice(0, 10);
@@ -216,6 +216,27 @@ export const keys = {
   /** A meeting's sort key in the state index: its state's time, then the bot (a scheduled meeting: its join time). */
   meetingAt: (micros: number, botId: string) => `${padMicros(micros)}#${botId}`,
 } as const;
+
+/**
+ * Every kind of partition the table holds, as an IAM `StringLike` pattern of its partition key, built
+ * by the same builders the code uses. Each function's grant (lib/grants.ts) names the kinds it reads
+ * or writes, and `dynamodb:LeadingKeys` holds its item actions to them. An item under a new partition
+ * key is one line here, and its kind in the grant of each function whose code builds that key
+ * (test/infra/table-grants.test.ts finds those functions in the code and names what is missing).
+ */
+export const PARTITIONS = {
+  bot: keys.bot('*'),
+  events: keys.eventsOfBot('*'),
+  object: keys.relatedObject('*'),
+  schedule: keys.schedule('*').pk,
+  retention: keys.retentionMark().pk,
+  calendars: keys.calendar('*').pk,
+  calendar: keys.calendarItems('*'),
+  claim: `${CLAIM_PK_PREFIX}*`,
+  dayListing: keys.meetingsOnDay('*', '*'),
+  quarantineCap: `${QUARANTINE_CAP_PK_PREFIX}*`,
+} as const;
+export type PartitionKind = keyof typeof PARTITIONS;
 
 /** Zero-padded so string order is numeric order; used in version strings. */
 export const padMs = (ms: number): string => String(ms).padStart(MS_DIGITS, '0');

@@ -1,0 +1,135 @@
+/**
+ * Which kinds of table partition (PARTITIONS in lambdas/core/store/table-layout.ts) a function's code
+ * can reach, read from the code itself: from the handler, every top-level declaration it references,
+ * transitively (resolved by the TypeScript checker, so an import of one constant does not bring its
+ * module's other functions), and in them each key builder (`keys.x`) and partition key constant
+ * (`*_PK`, `*_PK_PREFIX`) of the table layout. Each builder is then called with sample values and its
+ * partition key matched against PARTITIONS, so a new builder is classified without a list to update.
+ */
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import * as layout from '../../lambdas/core/store/table-layout';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const LAYOUT_FILE = resolve(ROOT, 'lambdas/core/store/table-layout.ts');
+
+/**
+ * Builders whose value is no partition key of the table: state-index partitions (gsi2pk, which
+ * `dynamodb:LeadingKeys` does not govern on the table) and sort keys.
+ */
+export const NOT_TABLE_PARTITIONS: ReadonlySet<string> = new Set([
+  'meetingsInState',
+  'unshardedState',
+  'stateIndexPartitions',
+  'meetingAt',
+]);
+
+/** IAM StringLike: `*` any run of characters, `?` one. */
+export function stringLike(pattern: string, value: string): boolean {
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${source}$`, 's').test(value);
+}
+
+/** The kinds whose pattern matches a partition key. */
+export function kindsOf(partitionKey: string): layout.PartitionKind[] {
+  return (Object.entries(layout.PARTITIONS) as Array<[layout.PartitionKind, string]>)
+    .filter(([, pattern]) => stringLike(pattern, partitionKey))
+    .map(([kind]) => kind);
+}
+
+/** The partition keys a builder makes, called with a sample value for each parameter. */
+function partitionKeysOfBuilder(name: string): string[] {
+  const builder = (layout.keys as unknown as Record<string, (...args: string[]) => unknown>)[name];
+  if (typeof builder !== 'function') throw new Error(`keys.${name} is not a key builder`);
+  const made = builder(...Array.from({ length: builder.length }, () => '1'));
+  const values = Array.isArray(made) ? made : [made];
+  return values.map((value) =>
+    typeof value === 'string' ? value : String((value as Record<string, unknown>)[layout.TABLE_KEYS.partitionKey]),
+  );
+}
+
+/** What one reference into the table layout (a builder or a partition key constant) reaches. */
+export function kindsOfLayoutReference(reference: string): layout.PartitionKind[] {
+  const constant = (layout as Record<string, unknown>)[reference];
+  const keys =
+    typeof constant === 'string'
+      ? [reference.endsWith('_PREFIX') ? `${constant}1` : constant]
+      : NOT_TABLE_PARTITIONS.has(reference)
+        ? []
+        : partitionKeysOfBuilder(reference);
+  return keys.flatMap((key) => {
+    const kinds = kindsOf(key);
+    if (kinds.length === 0)
+      throw new Error(
+        `${reference} makes the partition key ${key}, which no kind of PARTITIONS (lambdas/core/store/table-layout.ts) matches: add one`,
+      );
+    return kinds;
+  });
+}
+
+/** The table layout's references each handler's code reaches, with a file that makes each. */
+export function layoutReferences(entries: readonly string[]): Map<string, Map<string, string>> {
+  const config = ts.getParsedCommandLineOfConfigFile(
+    resolve(ROOT, 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      },
+    },
+  );
+  if (config === undefined) throw new Error('tsconfig.json could not be read');
+  const roots = entries.map((entry) => resolve(ROOT, entry));
+  const program = ts.createProgram(roots, config.options);
+  const checker = program.getTypeChecker();
+
+  /** The top-level statement a declaration belongs to, if it is in this repository's code. */
+  const topLevel = (node: ts.Node): ts.Node | undefined => {
+    const file = node.getSourceFile();
+    if (file.isDeclarationFile || file.fileName.includes('/node_modules/')) return undefined;
+    let current = node;
+    while (current.parent !== undefined && !ts.isSourceFile(current.parent)) current = current.parent;
+    return ts.isSourceFile(current) ? undefined : current;
+  };
+
+  const result = new Map<string, Map<string, string>>();
+  for (const [index, root] of roots.entries()) {
+    const file = program.getSourceFile(root);
+    if (file === undefined) throw new Error(`${root} is not in the program`);
+    const found = new Map<string, string>();
+    const seen = new Set<ts.Node>();
+    const queue: ts.Node[] = [...file.statements];
+    while (queue.length > 0) {
+      const unit = queue.pop() as ts.Node;
+      if (seen.has(unit)) continue;
+      seen.add(unit);
+      const where = relative(ROOT, unit.getSourceFile().fileName);
+      const visit = (node: ts.Node): void => {
+        if (ts.isIdentifier(node)) {
+          let symbol = checker.getSymbolAtLocation(node);
+          if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+          for (const declaration of symbol?.declarations ?? []) {
+            if (declaration.getSourceFile().fileName === LAYOUT_FILE) {
+              const name = symbol?.getName() ?? '';
+              if (name === 'keys' && ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node)
+                found.set(node.parent.name.text, where);
+              else if (/_PK(_PREFIX)?$/.test(name)) found.set(name, where);
+              continue;
+            }
+            const next = topLevel(declaration);
+            if (next !== undefined && !seen.has(next)) queue.push(next);
+          }
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(unit);
+    }
+    result.set(entries[index] as string, found);
+  }
+  return result;
+}
