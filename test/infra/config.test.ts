@@ -27,6 +27,8 @@ describe('configuration', () => {
       recordingArchiveClass: 'GLACIER_IR',
       recordingTransitionDays: 30,
       maxRecordingBytes: 10 * 1024 ** 3,
+      recordingDownloadMinutes: 12,
+      recordingDownloadMinKiBPerSecond: 256,
       recordingWaitMinutes: 30,
       replacedVersionRetentionDays: 30,
       reconcileEveryMinutes: 5,
