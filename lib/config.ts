@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { RECORDING_TRANSFER_DEFAULTS } from '../lambdas/core/archive/recording-transfer';
 import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/rest-contract';
 import { describeIssues } from '../lambdas/core/validation';
+import { ARCHIVE_TIMEOUT } from './recording-archive';
 
 /** Retention periods CloudWatch Logs accepts. */
 const LOG_RETENTION_DAYS = [
@@ -109,11 +110,16 @@ const configFields = z.object({
   /** Recordings larger than this are refused (the archive job fails to the DLQ with the reason). */
   maxRecordingBytes: contextNumber.min(1024 * 1024).default(10 * 1024 ** 3),
   /**
-   * A recording download must finish within this many minutes, connect to last byte (the archive
-   * function runs 15), and keep at least recordingDownloadMinKiBPerSecond over every 30 s: a storage
+   * A recording download must finish within this many minutes, connect to last byte (inside the
+   * archive function's timeout), and keep at least recordingDownloadMinKiBPerSecond over every 30 s: a storage
    * host that drips bytes is cut off instead of holding the function (ArchiveDownloadCutOff counts it).
    */
-  recordingDownloadMinutes: contextNumber.min(1).max(14).default(RECORDING_TRANSFER_DEFAULTS.deadlineMinutes),
+  recordingDownloadMinutes: contextNumber
+    .min(1)
+    .max(ARCHIVE_TIMEOUT.toMinutes() - 1, {
+      message: `must leave the archive function (${ARCHIVE_TIMEOUT.toMinutes()} minutes) at least a minute to finish the upload`,
+    })
+    .default(RECORDING_TRANSFER_DEFAULTS.deadlineMinutes),
   recordingDownloadMinKiBPerSecond: contextNumber.min(1).default(RECORDING_TRANSFER_DEFAULTS.minKiBPerSecond),
   /** After a crash (`fatal_error`) the service uploads the recording late: how long the archive waits for it. */
   recordingWaitMinutes: contextNumber.min(0).max(720).default(30),
