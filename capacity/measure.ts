@@ -10,6 +10,7 @@ import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { archiveMeeting } from '../lambdas/core/archive/archive-meeting';
 import { openDownload } from '../lambdas/core/archive/download-guard';
+import { DEFAULT_RECORDING_TRANSFER } from '../lambdas/core/archive/recording-transfer';
 import { staticSecret } from '../lambdas/core/secrets';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { UpstreamClient } from '../lambdas/core/upstream/client';
@@ -473,7 +474,8 @@ async function measureArchive(run: {
       upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'capacity' }),
       recordings: s3Recordings(recordingsS3, bucket),
       events: eventLogPublisher({ file: scratchEventsFile() }),
-      openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1 << 30, timeoutMs: 10_000 }),
+      openDownload: (url) =>
+        openDownload(url, { allowLoopback: true, maxBytes: 1 << 30, transfer: DEFAULT_RECORDING_TRANSFER }),
       maxRecordingBytes: 1 << 30,
       downloadAttempts: 1,
       telemetry: silentTelemetry,

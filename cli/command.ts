@@ -2,6 +2,7 @@
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { EXIT_CODES_HELP, type ExitCode, UsageError } from './exit-codes';
 import { resolveTarget, type Target } from './target';
+import { terminalJson, writeOut } from './terminal';
 
 /** Flags every command takes. */
 export const COMMON_OPTIONS = {
@@ -97,7 +98,7 @@ export function defineCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpe
       // The common flags' types do not depend on the command's own.
       const common = parsed.values as unknown as CommonValues;
       if (common.help === true) {
-        console.log(help());
+        print(help());
         return undefined;
       }
       const args = parsed.positionals.slice(spec.words.length);
@@ -135,7 +136,7 @@ export function wholeNumber(flag: string, text: string | undefined, min: number,
   return value;
 }
 
-/** Writes a line to stdout. */
-export const print = (text: string) => process.stdout.write(`${text}\n`);
+/** Writes a line to stdout, without control characters (terminal.ts). */
+export const print = (text: string) => writeOut(`${text}\n`);
 /** `--json` output: the API's JSON, indented. */
-export const printJson = (value: unknown) => print(JSON.stringify(value, null, 2));
+export const printJson = (value: unknown) => writeOut(`${terminalJson(value)}\n`);

@@ -10,6 +10,7 @@ import { scheduleCancel, scheduleGet, schedulePut } from './commands/schedule';
 import { transcript } from './commands/transcript';
 import { CliError, EXIT, EXIT_CODES_HELP, type ExitCode, isDeniedByAws } from './exit-codes';
 import { mcp } from './mcp/command';
+import { writeErr, writeOut } from './terminal';
 
 export const COMMANDS: Command[] = [
   meetingsList,
@@ -53,7 +54,7 @@ assistants over MCP, erases meetings, manages schedules, and re-drives the dead-
 export async function main(argv: string[]): Promise<ExitCode> {
   const first = argv[0];
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    console.log(overview(COMMANDS, HEADING));
+    writeOut(`${overview(COMMANDS, HEADING)}\n`);
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
   const command = COMMANDS.find((c) => c.words.every((word, i) => argv[i] === word));
@@ -64,14 +65,10 @@ export async function main(argv: string[]): Promise<ExitCode> {
       const line = wantsHelp
         ? ''
         : `meeting-pipeline ${first}: ${argv[1] === undefined ? 'which one?' : `no ${argv[1]}`}\n\n`;
-      (wantsHelp ? process.stdout : process.stderr).write(
-        `${line}${overview(group, `usage: meeting-pipeline ${first} <command>`)}\n`,
-      );
+      (wantsHelp ? writeOut : writeErr)(`${line}${overview(group, `usage: meeting-pipeline ${first} <command>`)}\n`);
       return wantsHelp ? EXIT.ok : EXIT.usage;
     }
-    process.stderr.write(
-      `meeting-pipeline: no command ${JSON.stringify(first)} (meeting-pipeline --help lists them)\n`,
-    );
+    writeErr(`meeting-pipeline: no command ${JSON.stringify(first)} (meeting-pipeline --help lists them)\n`);
     return EXIT.usage;
   }
   try {
@@ -79,11 +76,11 @@ export async function main(argv: string[]): Promise<ExitCode> {
   } catch (error) {
     if (error instanceof CliError) {
       const hint = error.exitCode === EXIT.usage ? ` (meeting-pipeline ${command.words.join(' ')} --help)` : '';
-      process.stderr.write(`meeting-pipeline ${command.words.join(' ')}: ${error.message}${hint}\n`);
+      writeErr(`meeting-pipeline ${command.words.join(' ')}: ${error.message}${hint}\n`);
       return error.exitCode;
     }
     const { name, message } = error as Error;
-    process.stderr.write(`meeting-pipeline ${command.words.join(' ')}: ${name}: ${message}\n`);
+    writeErr(`meeting-pipeline ${command.words.join(' ')}: ${name}: ${message}\n`);
     return isDeniedByAws(name) ? EXIT.denied : EXIT.error;
   }
 }

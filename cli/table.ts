@@ -1,4 +1,8 @@
-/** Plain-text tables and key/value blocks for people; scripts use `--json`. */
+/**
+ * Plain-text tables and key/value blocks for people; scripts use `--json`. Each cell
+ * is one line without control characters, so no value can add a row or act on the terminal.
+ */
+import { withoutControls } from '../lambdas/core/text/control-characters';
 
 export interface Column<Row> {
   header: string;
@@ -7,8 +11,10 @@ export interface Column<Row> {
   align?: 'left' | 'right';
 }
 
-const cell = (value: string | number | null | undefined): string =>
-  value === null || value === undefined || value === '' ? '-' : String(value);
+const cell = (value: string | number | null | undefined): string => {
+  const text = value === null || value === undefined ? '' : withoutControls(String(value), { keepLines: false });
+  return text === '' ? '-' : text;
+};
 
 export function renderTable<Row>(columns: Column<Row>[], rows: Row[]): string {
   const cells = rows.map((row) => columns.map((column) => cell(column.value(row))));
@@ -35,6 +41,6 @@ export function renderFields(fields: Array<[string, string | number | boolean | 
 
 /** One line of at most `max` characters: for sample message bodies. */
 export function oneLine(text: string, max = 100): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = withoutControls(text, { keepLines: false });
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -5,10 +5,12 @@
 import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
+import { RECORDING_TRANSFER_DEFAULTS } from '../lambdas/core/archive/recording-transfer';
 import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { DEFAULT_QUARANTINE_LIMITS } from '../lambdas/core/ingress/quarantine';
 import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/rest-contract';
 import { describeIssues } from '../lambdas/core/validation';
+import { ARCHIVE_TIMEOUT } from './recording-archive';
 
 /** Retention periods CloudWatch Logs accepts. */
 const LOG_RETENTION_DAYS = [
@@ -142,6 +144,18 @@ const configFields = z.object({
   recordingTransitionDays: contextNumber.min(0).max(3650).default(30),
   /** Recordings larger than this are refused (the archive job fails to the DLQ with the reason). */
   maxRecordingBytes: contextNumber.min(1024 * 1024).default(10 * 1024 ** 3),
+  /**
+   * A recording download must finish within this many minutes, connect to last byte (inside the
+   * archive function's timeout), and keep at least recordingDownloadMinKiBPerSecond over every 30 s: a storage
+   * host that drips bytes is cut off instead of holding the function (ArchiveDownloadCutOff counts it).
+   */
+  recordingDownloadMinutes: contextNumber
+    .min(1)
+    .max(ARCHIVE_TIMEOUT.toMinutes() - 1, {
+      message: `must leave the archive function (${ARCHIVE_TIMEOUT.toMinutes()} minutes) at least a minute to finish the upload`,
+    })
+    .default(RECORDING_TRANSFER_DEFAULTS.deadlineMinutes),
+  recordingDownloadMinKiBPerSecond: contextNumber.min(1).default(RECORDING_TRANSFER_DEFAULTS.minKiBPerSecond),
   /** After a crash (`fatal_error`) the service uploads the recording late: how long the archive waits for it. */
   recordingWaitMinutes: contextNumber.min(0).max(720).default(30),
   /** How long S3 keeps a replaced version of an archived recording, transcript or participants file. */

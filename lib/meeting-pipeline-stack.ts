@@ -89,6 +89,8 @@ export class MeetingPipelineStack extends Stack {
       secretCacheSeconds: config.secretCacheSeconds,
       maxRecordingBytes: config.maxRecordingBytes,
       recordingWaitMinutes: config.recordingWaitMinutes,
+      recordingDownloadMinutes: config.recordingDownloadMinutes,
+      recordingDownloadMinKiBPerSecond: config.recordingDownloadMinKiBPerSecond,
       replacedVersionRetentionDays: config.replacedVersionRetentionDays,
       recordingArchiveClass: config.recordingArchiveClass,
       recordingTransitionDays: config.recordingTransitionDays,

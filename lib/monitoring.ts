@@ -25,6 +25,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { CUT_OFF_REASONS } from '../lambdas/core/archive/download-guard';
 import { CALENDAR_LIMITS } from '../lambdas/core/calendar/calendar-limits';
 import { EVENT_FAILURE_REASONS } from '../lambdas/core/events/failure-reasons';
 import {
@@ -315,7 +316,11 @@ export class Monitoring extends Construct {
     this.dashboard.addWidgets(
       graph(
         'Archive',
-        [app(METRICS.meetingArchived, SERVICES.archive), app(METRICS.archiveFailed, SERVICES.archive)],
+        [
+          app(METRICS.meetingArchived, SERVICES.archive),
+          app(METRICS.archiveFailed, SERVICES.archive),
+          ...CUT_OFF_REASONS.map((reason) => app(METRICS.downloadCutOff, SERVICES.archive, { reason })),
+        ],
         [app(METRICS.archiveBytes, SERVICES.archive)],
       ),
       graph('Scheduler', [

@@ -54,6 +54,9 @@ export interface RecordingArchiveProps extends UpstreamSettings {
   accessLogs: IBucket;
   table: ITableV2;
   maxRecordingBytes: number;
+  /** The recording download's deadline and minimum rate (lib/config.ts). */
+  recordingDownloadMinutes: number;
+  recordingDownloadMinKiBPerSecond: number;
   /** After `fatal_error`, how long a recording not uploaded yet is waited for. */
   recordingWaitMinutes: number;
   /** How long a replaced (noncurrent) version of an archived object is kept before S3 expires it. */
@@ -111,6 +114,8 @@ export class RecordingArchive extends Construct {
       MAX_RECORDING_BYTES: String(props.maxRecordingBytes),
       ARCHIVE_QUEUE_URL: this.queue.queueUrl,
       RECORDING_WAIT_MINUTES: String(props.recordingWaitMinutes),
+      RECORDING_DOWNLOAD_MINUTES: String(props.recordingDownloadMinutes),
+      RECORDING_DOWNLOAD_MIN_KIB_PER_SECOND: String(props.recordingDownloadMinKiBPerSecond),
       ALLOW_LOOPBACK_DOWNLOADS: 'false',
       RECORDING_UPLOAD_PART_MIB: String(props.uploadPartMiB),
     };

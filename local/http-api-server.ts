@@ -3,13 +3,19 @@
  * payload-format 2.0 events API Gateway would: POST /webhooks (the ingress) and
  * PUT/GET/DELETE /schedules/{id} (the schedule API), the read API's GET routes and
  * DELETE /meetings/{bot_id} (IAM-authorized in AWS, open on loopback here).
+ *
+ * Open on loopback means any web page the operator visits must not reach it: a
+ * request whose Host is not this server on loopback (DNS rebinding) is answered
+ * 421, a path with a bad escape 400, and whatever a request does, it is answered
+ * (500 at worst, without the error's details) and the process goes on.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { CALENDAR_API_ROUTES } from '../lambdas/core/calendar/calendar-api';
 import { ERASE_API_ROUTES } from '../lambdas/core/erase/erase-contract';
 import { READ_API_ROUTES } from '../lambdas/core/read/read-api-contract';
+import { onlyLoopbackHosts } from './loopback-host';
 
 export type HttpRouteHandler = (
   event: APIGatewayProxyEventV2,
@@ -59,82 +65,36 @@ function queryParameters(search: URLSearchParams): Record<string, string> | unde
   return Object.keys(params).length === 0 ? undefined : params;
 }
 
+/** A path parameter that is not valid percent-encoded UTF-8: the request is answered 400. */
+class BadPathError extends Error {}
+
+function decodePathParameter(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new BadPathError(`the path segment ${JSON.stringify(raw)} is not valid percent-encoded UTF-8`);
+  }
+}
+
+function answerJson(response: ServerResponse, status: number, body: object): void {
+  if (response.headersSent) {
+    response.destroy();
+    return;
+  }
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
 export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): Promise<LocalHttpApi> {
-  const server: Server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const method = request.method ?? 'GET';
-    const scheduleId = SCHEDULE_PATH.exec(url.pathname)?.[1];
-    let routeKey: string | undefined;
-    let handler: HttpRouteHandler | undefined;
-    let pathParameters: Record<string, string> | undefined =
-      scheduleId === undefined ? undefined : { id: decodeURIComponent(scheduleId) };
-    if (method === 'POST' && url.pathname === '/webhooks') {
-      routeKey = 'POST /webhooks';
-      handler = routes.webhooks;
-    } else if (scheduleId !== undefined && ['PUT', 'GET', 'DELETE'].includes(method)) {
-      routeKey = `${method} /schedules/{id}`;
-      handler = routes.schedules?.();
-    } else {
-      const routed = [
-        ...READ_ROUTES.map((route) => ({ ...route, handler: routes.read })),
-        ...CALENDAR_ROUTES.map((route) => ({ ...route, handler: routes.calendars })),
-        ...ERASE_ROUTES.map((route) => ({ ...route, handler: routes.erase })),
-      ];
-      for (const route of routed) {
-        const match = method === route.method ? route.pattern.exec(url.pathname) : null;
-        if (match === null) continue;
-        routeKey = route.routeKey;
-        handler = route.handler?.();
-        const values = route.names.map((name, i) => [name, decodeURIComponent(match[i + 1] ?? '')]);
-        pathParameters = values.length === 0 ? undefined : Object.fromEntries(values);
-        break;
-      }
-    }
-    if (routeKey === undefined || handler === undefined) {
-      response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
-      return;
-    }
-    const headers = Object.fromEntries(
-      Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(',') : (v ?? '')]),
-    );
-    const result = await handler({
-      version: '2.0',
-      routeKey,
-      rawPath: url.pathname,
-      rawQueryString: url.search.replace(/^\?/, ''),
-      headers,
-      ...(pathParameters !== undefined && { pathParameters }),
-      ...(queryParameters(url.searchParams) !== undefined && {
-        queryStringParameters: queryParameters(url.searchParams),
-      }),
-      requestContext: {
-        accountId: '000000000000',
-        apiId: 'local',
-        domainName: '127.0.0.1',
-        domainPrefix: 'local',
-        http: {
-          method,
-          path: url.pathname,
-          protocol: 'HTTP/1.1',
-          sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-          userAgent: headers['user-agent'] ?? '',
-        },
-        requestId: randomUUID(),
-        routeKey,
-        stage: '$default',
-        time: new Date().toISOString(),
-        timeEpoch: Date.now(),
-      },
-      // API Gateway base64-encodes bodies it cannot treat as text; doing so always keeps the bytes exact.
-      body: Buffer.concat(chunks).toString('base64'),
-      isBase64Encoded: true,
+  const server: Server = createServer((request, response) => {
+    answer(routes, request, response).catch((error: unknown) => {
+      if (error instanceof BadPathError)
+        return answerJson(response, 400, { message: 'Bad Request', reason: error.message });
+      // The operator's terminal gets the error; the client only that it failed.
+      console.error('local HTTP API: request failed', request.method, request.url?.split('?')[0], error);
+      answerJson(response, 500, { message: 'Internal Server Error' });
     });
-    response
-      .writeHead(result?.statusCode ?? 200, (result?.headers ?? {}) as Record<string, string>)
-      .end(result?.body ?? '');
   });
+  onlyLoopbackHosts(server);
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('no TCP address');
@@ -150,4 +110,81 @@ export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): P
         server.close(() => resolve());
       }),
   };
+}
+
+/** One request through its route's handler, as API Gateway would call it. */
+async function answer(routes: LocalHttpApiRoutes, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+  const method = request.method ?? 'GET';
+  const scheduleId = SCHEDULE_PATH.exec(url.pathname)?.[1];
+  let routeKey: string | undefined;
+  let handler: HttpRouteHandler | undefined;
+  let pathParameters: Record<string, string> | undefined =
+    scheduleId === undefined ? undefined : { id: decodePathParameter(scheduleId) };
+  if (method === 'POST' && url.pathname === '/webhooks') {
+    routeKey = 'POST /webhooks';
+    handler = routes.webhooks;
+  } else if (scheduleId !== undefined && ['PUT', 'GET', 'DELETE'].includes(method)) {
+    routeKey = `${method} /schedules/{id}`;
+    handler = routes.schedules?.();
+  } else {
+    const routed = [
+      ...READ_ROUTES.map((route) => ({ ...route, handler: routes.read })),
+      ...CALENDAR_ROUTES.map((route) => ({ ...route, handler: routes.calendars })),
+      ...ERASE_ROUTES.map((route) => ({ ...route, handler: routes.erase })),
+    ];
+    for (const route of routed) {
+      const match = method === route.method ? route.pattern.exec(url.pathname) : null;
+      if (match === null) continue;
+      routeKey = route.routeKey;
+      handler = route.handler?.();
+      const values = route.names.map((name, i) => [name, decodePathParameter(match[i + 1] ?? '')]);
+      pathParameters = values.length === 0 ? undefined : Object.fromEntries(values);
+      break;
+    }
+  }
+  if (routeKey === undefined || handler === undefined) {
+    response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
+    return;
+  }
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(',') : (v ?? '')]),
+  );
+  const result = await handler({
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    ...(pathParameters !== undefined && { pathParameters }),
+    ...(queryParameters(url.searchParams) !== undefined && {
+      queryStringParameters: queryParameters(url.searchParams),
+    }),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: '127.0.0.1',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    // API Gateway base64-encodes bodies it cannot treat as text; doing so always keeps the bytes exact.
+    body: Buffer.concat(chunks).toString('base64'),
+    isBase64Encoded: true,
+  });
+  response
+    .writeHead(result?.statusCode ?? 200, (result?.headers ?? {}) as Record<string, string>)
+    .end(result?.body ?? '');
 }

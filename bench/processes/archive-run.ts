@@ -1,6 +1,7 @@
 /** Benchmark helper process: archives the meeting once and reports time, bytes, checksum and peak RSS. */
 import { archiveMeeting } from '../../lambdas/core/archive/archive-meeting';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
+import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
@@ -21,7 +22,8 @@ const outcome = await archiveMeeting(setup.botId, {
   upstream: new UpstreamClient({ baseUrl: setup.baseUrl, apiKey: async () => 'bench' }),
   recordings: s3Recordings(s3Client(RECORDING_S3_TIMEOUTS), setup.bucket),
   events: eventLogPublisher({ file: scratchEventsFile() }),
-  openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 16 * 1024 ** 3, timeoutMs: 30_000 }),
+  openDownload: (url) =>
+    openDownload(url, { allowLoopback: true, maxBytes: 16 * 1024 ** 3, transfer: DEFAULT_RECORDING_TRANSFER }),
   maxRecordingBytes: 16 * 1024 ** 3,
   downloadAttempts: 1,
   telemetry: silentTelemetry,

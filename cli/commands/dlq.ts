@@ -14,6 +14,7 @@ import { moveByHand, moveWithTask } from '../dlq/sqs-redrive';
 import { CliError, EXIT, UsageError } from '../exit-codes';
 import { oneLine, renderTable } from '../table';
 import { requireResources } from '../target';
+import { writeErr } from '../terminal';
 
 const NAMES_HELP = DEAD_LETTER_QUEUE_NAMES.map(
   (name) => `  ${name.padEnd(22)}  ${DEAD_LETTER_QUEUES[name].holds}; back to: ${DEAD_LETTER_QUEUES[name].redrive}`,
@@ -53,7 +54,7 @@ export const dlqList = defineCommand({
       ),
     );
     const missing = DEAD_LETTER_QUEUE_NAMES.filter((name) => !resources.deadLetterQueues.some((q) => q.name === name));
-    if (missing.length > 0) process.stderr.write(`not in this target: ${missing.join(', ')}\n`);
+    if (missing.length > 0) writeErr(`not in this target: ${missing.join(', ')}\n`);
     return undefined;
   },
 });
@@ -87,7 +88,7 @@ ${NAMES_HELP}`,
         `${report.moved} moved back from the ${name} DLQ${report.failed.length > 0 ? `, ${report.failed.length} failed` : ''}` +
           (report.via === 'move-task' ? ' (SQS move task)' : ''),
       );
-    for (const failure of report.failed) process.stderr.write(`  ${failure.messageId}: ${failure.reason}\n`);
+    for (const failure of report.failed) writeErr(`  ${failure.messageId}: ${failure.reason}\n`);
     return report.failed.length > 0 ? EXIT.error : undefined;
   },
 });
@@ -121,7 +122,7 @@ async function redrive(
     );
   if (queue.arn !== undefined && options.max === undefined) {
     const task = await moveWithTask(sqs, queue.arn, (moved, toMove) => {
-      if (!quiet) process.stderr.write(`  moving: ${moved}${toMove === undefined ? '' : ` of ${toMove}`}\n`);
+      if (!quiet) writeErr(`  moving: ${moved}${toMove === undefined ? '' : ` of ${toMove}`}\n`);
     });
     if (task.kind === 'finished') {
       const failed =
@@ -130,7 +131,7 @@ async function redrive(
           : [{ messageId: '-', reason: `move task ${task.status}: ${task.failureReason ?? ''}` }];
       return { name: queue.name, via: 'move-task', moved: task.moved, failed };
     }
-    if (!quiet) process.stderr.write(`SQS move tasks unavailable here (${task.reason}); moving message by message\n`);
+    if (!quiet) writeErr(`SQS move tasks unavailable here (${task.reason}); moving message by message\n`);
   }
   return outcome('receive-send-delete', await moveByHand(sqs, queue.url, queue.sourceQueueUrl, options));
 }

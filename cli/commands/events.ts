@@ -6,6 +6,7 @@ import { defineCommand, print, printJson, wholeNumber } from '../command';
 import { UsageError } from '../exit-codes';
 import { pageFooter, readPages } from '../paging';
 import { renderTable } from '../table';
+import { writeErr } from '../terminal';
 
 /** The objects other than bots that webhooks relate to, by query parameter: `--calendar-id` sets `calendar_id`… */
 const OBJECT_FIELDS: string[] = Object.values(RELATED_OBJECT_ID_FIELDS);
@@ -75,7 +76,7 @@ With ${OBJECT_FIELDS.map((field) => `--${flagOf(field)}`).join(', ')} instead of
         deliveries,
       ),
     );
-    process.stderr.write(pageFooter(deliveries.length, ['delivery', 'deliveries'], next));
+    writeErr(pageFooter(deliveries.length, ['delivery', 'deliveries'], next));
     return undefined;
   },
 });

@@ -13,6 +13,7 @@ import { defineCommand, print, printJson, wholeNumber } from '../command';
 import { UsageError } from '../exit-codes';
 import { pageFooter, readPages } from '../paging';
 import { renderFields, renderTable } from '../table';
+import { writeErr } from '../terminal';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -71,7 +72,7 @@ export const meetingsList = defineCommand({
         meetings,
       ),
     );
-    process.stderr.write(pageFooter(meetings.length, ['meeting', 'meetings'], next));
+    writeErr(pageFooter(meetings.length, ['meeting', 'meetings'], next));
     return undefined;
   },
 });

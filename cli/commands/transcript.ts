@@ -8,6 +8,7 @@ import {
 import { request, requestJson, routeUrl } from '../api';
 import { defineCommand, printJson } from '../command';
 import { UsageError } from '../exit-codes';
+import { writeOut } from '../terminal';
 
 const isFormat = (text: string): text is TranscriptFormat => (TRANSCRIPT_FORMATS as readonly string[]).includes(text);
 
@@ -29,7 +30,7 @@ export const transcript = defineCommand({
       return undefined;
     }
     const text = await (await request(api, url)).text();
-    process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`);
+    writeOut(text.endsWith('\n') || text === '' ? text : `${text}\n`);
     return undefined;
   },
 });

@@ -11,6 +11,7 @@ import {
   RecordingPendingError,
 } from '../core/archive/archive-meeting';
 import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core/archive/download-guard';
+import { RECORDING_TRANSFER_DEFAULTS, recordingTransferLimits } from '../core/archive/recording-transfer';
 import type { DomainEventPublisher } from '../core/domain-events/publisher';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
@@ -25,7 +26,10 @@ export function downloadPolicyFrom(env: ArchiveEnvironment): DownloadPolicy {
   return {
     allowLoopback: env.ALLOW_LOOPBACK_DOWNLOADS === 'true',
     maxBytes: env.MAX_RECORDING_BYTES,
-    timeoutMs: 30_000,
+    transfer: recordingTransferLimits(
+      env.RECORDING_DOWNLOAD_MINUTES ?? RECORDING_TRANSFER_DEFAULTS.deadlineMinutes,
+      env.RECORDING_DOWNLOAD_MIN_KIB_PER_SECOND ?? RECORDING_TRANSFER_DEFAULTS.minKiBPerSecond,
+    ),
   };
 }
 

@@ -81,6 +81,12 @@ export const METRICS = {
   meetingArchived: metric('MeetingArchived', 'Count'),
   archiveBytes: metric('ArchiveBytes', 'Bytes'),
   archiveFailed: metric('ArchiveFailed', 'Count'),
+  /**
+   * Downloads (recordings, calendar feeds) cut off past their deadline or below their minimum
+   * rate, by reason (CutOffReason in download-guard.ts: deadline, too-slow), from the archive
+   * and calendar functions; the failure itself also counts as ArchiveFailed or CalendarSyncFailed.
+   */
+  downloadCutOff: metric('DownloadCutOff', 'Count', ['reason']),
   reconcilerHealed: metric('ReconcilerHealed', 'Count'),
   /** Bots the service answered 404 for several checks running: set aside, a person should look. */
   reconcilerUnknownBot: metric('ReconcilerUnknownBot', 'Count'),

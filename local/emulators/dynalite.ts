@@ -4,6 +4,7 @@ import type { Server as HttpServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:net';
 import dynalite from 'dynalite';
+import { onlyLoopbackHosts } from '../loopback-host';
 
 export interface DynamoEmulator {
   endpoint: string;
@@ -18,6 +19,8 @@ export async function startDynamoEmulator(options: { port?: number; path?: strin
     updateTableMs: 0,
     ...(options.path && { path: options.path }),
   });
+  // It takes any credentials: a web page rebinding its name to 127.0.0.1 must not read the table.
+  onlyLoopbackHosts(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', resolve);

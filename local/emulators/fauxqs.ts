@@ -4,6 +4,7 @@
  * Queues and buckets are created through the AWS SDK like any other client would.
  */
 import { buildApp } from 'fauxqs';
+import { onlyLoopbackHosts } from '../loopback-host';
 
 export interface SqsS3Emulator {
   endpoint: string;
@@ -18,6 +19,8 @@ export const LOCAL_ACCOUNT = '000000000000';
 export async function startSqsS3Emulator(options: { port?: number } = {}): Promise<SqsS3Emulator> {
   // Without a host option, queue URLs follow the request's Host header: http://127.0.0.1:<port>/...
   const app = buildApp({ logger: false, defaultRegion: LOCAL_REGION });
+  // It takes any credentials: a web page rebinding its name to 127.0.0.1 must not read the buckets.
+  onlyLoopbackHosts(app.server);
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('fauxqs did not report a TCP address');

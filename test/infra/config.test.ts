@@ -30,6 +30,8 @@ describe('configuration', () => {
       recordingArchiveClass: 'GLACIER_IR',
       recordingTransitionDays: 30,
       maxRecordingBytes: 10 * 1024 ** 3,
+      recordingDownloadMinutes: 12,
+      recordingDownloadMinKiBPerSecond: 256,
       recordingWaitMinutes: 30,
       replacedVersionRetentionDays: 30,
       reconcileEveryMinutes: 5,
@@ -129,6 +131,12 @@ describe('configuration', () => {
       /recordingUploadPartMiB: 5 MiB parts cannot hold a recording of maxRecordingBytes/,
     ],
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', recordingArchiveClass: 'GLACIER' }, /recordingArchiveClass/],
+    // The archive function runs 15 minutes: a download deadline past 14 would end in its timeout instead.
+    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', recordingDownloadMinutes: 15 }, /recordingDownloadMinutes/],
+    [
+      { upstreamBaseUrl: 'https://m.example.org/api/v1/', recordingDownloadMinKiBPerSecond: 0 },
+      /recordingDownloadMinKiBPerSecond/,
+    ],
   ])('refuses %j with a clear message', (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(ConfigError);
     expect(() => parseConfig(raw)).toThrow(message);

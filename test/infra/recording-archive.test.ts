@@ -78,6 +78,9 @@ describe('recording archive', () => {
       API_KEY_SECRET_ID: 'meeting-pipeline/api-key',
       UPSTREAM_BASE_URL: 'https://meetings.example.org/api/v1/',
       RECORDING_WAIT_MINUTES: '30',
+      // A drip-fed download is cut off: 12 minutes connect to last byte, at least 256 KiB/s per window.
+      RECORDING_DOWNLOAD_MINUTES: '12',
+      RECORDING_DOWNLOAD_MIN_KIB_PER_SECOND: '256',
       // Larger than local mode's 8 MiB default (the emulator's request limit): fewer requests per recording.
       RECORDING_UPLOAD_PART_MIB: '16',
     });

@@ -11,6 +11,7 @@ import { archiveHandlerOptions, createArchiveHandler } from '../../lambdas/archi
 import type { ArchiveEnvironment } from '../../lambdas/archive/environment';
 import type { ArchiveRecord } from '../../lambdas/core/archive/archive-meeting';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
+import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
@@ -50,7 +51,8 @@ function archivePoller(recordingWaitMs: number) {
       upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
       recordings: s3Recordings(s3Client(), BUCKET),
       events: testEventLog().publisher,
-      openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1 << 24, timeoutMs: 5_000 }),
+      openDownload: (url) =>
+        openDownload(url, { allowLoopback: true, maxBytes: 1 << 24, transfer: DEFAULT_RECORDING_TRANSFER }),
       maxRecordingBytes: 1 << 24,
       downloadAttempts: 3,
       telemetry: silentTelemetry,

@@ -17,6 +17,7 @@ import {
   archiveMeeting,
 } from '../../lambdas/core/archive/archive-meeting';
 import { DownloadFailedError, type DownloadPolicy, openDownload } from '../../lambdas/core/archive/download-guard';
+import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
@@ -36,7 +37,7 @@ const MiB = 1024 * 1024;
 const RECORDING_BYTES = 6 * MiB;
 const BUCKET = 'archive-resume-recordings';
 const service = new SimulatedServiceApi();
-const policy: DownloadPolicy = { allowLoopback: true, maxBytes: 64 * MiB, timeoutMs: 5_000 };
+const policy: DownloadPolicy = { allowLoopback: true, maxBytes: 64 * MiB, transfer: DEFAULT_RECORDING_TRANSFER };
 let pipeline: LocalPipeline;
 let resources: LocalResources;
 

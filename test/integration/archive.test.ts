@@ -10,6 +10,7 @@ import {
   openDownload,
 } from '../../lambdas/core/archive/download-guard';
 import { writeFinalTranscript } from '../../lambdas/core/archive/fill-gaps';
+import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
 import { domainEvents } from '../../lambdas/core/domain-events/catalogue';
 import { processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { keys, SK_PREFIX } from '../../lambdas/core/store/table-layout';
@@ -43,7 +44,7 @@ const service = new SimulatedServiceApi();
 let pipeline: LocalPipeline;
 let resources: LocalResources;
 const BUCKET = 'archive-test-recordings';
-const policy: DownloadPolicy = { allowLoopback: true, maxBytes: 64 * MiB, timeoutMs: 5_000 };
+const policy: DownloadPolicy = { allowLoopback: true, maxBytes: 64 * MiB, transfer: DEFAULT_RECORDING_TRANSFER };
 let multipart: ReturnType<typeof watchMultipart>;
 
 beforeAll(async () => {
@@ -328,7 +329,7 @@ describe('archiving a meeting', () => {
 });
 
 describe('download guard', () => {
-  const strict: DownloadPolicy = { allowLoopback: false, maxBytes: MiB, timeoutMs: 1_000 };
+  const strict: DownloadPolicy = { allowLoopback: false, maxBytes: MiB, transfer: DEFAULT_RECORDING_TRANSFER };
   it.each([
     'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
     'https://169.254.169.254/latest/meta-data/',

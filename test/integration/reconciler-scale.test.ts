@@ -11,6 +11,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArchiveHandler } from '../../lambdas/archive/adapter';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
+import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { type ReconcileReport, reconcileMeetings } from '../../lambdas/core/reconcile/reconcile-meetings';
 import { keys } from '../../lambdas/core/store/table-layout';
@@ -127,7 +128,8 @@ describe('reconciler at scale', () => {
         upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k' }),
         recordings: s3Recordings(s3Client(), bucket),
         events: processing.events,
-        openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1 << 20, timeoutMs: 5_000 }),
+        openDownload: (url) =>
+          openDownload(url, { allowLoopback: true, maxBytes: 1 << 20, transfer: DEFAULT_RECORDING_TRANSFER }),
         maxRecordingBytes: 1 << 20,
         downloadAttempts: 3,
         telemetry: silentTelemetry,

@@ -3,6 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createArchiveHandler } from '../../lambdas/archive/adapter';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
+import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { type ReconcileDependencies, reconcileMeetings } from '../../lambdas/core/reconcile/reconcile-meetings';
 import { GSI, keys, padMicros, stateShard } from '../../lambdas/core/store/table-layout';
@@ -121,7 +122,8 @@ describe('reconciler', () => {
       upstream,
       recordings: s3Recordings(s3Client(), bucket),
       events: processing.events,
-      openDownload: (url) => openDownload(url, { allowLoopback: true, maxBytes: 1024 ** 3, timeoutMs: 5_000 }),
+      openDownload: (url) =>
+        openDownload(url, { allowLoopback: true, maxBytes: 1024 ** 3, transfer: DEFAULT_RECORDING_TRANSFER }),
       maxRecordingBytes: 1024 ** 3,
       downloadAttempts: 3,
       telemetry: silentTelemetry,

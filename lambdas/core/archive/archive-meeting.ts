@@ -22,7 +22,13 @@ import type { TableAccess } from '../store/dynamo';
 import { ERASURE_ATTRIBUTE, GSI, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { UpstreamClient } from '../upstream/client';
-import { DownloadFailedError, DownloadRefusedError, LinkExpiredError, type OpenedDownload } from './download-guard';
+import {
+  DownloadCutOffError,
+  DownloadFailedError,
+  DownloadRefusedError,
+  LinkExpiredError,
+  type OpenedDownload,
+} from './download-guard';
 import { fillMissingParticipants, writeFinalTranscript } from './fill-gaps';
 import { ARCHIVE_METADATA, archiveKeys, extensionFor, type RecordingStore } from './recording-store';
 
@@ -269,6 +275,11 @@ async function archiveRecording(
     try {
       return await copyRecording(botId, link.url, deps);
     } catch (error) {
+      if (error instanceof DownloadCutOffError) {
+        // Another link now could not finish in the time left: the queue tries again later.
+        deps.telemetry.metrics.emit(METRICS.downloadCutOff, 1, { reason: error.reason });
+        throw error;
+      }
       const retryable = error instanceof LinkExpiredError || error instanceof DownloadFailedError;
       if (!retryable || attempt >= deps.downloadAttempts) throw error;
       deps.telemetry.log.warn('recording download failed; trying a fresh link', {
@@ -286,11 +297,16 @@ const UNANNOUNCED = 'unannounced';
 async function copyRecording(botId: string, url: string, deps: ArchiveDependencies): Promise<ArchivedRecording> {
   const download = await deps.openDownload(url);
   const meter = new RecordingMeter(deps.maxRecordingBytes, download.contentLength);
-  // A broken download fails the meter, which fails (and aborts) the upload.
+  // A broken download fails the meter, which fails (and aborts) the upload. A download the
+  // guard cut off (deadline, rate) keeps that reason, whichever of the two events comes first.
+  const broke = (fallback: DownloadFailedError) => {
+    const cause = download.stream.errored;
+    meter.destroy(cause instanceof DownloadCutOffError ? cause : fallback);
+  };
   download.stream.on('error', (error) =>
-    meter.destroy(new DownloadFailedError(`the recording download broke: ${error.message}`)),
+    broke(new DownloadFailedError(`the recording download broke: ${error.message}`)),
   );
-  download.stream.on('aborted', () => meter.destroy(new DownloadFailedError('the recording download was cut off')));
+  download.stream.on('aborted', () => broke(new DownloadFailedError('the recording download was cut off')));
   download.stream.pipe(meter);
   const key = archiveKeys.recording(botId, extensionFor(download.contentType));
   await deps.recordings.upload(key, meter, download.contentType, {

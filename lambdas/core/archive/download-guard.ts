@@ -2,12 +2,15 @@
  * Opens a recording download link safely: https only (plain http only to
  * loopback, and only in local mode), never to private, loopback, link-local or
  * otherwise internal addresses (checked on the address actually connected to, so
- * DNS rebinding cannot slip past), no redirects, and a size cap.
+ * DNS rebinding cannot slip past), no redirects, a size cap, and a transfer
+ * that must keep moving: an overall deadline from connect to the last byte and a
+ * minimum rate over each window, so a server dripping bytes cannot hold the
+ * function until its own timeout.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { type Agent, request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import {
   bareAddress,
   isLoopbackAddress,
@@ -28,11 +31,39 @@ export class DownloadFailedError extends Error {
   override name = 'DownloadFailedError';
 }
 
+/** Why a transfer was cut off: past its overall deadline, or slower than its minimum rate. */
+export const CUT_OFF_REASONS = ['deadline', 'too-slow'] as const;
+export type CutOffReason = (typeof CUT_OFF_REASONS)[number];
+
+/**
+ * The transfer was cut off by its deadline or minimum rate. Not worth a fresh link
+ * in the same run (another try could not finish in the time left): the caller's
+ * queue or next sync tries again later.
+ */
+export class DownloadCutOffError extends DownloadFailedError {
+  override name = 'DownloadCutOffError';
+  constructor(
+    readonly reason: CutOffReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** How long a transfer may take, and how fast it must keep moving. */
+export interface TransferLimits {
+  /** From the first connect to the last byte of the body. */
+  deadlineMs: number;
+  /** Each window (the first one included, so a slow start is its grace) must carry this rate on average. */
+  minBytesPerSecond: number;
+  rateWindowMs: number;
+}
+
 export interface DownloadPolicy {
   /** Local mode: allow plain http to 127.0.0.1/::1 (the simulated service). */
   allowLoopback: boolean;
   maxBytes: number;
-  timeoutMs: number;
+  transfer: TransferLimits;
 }
 
 export interface OpenedDownload {
@@ -113,16 +144,18 @@ export function openDownload(
 
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<OpenedDownload>((resolve, reject) => {
+    let received: IncomingMessage | undefined;
     const outgoing = request(
       url,
       {
         method: 'GET',
         ...(options.headers !== undefined && { headers: options.headers }),
         lookup: guardedLookup as never,
-        timeout: policy.timeoutMs,
         ...(network.agent === undefined || url.protocol !== 'https:' ? {} : { agent: network.agent }),
       },
       (response) => {
+        received = response;
+        response.once('close', () => limits.stop());
         const status = response.statusCode ?? 0;
         if (status === 304 && options.headers !== undefined) {
           response.resume();
@@ -151,9 +184,14 @@ export function openDownload(
         });
       },
     );
-    outgoing.on('timeout', () =>
-      outgoing.destroy(new DownloadFailedError(`no answer from the ${subject} link within ${policy.timeoutMs} ms`)),
+    // Either side is destroyed with the reason: before the answer the request fails
+    // with it, after it the body stream the caller reads does.
+    const limits = watchTransfer(policy.transfer, subject, outgoing, (error) =>
+      received === undefined ? outgoing.destroy(error) : received.destroy(error),
     );
+    outgoing.once('close', () => {
+      if (received === undefined) limits.stop();
+    });
     outgoing.on('error', (error) =>
       reject(
         error instanceof DownloadRefusedError || error instanceof DownloadFailedError
@@ -163,4 +201,67 @@ export function openDownload(
     );
     outgoing.end();
   });
+}
+
+/** Checks per window at most this often, so a short window in a test is as exact as a long one in production. */
+const MAX_CHECKS_PER_WINDOW = 4;
+
+/**
+ * Cuts a transfer off at its deadline, or at the end of a window that carried too
+ * few bytes. Bytes are those the socket read (headers and body), counted from the
+ * moment the request got its socket (a kept-alive socket has read earlier bodies).
+ */
+function watchTransfer(
+  limits: TransferLimits,
+  subject: string,
+  outgoing: ClientRequest,
+  cutOff: (error: DownloadCutOffError) => void,
+): { stop(): void } {
+  const startedAt = Date.now();
+  let socket: Socket | undefined;
+  let baseline = 0;
+  outgoing.once('socket', (assigned) => {
+    socket = assigned;
+    baseline = assigned.bytesRead;
+  });
+  const read = () => (socket === undefined ? 0 : socket.bytesRead - baseline);
+  let windowStart = { at: startedAt, bytes: 0 };
+  const deadline = setTimeout(() => {
+    stop();
+    cutOff(
+      new DownloadCutOffError(
+        'deadline',
+        `the ${subject} did not arrive within ${limits.deadlineMs} ms (${read()} bytes received)`,
+      ),
+    );
+  }, limits.deadlineMs);
+  const rate = setInterval(
+    () => {
+      const now = Date.now();
+      const elapsed = now - windowStart.at;
+      if (elapsed < limits.rateWindowMs) return;
+      const bytes = read() - windowStart.bytes;
+      const bytesPerSecond = (bytes * 1000) / elapsed;
+      if (bytesPerSecond < limits.minBytesPerSecond) {
+        stop();
+        cutOff(
+          new DownloadCutOffError(
+            'too-slow',
+            `the ${subject} arrived at ${Math.floor(bytesPerSecond)} bytes/s over ${elapsed} ms; the minimum is ${limits.minBytesPerSecond}`,
+          ),
+        );
+        return;
+      }
+      windowStart = { at: now, bytes: read() };
+    },
+    Math.max(1, Math.floor(limits.rateWindowMs / MAX_CHECKS_PER_WINDOW)),
+  );
+  // Neither timer keeps a process alive on its own.
+  deadline.unref();
+  rate.unref();
+  function stop() {
+    clearTimeout(deadline);
+    clearInterval(rate);
+  }
+  return { stop };
 }

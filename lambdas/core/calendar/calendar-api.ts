@@ -5,7 +5,12 @@
  */
 
 import { isLoopbackHost } from '../archive/address-policy';
-import { DownloadFailedError, DownloadRefusedError, LinkExpiredError } from '../archive/download-guard';
+import {
+  DownloadCutOffError,
+  DownloadFailedError,
+  DownloadRefusedError,
+  LinkExpiredError,
+} from '../archive/download-guard';
 import { getSchedule } from '../schedule/schedules';
 import { METRICS, type Telemetry } from '../telemetry';
 import { describeIssues } from '../validation';
@@ -111,8 +116,10 @@ export async function deleteCalendar(id: string, deps: CalendarApiDependencies):
   return { status: 200, body: { calendar_id: id, deleted: true, cancelled } };
 }
 
-/** A feed that could not be fetched or read, as an answer naming why (never the address). */
-function feedProblem(problem: unknown): Answer | undefined {
+/** A feed that could not be fetched or read, as an answer naming why (never the address); a cut-off is counted. */
+function feedProblem(problem: unknown, telemetry: Telemetry): Answer | undefined {
+  if (problem instanceof DownloadCutOffError)
+    telemetry.metrics.emit(METRICS.downloadCutOff, 1, { reason: problem.reason });
   if (problem instanceof DownloadRefusedError) return error(400, 'feed-refused', problem.message);
   if (problem instanceof LinkExpiredError || problem instanceof DownloadFailedError)
     return error(502, 'feed-unavailable', `${problem.message}; the feed is tried again at the next sync`);
@@ -152,7 +159,7 @@ export async function runSync(
     );
     return { ok: true, result };
   } catch (problem) {
-    const answer = feedProblem(problem);
+    const answer = feedProblem(problem, deps.telemetry);
     if (answer === undefined) throw problem;
     deps.telemetry.log.warn('calendar sync failed', {
       calendar_id: id,
@@ -186,7 +193,7 @@ export async function previewCalendar(
   try {
     loaded = await loadOccurrences(source, days, deps);
   } catch (problem) {
-    const answer = feedProblem(problem);
+    const answer = feedProblem(problem, deps.telemetry);
     if (answer === undefined) throw problem;
     return answer;
   }

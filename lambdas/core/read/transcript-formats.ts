@@ -2,7 +2,10 @@
  * A transcript as captions and text: WebVTT, SubRip and one line per utterance. Pure: the
  * utterances in, the document out. Empty utterances are left out. A cue lasts its utterance's
  * `duration_ms`; without one, until the next cue starts; never shorter than MIN_CUE_MS.
+ * Names and words are the participants': control characters are removed (a terminal
+ * showing the file, or a player, would act on them); the JSON format keeps them.
  */
+import { withoutControls } from '../text/control-characters';
 import type { UtteranceView } from './read-api-contract';
 
 /** Shortest cue shown, so a cue without a length (or a zero one) is still readable. */
@@ -18,7 +21,7 @@ interface Cue {
 }
 
 /** Line breaks would end a cue (a blank line) or split a text line: every run of whitespace is one space. */
-const oneLine = (value: string): string => value.replace(/\s+/g, ' ').trim();
+const oneLine = (value: string): string => withoutControls(value, { keepLines: false });
 
 export function transcriptCues(utterances: readonly UtteranceView[]): Cue[] {
   const spoken = utterances

