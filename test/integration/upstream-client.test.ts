@@ -80,17 +80,31 @@ describe('upstream REST client against the simulated service', () => {
     expect(metrics.filter((m) => m.name === 'UpstreamRateLimited')).toHaveLength(2);
   });
 
-  it("waits out the service's rate limit (real 429s with Retry-After) and gets every answer", async () => {
-    const bot = service.addBot();
-    service.rateLimitPerSecond = 2;
+  it("waits out the service's POST throttle (real 429s with Retry-After, counted per minute) and creates every bot", async () => {
+    let clock = Date.now() + 86_400_000; // after every POST the other tests made
+    service.now = () => clock;
+    service.postThrottle = { limit: 2, windowMs: 60_000 };
     try {
-      // Real sleeps here: the limit resets each second.
-      const patient = client({ sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), maxAttempts: 6 });
-      const answers = await Promise.all(Array.from({ length: 5 }, () => patient.getBot(bot.id)));
-      expect(answers.map((a) => a.id)).toEqual(Array(5).fill(bot.id));
-      expect(service.requests.length).toBeGreaterThan(5); // some were refused with 429 first
+      // The client's waits move the service's clock: the throttle's own minute passes.
+      const patient = client({
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          clock += ms;
+        },
+        maxRetryAfterMs: 60_000,
+      });
+      const meet = (i: number) => ({ meeting_url: 'https://meet.google.com/abc-defg-hij', bot_name: `throttled-${i}` });
+      const created = [];
+      for (let i = 0; i < 4; i++) created.push(await patient.createBot(meet(i)));
+      expect(created.map((bot) => service.bots.get(bot.id)?.bot_name)).toEqual(
+        [0, 1, 2, 3].map((i) => `throttled-${i}`),
+      );
+      expect(sleeps).toEqual([60_000]); // the third POST waited out the minute once
+      // The last two POSTs fill this minute: reads still go through.
+      expect(await patient.getBot(created[0]!.id)).toMatchObject({ id: created[0]!.id });
     } finally {
-      service.rateLimitPerSecond = undefined;
+      service.postThrottle = { limit: 3000, windowMs: 60_000 };
+      service.now = Date.now;
     }
   });
 
