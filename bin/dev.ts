@@ -19,7 +19,7 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
   --once              exit when every meeting is archived: 0 only if each stored meeting matches what was played
   --serve             no demo: keep the stack up and print its endpoints
   --resume            keep the DynamoDB data of the previous run (.local/dynamodb); default: start clean
-  --rate-limit N      the simulated service answers 429 with Retry-After past N API requests a second
+  --rate-limit N      the simulated service answers 429 with Retry-After past N POSTs a minute (default 3000)
   --step-ms N         milliseconds between steps of a simulated meeting (default 700)
   --recording-mb N    size of each simulated recording in MiB (default 5)
   --upstream URL      with --serve: run against this service (its API root, ending in /api/v1/) instead of the
@@ -114,7 +114,7 @@ const stack = await startLocalStack({
   reconcileEveryMs: 2_000,
   staleAfterMs: 5_000,
   seed: Date.now() % 1_000_000,
-  ...(rateLimit !== undefined && { rateLimitPerSecond: rateLimit }),
+  ...(rateLimit !== undefined && { postsPerMinute: rateLimit }),
   ...(upstream !== undefined && { upstream }),
   ...(port !== undefined && { httpPort: port }),
   print: (line) => console.log(line),

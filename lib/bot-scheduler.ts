@@ -48,7 +48,6 @@ import { grantApiKey, type UpstreamSettings, upstreamEnvironment } from './upstr
 /** Errors worth another try: the service or Lambda was briefly unavailable or busy. */
 export const TRANSIENT_LAUNCH_ERRORS = [
   'UpstreamError',
-  'RateLimitedError',
   'Lambda.ServiceException',
   'Lambda.AWSLambdaException',
   'Lambda.SdkClientException',
@@ -63,6 +62,28 @@ export const TRANSIENT_LAUNCH_ERRORS = [
   // The launch is recorded and its schedule.launched not yet published: the retry publishes it.
   DOMAIN_EVENTS_NOT_PUBLISHED,
 ];
+
+/**
+ * Refusals that pass once the service has room again: its POST throttle (429) and its
+ * cap on bots in meetings at once. Not failures: retried with backoff for as long as
+ * the launch lead leaves before the join time (a launch that late goes without
+ * `join_at` and the bot joins at once).
+ */
+export const RETRY_LATER_LAUNCH_ERRORS = ['ConcurrencyLimitError', 'RateLimitedError'];
+export const RETRY_LATER_BACKOFF = { firstSeconds: 30, rate: 2, maxSeconds: 120 } as const;
+
+/** How many retry-later attempts fit in the launch lead: the sum of their longest waits stays within it. */
+export function retryLaterAttempts(launchLeadSeconds: number): number {
+  let attempts = 0;
+  for (let total = 0; ; attempts++) {
+    const wait = Math.min(
+      RETRY_LATER_BACKOFF.maxSeconds,
+      RETRY_LATER_BACKOFF.firstSeconds * RETRY_LATER_BACKOFF.rate ** attempts,
+    );
+    if (total + wait > launchLeadSeconds) return Math.max(1, attempts);
+    total += wait;
+  }
+}
 
 /** A calendar event older than this is set aside in the DLQ rather than delivered or retried again. */
 const CALENDAR_EVENT_MAX_AGE = Duration.hours(2);
@@ -131,6 +152,14 @@ export class BotScheduler extends Construct {
       interval: Duration.seconds(5),
       backoffRate: 2,
       maxAttempts: 6,
+      jitterStrategy: JitterType.FULL,
+    });
+    launch.addRetry({
+      errors: RETRY_LATER_LAUNCH_ERRORS,
+      interval: Duration.seconds(RETRY_LATER_BACKOFF.firstSeconds),
+      backoffRate: RETRY_LATER_BACKOFF.rate,
+      maxDelay: Duration.seconds(RETRY_LATER_BACKOFF.maxSeconds),
+      maxAttempts: retryLaterAttempts(props.launchLeadSeconds),
       jitterStrategy: JitterType.FULL,
     });
     const recordFailure = new LambdaInvoke(this, LAUNCHER_STATES.recordFailure, {

@@ -82,8 +82,10 @@ export interface LocalStackOptions {
   seed: number;
   /** A line for a person to read (the timeline). */
   print: (line: string) => void;
-  /** The simulated service answers 429 (Retry-After) past this many API requests per second. */
-  rateLimitPerSecond?: number;
+  /** The simulated service answers a POST with 429 (Retry-After) past this many a minute (the service: 3000). */
+  postsPerMinute?: number;
+  /** Whether the simulated project holds Zoom app credentials (default: yes; without, Zoom links are refused). */
+  zoomCredentials?: boolean;
   /**
    * Run against this service instead of a simulated one (e.g. a vendor sandbox or
    * `npm run simulator`): its API root and key. Nothing is simulated then; the service
@@ -216,7 +218,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     service.schedulerPollMs = 100;
     apiBaseUrl = await service.start();
     service.apiKeys.set(LOCAL_API_KEY, 'all');
-    service.rateLimitPerSecond = options.rateLimitPerSecond;
+    if (options.postsPerMinute !== undefined)
+      service.postThrottle = { limit: options.postsPerMinute, windowMs: 60_000 };
+    service.zoomCredentials = options.zoomCredentials ?? true;
   }
   const upstream = new UpstreamClient({ baseUrl: apiBaseUrl, apiKey: async () => apiKey, telemetry });
   const db = documentClient();

@@ -14,14 +14,25 @@ import {
   ALL_STATES,
   botNameProblem,
   CREATE_BOT_FIELDS,
+  concurrentBotsMessage,
+  DEFAULT_CONCURRENT_BOTS_LIMIT,
+  DEFAULT_POST_THROTTLE,
   type FieldErrors,
   joinAtProblem,
   metadataProblem,
+  NOT_NULL_CREATE_FIELDS,
+  NULL_REFUSED,
   normalizeMeetingUrl,
   POST_MEETING_STATES,
+  PRE_MEETING_STATES,
   parseServiceTime,
+  REMOVER_METADATA_KEYS,
   serviceTime,
   textProblem,
+  throttledDetail,
+  UPDATED_AFTER_FORMAT_ERROR,
+  unexpectedFieldsMessage,
+  zoomCredentialsMessage,
 } from './bot-rules';
 
 export interface SimulatedBot {
@@ -32,7 +43,8 @@ export interface SimulatedBot {
   metadata: Record<string, unknown> | null;
   join_at: string | null;
   deduplication_key: string | null;
-  events: Array<{ type: string; sub_type: string | null; created_at: string }>;
+  /** `metadata` is the event's metadata: kept by the service, never shown by `GET bots/{id}`. */
+  events: Array<{ type: string; sub_type: string | null; created_at: string; metadata?: Record<string, unknown> }>;
   transcript: Array<Record<string, unknown>>;
   participants: Array<{ id: string; name: string; uuid: string; user_uuid: string | null; is_host: boolean }>;
   recording: { size: number; seed: number; contentType: string } | null;
@@ -46,6 +58,23 @@ export interface SimulatedStateChange {
   newState: string;
   eventType: string;
   createdAtMicros: number;
+}
+
+/**
+ * When each transcript line was last written (the service's `updated_at`, which the
+ * line itself does not carry): what `updated_after` compares. Lines added without
+ * one count as written at the start of time.
+ */
+const utteranceWrittenAt = new WeakMap<object, number>();
+
+/** Adds or rewrites a line of the bot's transcript at `atMs`, as the service does when a caption arrives or is corrected. */
+export function writeUtterance(bot: SimulatedBot, line: Record<string, unknown>, atMs: number): void {
+  const same = bot.transcript.findIndex(
+    (held) => held.timestamp_ms === line.timestamp_ms && held.speaker_uuid === line.speaker_uuid,
+  );
+  if (same === -1) bot.transcript.push(line);
+  else bot.transcript[same] = line;
+  utteranceWrittenAt.set(line, atMs);
 }
 
 /** The states whose bot may have its data deleted: a meeting that is over and whose data is still there. */
@@ -99,9 +128,18 @@ export class SimulatedServiceApi {
   readonly apiKeys = new Map<string, Set<Scope> | 'all'>();
   readonly requests: Array<{ method: string; path: string; authorization: string | undefined }> = [];
   faults: Fault[] = [];
-  /** Optional: at most this many API requests per key per second; more get 429 with Retry-After. */
-  rateLimitPerSecond: number | undefined;
-  private readonly windows = new Map<string, { second: number; count: number }>();
+  /**
+   * The project's POST throttle: at most `limit` POSTs in any `windowMs`, counted as the
+   * service counts them (a sliding window of request times); reads are never throttled.
+   */
+  postThrottle: { limit: number; windowMs: number } = { ...DEFAULT_POST_THROTTLE };
+  /** Times of the POSTs let through within the throttle window, newest first. */
+  private readonly postTimes: number[] = [];
+  /** Whether the project holds Zoom app credentials; without them every Zoom link is refused. */
+  zoomCredentials = true;
+  /** Bots in a meeting at once (neither before nor after it) that the project may have. */
+  concurrentBotsLimit = DEFAULT_CONCURRENT_BOTS_LIMIT;
+
   pageSize = 25;
   recordingLinkLifetimeMs = 30 * 60 * 1000;
   now: () => number = Date.now;
@@ -243,16 +281,20 @@ export class SimulatedServiceApi {
     bot.events.push({ type: 'join_requested', sub_type: null, created_at: serviceTime(this.now()) });
   }
 
-  private overRateLimit(key: string): boolean {
-    if (this.rateLimitPerSecond === undefined) return false;
-    const second = Math.floor(this.now() / 1000);
-    const window = this.windows.get(key);
-    if (window === undefined || window.second !== second) {
-      this.windows.set(key, { second, count: 1 });
-      return false;
+  /**
+   * The POST throttle: undefined when the request may go on (and is counted), else
+   * the seconds until it could, rounded up as the service rounds them.
+   */
+  private throttledFor(): number | undefined {
+    const now = this.now();
+    const { limit, windowMs } = this.postThrottle;
+    while (this.postTimes.length > 0 && this.postTimes.at(-1)! <= now - windowMs) this.postTimes.pop();
+    if (this.postTimes.length < limit) {
+      this.postTimes.unshift(now);
+      return undefined;
     }
-    window.count++;
-    return window.count > this.rateLimitPerSecond;
+    const oldest = this.postTimes.at(-1) ?? now;
+    return Math.ceil((windowMs - (now - oldest)) / 1000);
   }
 
   /** A download link for the bot's recording, valid for the link lifetime from now. */
@@ -295,9 +337,10 @@ export class SimulatedServiceApi {
     const scopes = key === undefined ? undefined : this.apiKeys.get(key);
     if (scopes === undefined) return this.json(response, 401, { detail: 'Invalid token.' });
 
-    if (this.overRateLimit(key!)) {
-      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-      response.end(JSON.stringify({ error: 'Rate limit exceeded.' }));
+    const waitSeconds = method === 'POST' ? this.throttledFor() : undefined;
+    if (waitSeconds !== undefined) {
+      response.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(waitSeconds) });
+      response.end(JSON.stringify({ detail: throttledDetail(waitSeconds) }));
       return;
     }
     const path = url.pathname.slice('/api/v1/'.length).replace(/\/$/, '');
@@ -339,12 +382,7 @@ export class SimulatedServiceApi {
     if (part === undefined) return this.json(response, 200, publicBot(bot));
     if (bot.noRecordingRow === true && part !== 'participants')
       return this.json(response, 404, { error: 'No recording found for bot' });
-    if (part === 'transcript')
-      return this.json(
-        response,
-        200,
-        [...bot.transcript].sort((a, b) => Number(a.timestamp_ms) - Number(b.timestamp_ms)),
-      );
+    if (part === 'transcript') return this.serveTranscript(bot, url, response);
     if (part === 'participants') return this.page(url, response, bot.participants);
     if (bot.recording === null) return this.json(response, 404, { error: 'No recording file found for bot' });
     return this.json(response, 200, { url: this.recordingLink(bot.id), start_timestamp_ms: 0 });
@@ -358,6 +396,7 @@ export class SimulatedServiceApi {
     const refuse = (field: string, problem: string | undefined) => {
       if (problem !== undefined) errors[field] = [problem];
     };
+    for (const field of NOT_NULL_CREATE_FIELDS) if (request[field] === null) refuse(field, NULL_REFUSED);
     for (const field of ['meeting_url', 'bot_name'] as const) {
       if (request[field] === undefined) refuse(field, 'This field is required.');
       else refuse(field, textProblem(request[field]));
@@ -365,7 +404,7 @@ export class SimulatedServiceApi {
     const meetingUrl = errors.meeting_url ? undefined : normalizeMeetingUrl(String(request.meeting_url));
     if (!errors.meeting_url && meetingUrl === undefined) refuse('meeting_url', 'Invalid meeting URL');
     if (!errors.bot_name) refuse('bot_name', botNameProblem(String(request.bot_name)));
-    if (request.metadata !== undefined) refuse('metadata', metadataProblem(request.metadata));
+    if (request.metadata != null) refuse('metadata', metadataProblem(request.metadata));
     const joinAt = request.join_at ?? null;
     if (joinAt !== null) refuse('join_at', joinAtProblem(joinAt, now));
     const dedup = request.deduplication_key ?? null;
@@ -377,11 +416,18 @@ export class SimulatedServiceApi {
       .filter((field) => !CREATE_FIELDS.has(field))
       .sort();
     if (unexpected.length > 0)
+      return this.json(response, 400, { non_field_errors: [unexpectedFieldsMessage(unexpected, CREATE_BOT_FIELDS)] });
+
+    // Then the project's own limits, in the service's order: Zoom credentials, bots in meetings at once.
+    if (!this.zoomCredentials && isZoomLink(meetingUrl!))
       return this.json(response, 400, {
-        non_field_errors: [
-          `Unknown field(s): ${unexpected.join(', ')}. Accepted fields: ${[...CREATE_FIELDS].sort().join(', ')}`,
-        ],
+        error: zoomCredentialsMessage(`${this.origin}/projects/${PROJECT_ID}/credentials`),
       });
+    const inMeetings = [...this.bots.values()].filter(
+      (b) => !PRE_MEETING_STATES.includes(b.state) && !POST_MEETING_STATES.includes(b.state),
+    ).length;
+    if (inMeetings >= this.concurrentBotsLimit)
+      return this.json(response, 400, { error: concurrentBotsMessage(this.concurrentBotsLimit) });
 
     const key = dedup === null ? null : String(dedup).trim();
     if (key !== null && [...this.bots.values()].some((b) => b.deduplication_key === key && isLive(b)))
@@ -474,9 +520,30 @@ export class SimulatedServiceApi {
       createdAtMicros: nowMs * 1000,
     };
     Object.assign(bot, { state: change.newState, transcript: [], participants: [], recording: null });
+    // Who removed the bot names a person: the service keeps it no longer than the meeting's data.
+    for (const event of bot.events) if (event.metadata !== undefined) event.metadata = withoutRemover(event.metadata);
     bot.events.push({ type: change.eventType, sub_type: null, created_at: serviceTime(nowMs) });
     this.json(response, 200, publicBot(bot));
     this.onStateChange?.(bot, change);
+  }
+
+  /**
+   * `GET bots/{id}/transcript`: the lines with text, by timestamp; `updated_after` keeps
+   * only lines written strictly after that time, and one that is no time is a 400.
+   */
+  private serveTranscript(bot: SimulatedBot, url: URL, response: ServerResponse): undefined {
+    let lines = bot.transcript;
+    const updatedAfter = url.searchParams.get('updated_after');
+    if (updatedAfter) {
+      const after = parseServiceTime(updatedAfter);
+      if (after === undefined) return this.json(response, 400, { error: UPDATED_AFTER_FORMAT_ERROR });
+      lines = lines.filter((line) => (utteranceWrittenAt.get(line) ?? 0) > after);
+    }
+    this.json(
+      response,
+      200,
+      [...lines].sort((a, b) => Number(a.timestamp_ms) - Number(b.timestamp_ms)),
+    );
   }
 
   /** `GET bots` with the service's filters: meeting_url, deduplication_key, states (repeatable), join_at_after/before. */
@@ -577,6 +644,20 @@ export class SimulatedServiceApi {
     if (fault?.delayMs !== undefined) setTimeout(write, fault.delayMs);
     else write();
   }
+}
+
+/** The simulated service's one project, as its settings page names it. */
+const PROJECT_ID = 'proj_simulated';
+
+function isZoomLink(normalized: string): boolean {
+  const host = new URL(normalized).hostname;
+  return host === 'zoom.us' || host.endsWith('.zoom.us');
+}
+
+function withoutRemover(metadata: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(metadata).filter(([key]) => !(REMOVER_METADATA_KEYS as readonly string[]).includes(key)),
+  );
 }
 
 /** A bot whose deduplication key is still taken. */

@@ -62,6 +62,45 @@ export const ALL_STATES = [
 
 export const MAX_METADATA_JSON_LENGTH = 1000;
 
+/** Fields the create serializer declares without allowing null: `null` there is a field error. */
+export const NOT_NULL_CREATE_FIELDS = ['metadata', 'join_at', 'deduplication_key'] as const;
+/** DRF's message for a null its field does not allow. */
+export const NULL_REFUSED = 'This field may not be null.';
+
+/** The serializer's whole-body check: every field it does not declare, named, then every one it does. */
+export function unexpectedFieldsMessage(unexpected: readonly string[], allowed: readonly string[]): string {
+  return `Unexpected field(s): ${[...unexpected].sort().join(', ')}. Allowed fields are: ${[...allowed].sort().join(', ')}`;
+}
+
+/** States before a bot is in its meeting; with the post-meeting ones, they do not count against the concurrency limit. */
+export const PRE_MEETING_STATES: readonly string[] = ['ready', 'scheduled', 'staged'];
+
+/** The service's default cap on bots in a meeting at once, per project (CONCURRENT_BOTS_LIMIT). */
+export const DEFAULT_CONCURRENT_BOTS_LIMIT = 2500;
+
+export function concurrentBotsMessage(limit: number): string {
+  return `You have exceeded the maximum number of concurrent bots (${limit}) for your account. Please reach out to customer support to increase the limit.`;
+}
+
+export function zoomCredentialsMessage(settingsUrl: string): string {
+  return `Zoom App credentials are required to create a Zoom bot. Please add Zoom credentials at ${settingsUrl}`;
+}
+
+/** `GET bots/{id}/transcript?updated_after=` that is no date and time. */
+export const UPDATED_AFTER_FORMAT_ERROR =
+  'Invalid updated_after format. Use ISO 8601 format (e.g., 2024-01-18T12:34:56Z)';
+
+/** The service's throttle on POSTs, per project: 3000 a minute unless configured otherwise. */
+export const DEFAULT_POST_THROTTLE = { limit: 3000, windowMs: 60_000 } as const;
+
+/** DRF's 429 body for a throttled request, `wait` already rounded up to whole seconds. */
+export function throttledDetail(waitSeconds: number): string {
+  return `Request was throttled. Expected available in ${waitSeconds} second${waitSeconds === 1 ? '' : 's'}.`;
+}
+
+/** Keys of a state change's event metadata that name a person; deleting a bot's data removes them. */
+export const REMOVER_METADATA_KEYS = ['remover_name', 'remover_uuid', 'remover_user_uuid', 'remover_is_host'] as const;
+
 /** DRF's field-error body: `{"field": ["message", ...]}`. */
 export type FieldErrors = Record<string, string[]>;
 

@@ -6,8 +6,9 @@
  * check that the pipeline stored exactly that.
  */
 import { randomUUID } from 'node:crypto';
-import type { SimulatedBot } from './api-server';
+import { type SimulatedBot, writeUtterance } from './api-server';
 import { participantJoinLeave, pythonIsoTime, stateChange, summaryUpdate, transcriptUpdate } from './payloads';
+import type { PyValue } from './python-json';
 import type { WebhookSender } from './webhook-sender';
 
 export interface PlayedMeeting {
@@ -27,6 +28,11 @@ export interface PlayerOptions {
   random: () => number;
   /** Called as each step is played, for a timeline. */
   onStep?: (botId: string, step: string) => void;
+  /**
+   * The meeting ends with this participant removing the bot (as Teams reports it):
+   * the state change names them in `remover_*` instead of the bot leaving on its own.
+   */
+  removedBy?: number;
 }
 
 const SPEAKERS = [
@@ -67,15 +73,15 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
   };
 
   const sleep = () => new Promise((resolve) => setTimeout(resolve, stepMs));
-  const setState = (newState: string, eventType: string) => {
+  const setState = (newState: string, eventType: string, metadata?: { [key: string]: PyValue }) => {
     const createdAt = pythonIsoTime(Date.now() * 1000);
     const oldState = bot.state;
     bot.state = newState;
-    bot.events.push({ type: eventType, sub_type: null, created_at: createdAt });
+    bot.events.push({ type: eventType, sub_type: null, created_at: createdAt, ...(metadata && { metadata }) });
     sender.send(
       stateChange(
         bot.id,
-        { oldState, newState, eventType, createdAtMicros: Date.now() * 1000 },
+        { oldState, newState, eventType, createdAtMicros: Date.now() * 1000, ...(metadata && { metadata }) },
         { idempotencyKey: randomUUID() },
       ),
     );
@@ -118,7 +124,7 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
         duration_ms: 2_500,
         transcription: { transcript: line.text },
       };
-      bot.transcript.push(data);
+      writeUtterance(bot, data, Date.now());
       sender.send(
         transcriptUpdate(bot.id, {
           speakerName: line.speakerName,
@@ -144,9 +150,18 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
         }),
       );
     }
-    setState('leaving', 'bot_left_meeting');
-    await sleep();
-    setState('post_processing', 'post_processing_started');
+    const remover = options.removedBy === undefined ? undefined : people[options.removedBy % people.length]!;
+    if (remover === undefined) {
+      setState('leaving', 'bot_left_meeting');
+      await sleep();
+      setState('post_processing', 'post_processing_started');
+    } else
+      setState('post_processing', 'meeting_ended', {
+        remover_name: remover.name,
+        remover_uuid: remover.uuid,
+        remover_user_uuid: null,
+        remover_is_host: remover.isHost,
+      });
     bot.recording = { size: options.recordingBytes, seed, contentType: 'video/mp4' };
     await sleep();
     sender.send(summaryUpdate(bot.id, summary));

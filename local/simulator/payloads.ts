@@ -33,7 +33,15 @@ export function pythonIsoTime(epochMicros: number): string {
 
 export function stateChange(
   botId: string,
-  change: { oldState: string; newState: string; eventType: string; createdAtMicros: number; subType?: string | null },
+  change: {
+    oldState: string;
+    newState: string;
+    eventType: string;
+    createdAtMicros: number;
+    subType?: string | null;
+    /** E.g. who removed the bot from a Teams meeting (`remover_*`). */
+    metadata?: PyObject;
+  },
   options?: { idempotencyKey?: string },
 ): PyObject {
   return webhook(
@@ -42,7 +50,7 @@ export function stateChange(
     {
       event_type: change.eventType,
       event_sub_type: change.subType ?? null,
-      event_metadata: {},
+      event_metadata: change.metadata ?? {},
       old_state: change.oldState,
       new_state: change.newState,
       created_at: pythonIsoTime(change.createdAtMicros),

@@ -39,6 +39,8 @@ export function playStartedBots(
         recordingBytes: options.recordingBytes,
         random: options.random,
         onStep: (botId, step) => options.print(`${botId}  ${step}`),
+        // A Teams meeting ends with its host removing the bot, as Teams reports it (remover_* on the state change).
+        ...(new URL(bot.meeting_url).hostname === 'teams.microsoft.com' && { removedBy: 0 }),
       });
       played.set(bot.id, { ...meeting, scheduleId });
     }, startIn);

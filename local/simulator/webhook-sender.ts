@@ -1,7 +1,7 @@
 /**
  * Delivers webhooks as the service does: signed (the simulator's own signer),
  * POSTed with a 10 s timeout, up to 3 attempts on a non-2xx answer or no answer,
- * in no particular order. Chaos, when on, duplicates, delays (reorders) and drops
+ * in no particular order, each with the service's `User-Agent`. Chaos, when on, duplicates, delays (reorders) and drops
  * a share of them.
  */
 import type { PyValue } from './python-json';
@@ -17,6 +17,9 @@ export interface Chaos {
   /** Triggers that may be dropped: lost state changes are healed by the reconciler, utterances by the archive. */
   droppable: ReadonlySet<string>;
 }
+
+/** The `User-Agent` the service puts on every webhook delivery. */
+export const WEBHOOK_USER_AGENT = 'Attendee-Webhook/1.0';
 
 export const NO_CHAOS: Chaos = { duplicate: 0, maxDelayMs: 0, drop: 0, droppable: new Set() };
 export const DEFAULT_CHAOS: Chaos = {
@@ -91,7 +94,11 @@ export class WebhookSender {
       try {
         const response = await fetch(this.options.url(), {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-webhook-signature': signed.signature },
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': WEBHOOK_USER_AGENT,
+            'x-webhook-signature': signed.signature,
+          },
           body: signed.body,
           redirect: 'manual',
           signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),

@@ -93,6 +93,27 @@ describe('bot.state_change', () => {
     expect(history.map((h) => h.newState)).toEqual(['joining', 'joined_recording']);
   });
 
+  it('keeps who removed the bot (remover_*, a Teams removal) in the history, value for value', async () => {
+    const remover = {
+      remover_name: 'Ada Lovelace',
+      remover_uuid: 'p-ada',
+      remover_user_uuid: null,
+      remover_is_host: true,
+    };
+    await processOne(
+      stateChange(bot, {
+        oldState: 'joined_recording',
+        newState: 'post_processing',
+        eventType: 'meeting_ended',
+        createdAtMicros: micros(3),
+        metadata: remover,
+      }),
+    );
+    const [removal] = await botItems(resources.tableName, bot, 'STATE#');
+    expect(removal).toMatchObject({ eventType: 'meeting_ended', newState: 'post_processing' });
+    expect(JSON.parse(String(removal?.eventMetadata))).toEqual(remover);
+  });
+
   it('never lets a late event move the state backwards', async () => {
     await processOne(change('joining', 'joined_recording', 2));
     await processOne(change('joined_recording', 'leaving', 5));

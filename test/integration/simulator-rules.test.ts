@@ -4,8 +4,12 @@
  * shared/design/upstream-facts.md, as a table of requests and answers. A rule
  * relaxed in the simulator turns its row red (the request would be accepted).
  */
+
+import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
+import { type SimulatedBot, SimulatedServiceApi, writeUtterance } from '../../local/simulator/api-server';
+import { playMeeting } from '../../local/simulator/meeting-player';
+import { NO_CHAOS, WebhookSender } from '../../local/simulator/webhook-sender';
 
 const service = new SimulatedServiceApi();
 const NOW = Date.parse('2026-11-22T09:00:00Z');
@@ -26,14 +30,21 @@ beforeEach(() => {
   service.onBotStarted = (bot) => void started.push(bot);
 });
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: unknown; headers: Headers }> {
   const response = await fetch(new URL(path, service.baseUrl), {
     method,
     headers: { authorization: 'Token k', 'content-type': 'application/json' },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  return { status: response.status, body: text === '' ? '' : JSON.parse(text) };
+  const answer = { status: response.status, body: text === '' ? '' : JSON.parse(text) };
+  // Headers ride along without taking part in toEqual.
+  Object.defineProperty(answer, 'headers', { value: response.headers, enumerable: false });
+  return answer as { status: number; body: unknown; headers: Headers };
 }
 const post = (fields: Record<string, unknown>) =>
   call('POST', 'bots', { meeting_url: MEET, bot_name: 'Notetaker', ...fields });
@@ -42,10 +53,25 @@ describe('POST bots: refused as the service refuses it', () => {
   it.each<[string, Record<string, unknown>, unknown]>([
     // Unknown fields: checked once every field passed, as a whole-body error.
     [
-      'an unknown field',
-      { colour: 'red' },
+      'unknown fields',
+      { size: 'L', colour: 'red' },
       {
-        non_field_errors: [expect.stringMatching(/^Unknown field\(s\): colour\. Accepted fields: .*deduplication_key/)],
+        non_field_errors: [
+          'Unexpected field(s): colour, size. Allowed fields are: automatic_leave_settings, bot_chat_message, bot_image, bot_name, calendar_event_id, callback_settings, debug_settings, deduplication_key, external_media_storage_settings, google_meet_settings, join_at, kubernetes_settings, meeting_url, metadata, recording_settings, rtmp_settings, teams_settings, transcription_settings, voice_agent_settings, webhooks, websocket_settings, zoom_settings',
+        ],
+      },
+    ],
+    // null where the serializer allows none: a field error each, never "not given".
+    ['a null metadata', { metadata: null }, { metadata: ['This field may not be null.'] }],
+    ['a null join_at', { join_at: null }, { join_at: ['This field may not be null.'] }],
+    ['a null deduplication_key', { deduplication_key: null }, { deduplication_key: ['This field may not be null.'] }],
+    [
+      'three nulls and an unknown field (field errors first)',
+      { metadata: null, join_at: null, deduplication_key: null, colour: 'red' },
+      {
+        metadata: ['This field may not be null.'],
+        join_at: ['This field may not be null.'],
+        deduplication_key: ['This field may not be null.'],
       },
     ],
     // metadata: an object, with a key, string values, at most 1000 characters of json.dumps.
@@ -332,5 +358,177 @@ describe('the service starts a scheduled bot itself, 5–10 minutes before join_
     const bot = service.addBot({ state: 'scheduled', join_at: '2026-11-22T08:54:59Z' });
     expect(service.startDueBots()).toEqual([]);
     expect(bot.state).toBe('scheduled');
+  });
+});
+
+describe('the POST throttle: per project, per minute, POST only', () => {
+  it('refuses the POST past the limit with 429, DRF\'s {"detail"} and Retry-After; reads go through', async () => {
+    let clock = NOW + 86_400_000; // a minute no other test posted in
+    service.now = () => clock;
+    service.postThrottle = { limit: 3, windowMs: 60_000 };
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await post({})).status).toBe(201);
+        clock += 10_000;
+      }
+      // 30 s after the first of the three: it leaves the window in 30 s.
+      const refused = await post({});
+      expect(refused).toEqual({
+        status: 429,
+        body: { detail: 'Request was throttled. Expected available in 30 seconds.' },
+      });
+      expect(refused.headers.get('retry-after')).toBe('30');
+      const bot = [...service.bots.values()][0]!;
+      expect((await call('GET', 'bots')).status).toBe(200);
+      expect((await call('GET', `bots/${bot.id}`)).status).toBe(200);
+      expect((await call('PATCH', `bots/${bot.id}`, { metadata: { a: 'b' } })).status).toBe(200);
+      // Any POST counts and is refused alike, delete_data included.
+      expect((await call('POST', `bots/${bot.id}/delete_data`)).status).toBe(429);
+      clock += 29_500;
+      const still = await post({});
+      expect(still).toEqual({
+        status: 429,
+        body: { detail: 'Request was throttled. Expected available in 1 second.' },
+      });
+      expect(still.headers.get('retry-after')).toBe('1');
+      clock += 500;
+      expect((await post({})).status).toBe(201);
+      expect(service.bots.size).toBe(4);
+    } finally {
+      service.postThrottle = { limit: 3000, windowMs: 60_000 };
+    }
+  });
+
+  it('lets 3000 POSTs a minute through by default', () => {
+    expect(new SimulatedServiceApi().postThrottle).toEqual({ limit: 3000, windowMs: 60_000 });
+  });
+});
+
+describe("the project's own limits on POST bots", () => {
+  afterAll(() => {
+    service.zoomCredentials = true;
+    service.concurrentBotsLimit = 2500;
+  });
+
+  it('refuses a Zoom link when the project has no Zoom app credentials, after the field checks', async () => {
+    service.zoomCredentials = false;
+    const zoom = 'https://us02web.zoom.us/j/85012345678?pwd=AbC';
+    expect(await post({ meeting_url: zoom })).toEqual({
+      status: 400,
+      body: {
+        error: `Zoom App credentials are required to create a Zoom bot. Please add Zoom credentials at ${new URL(service.baseUrl).origin}/projects/proj_simulated/credentials`,
+      },
+    });
+    expect(await post({ meeting_url: zoom, colour: 'red' })).toMatchObject({
+      status: 400,
+      body: { non_field_errors: [expect.stringMatching(/^Unexpected field\(s\): colour\./)] },
+    });
+    expect((await post({})).status).toBe(201); // Meet needs no credentials
+    service.zoomCredentials = true;
+    expect((await post({ meeting_url: zoom })).status).toBe(201);
+  });
+
+  it('refuses a bot past the concurrent-bots limit, counting only bots in a meeting', async () => {
+    service.concurrentBotsLimit = 2;
+    for (const state of ['ready', 'scheduled', 'staged', 'ended', 'fatal_error', 'data_deleted', 'joined_recording'])
+      service.addBot({ state });
+    expect((await post({ join_at: IN_AN_HOUR })).status).toBe(201);
+    service.addBot({ state: 'waiting_room' });
+    expect(await post({ join_at: IN_AN_HOUR })).toEqual({
+      status: 400,
+      body: {
+        error:
+          'You have exceeded the maximum number of concurrent bots (2) for your account. Please reach out to customer support to increase the limit.',
+      },
+    });
+    expect(service.bots.size).toBe(9);
+  });
+});
+
+describe('GET bots/{id}/transcript?updated_after=', () => {
+  it('keeps the lines written strictly after that time; a bad value is a 400', async () => {
+    const bot = service.addBot({ state: 'ended' });
+    const line = (timestampMs: number, text: string) => ({
+      speaker_name: 'Ada',
+      speaker_uuid: 'p-ada',
+      speaker_user_uuid: null,
+      speaker_is_host: true,
+      timestamp_ms: timestampMs,
+      duration_ms: 1000,
+      transcription: { transcript: text },
+    });
+    writeUtterance(bot, line(1000, 'one'), Date.parse('2026-11-22T09:00:00Z'));
+    writeUtterance(bot, line(2000, 'two'), Date.parse('2026-11-22T09:00:01Z'));
+    writeUtterance(bot, line(3000, 'three'), Date.parse('2026-11-22T09:00:02Z'));
+    // A correction rewrites line one later than the others.
+    writeUtterance(bot, line(1000, 'one, corrected'), Date.parse('2026-11-22T09:00:03Z'));
+    const texts = async (query: string) => {
+      const answer = await call('GET', `bots/${bot.id}/transcript${query}`);
+      expect(answer.status).toBe(200);
+      return (answer.body as Array<{ transcription: { transcript: string } }>).map((l) => l.transcription.transcript);
+    };
+    expect(await texts('')).toEqual(['one, corrected', 'two', 'three']);
+    expect(await texts('?updated_after=2026-11-22T09:00:01Z')).toEqual(['one, corrected', 'three']);
+    expect(await texts('?updated_after=2026-11-22T09:00:01.001Z')).toEqual(['one, corrected', 'three']);
+    expect(await texts('?updated_after=2026-11-22T09:00:02.000%2B00:00')).toEqual(['one, corrected']);
+    expect(await texts('?updated_after=2026-11-22T09:00:03Z')).toEqual([]);
+    expect(await texts('?updated_after=')).toEqual(['one, corrected', 'two', 'three']);
+    for (const bad of ['yesterday', '2026-11-22', '2026-13-01T00:00:00Z'])
+      expect(await call('GET', `bots/${bot.id}/transcript?updated_after=${bad}`)).toEqual({
+        status: 400,
+        body: { error: 'Invalid updated_after format. Use ISO 8601 format (e.g., 2024-01-18T12:34:56Z)' },
+      });
+  });
+});
+
+describe('webhooks as the service sends them', () => {
+  it('carry User-Agent Attendee-Webhook/1.0; a Teams removal names the remover, and delete_data forgets them', async () => {
+    const received: Array<{ headers: IncomingHttpHeaders; body: Record<string, unknown> }> = [];
+    const receiver = createServer((request, response) => {
+      const parts: Buffer[] = [];
+      request.on('data', (part: Buffer) => parts.push(part));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body: JSON.parse(Buffer.concat(parts).toString('utf8')) });
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as { port: number };
+    try {
+      const sender = new WebhookSender({
+        url: () => `http://127.0.0.1:${port}/webhooks`,
+        signingSecret: Buffer.from('secret').toString('base64'),
+        chaos: NO_CHAOS,
+        random: () => 0,
+      });
+      const bot = service.addBot({ meeting_url: 'https://teams.microsoft.com/meet/2345678901234?p=AbCdEf' });
+      const played = playMeeting(bot, sender, { stepMs: 1, recordingBytes: 16, random: () => 0, removedBy: 0 });
+      await played.done;
+      await sender.drain();
+      expect(received.length).toBeGreaterThan(5);
+      for (const { headers } of received) expect(headers['user-agent']).toBe('Attendee-Webhook/1.0');
+      const removal = received.find(
+        ({ body }) =>
+          body.trigger === 'bot.state_change' && (body.data as { event_type: string }).event_type === 'meeting_ended',
+      );
+      expect(removal?.body.data).toMatchObject({
+        old_state: 'joined_recording',
+        new_state: 'post_processing',
+        event_metadata: {
+          remover_name: 'Ada Lovelace',
+          remover_uuid: 'p-ada',
+          remover_user_uuid: null,
+          remover_is_host: true,
+        },
+      });
+      expect(bot.events.find((e) => e.type === 'meeting_ended')?.metadata).toMatchObject({
+        remover_name: 'Ada Lovelace',
+      });
+      expect((await call('POST', `bots/${bot.id}/delete_data`)).status).toBe(200);
+      expect(bot.events.find((e) => e.type === 'meeting_ended')?.metadata).toEqual({});
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });

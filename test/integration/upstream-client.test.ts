@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   BadRequestError,
+  ConcurrencyLimitError,
   ForbiddenError,
   NotFoundError,
   RateLimitedError,
@@ -9,9 +10,10 @@ import {
   UpstreamClient,
   type UpstreamClientOptions,
   UpstreamError,
+  ZoomCredentialsMissingError,
 } from '../../lambdas/core/upstream/client';
 import { DEDUPLICATION_CONFLICT } from '../../lambdas/core/upstream/rest-contract';
-import { SimulatedServiceApi } from '../../local/simulator/api-server';
+import { SimulatedServiceApi, writeUtterance } from '../../local/simulator/api-server';
 import { recordingTelemetry } from '../fixtures/local-pipeline';
 
 const service = new SimulatedServiceApi();
@@ -80,17 +82,31 @@ describe('upstream REST client against the simulated service', () => {
     expect(metrics.filter((m) => m.name === 'UpstreamRateLimited')).toHaveLength(2);
   });
 
-  it("waits out the service's rate limit (real 429s with Retry-After) and gets every answer", async () => {
-    const bot = service.addBot();
-    service.rateLimitPerSecond = 2;
+  it("waits out the service's POST throttle (real 429s with Retry-After, counted per minute) and creates every bot", async () => {
+    let clock = Date.now() + 86_400_000; // after every POST the other tests made
+    service.now = () => clock;
+    service.postThrottle = { limit: 2, windowMs: 60_000 };
     try {
-      // Real sleeps here: the limit resets each second.
-      const patient = client({ sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), maxAttempts: 6 });
-      const answers = await Promise.all(Array.from({ length: 5 }, () => patient.getBot(bot.id)));
-      expect(answers.map((a) => a.id)).toEqual(Array(5).fill(bot.id));
-      expect(service.requests.length).toBeGreaterThan(5); // some were refused with 429 first
+      // The client's waits move the service's clock: the throttle's own minute passes.
+      const patient = client({
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          clock += ms;
+        },
+        maxRetryAfterMs: 60_000,
+      });
+      const meet = (i: number) => ({ meeting_url: 'https://meet.google.com/abc-defg-hij', bot_name: `throttled-${i}` });
+      const created = [];
+      for (let i = 0; i < 4; i++) created.push(await patient.createBot(meet(i)));
+      expect(created.map((bot) => service.bots.get(bot.id)?.bot_name)).toEqual(
+        [0, 1, 2, 3].map((i) => `throttled-${i}`),
+      );
+      expect(sleeps).toEqual([60_000]); // the third POST waited out the minute once
+      // The last two POSTs fill this minute: reads still go through.
+      expect(await patient.getBot(created[0]!.id)).toMatchObject({ id: created[0]!.id });
     } finally {
-      service.rateLimitPerSecond = undefined;
+      service.postThrottle = { limit: 3000, windowMs: 60_000 };
+      service.now = Date.now;
     }
   });
 
@@ -245,6 +261,85 @@ describe('upstream REST client against the simulated service', () => {
   it('refuses a response shaped unlike the contract, naming the field', async () => {
     service.faults.push({ path: /\/bots\/bot_shape$/, times: 1, status: 200, body: { state: 'ended' } });
     await expect(client().getBot('bot_shape')).rejects.toThrow(/id: /);
+  });
+});
+
+describe("the service's refusals as typed errors", () => {
+  const meet = { meeting_url: 'https://meet.google.com/abc-defg-hij', bot_name: 'Notetaker' };
+  afterEach(() => {
+    service.concurrentBotsLimit = 2500;
+    service.zoomCredentials = true;
+    service.postThrottle = { limit: 3000, windowMs: 60_000 };
+    service.now = Date.now;
+  });
+
+  it('a throttled POST: RateLimitedError with the wait from Retry-After and the service detail', async () => {
+    const clock = Date.now() + 2 * 86_400_000;
+    service.now = () => clock;
+    service.postThrottle = { limit: 0, windowMs: 60_000 };
+    const error = await client({ maxAttempts: 1 })
+      .createBot(meet)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({
+      name: 'RateLimitedError',
+      status: 429,
+      retryAfterMs: 60_000,
+      message:
+        'POST /api/v1/bots rate limited after 1 attempts: Request was throttled. Expected available in 60 seconds.',
+    });
+  });
+
+  it('the concurrent-bots limit: ConcurrencyLimitError, a BadRequestError to retry later', async () => {
+    service.concurrentBotsLimit = 0;
+    const error = await client()
+      .createBot(meet)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConcurrencyLimitError);
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error).toMatchObject({ name: 'ConcurrencyLimitError', status: 400 });
+    expect((error as Error).message).toMatch(/maximum number of concurrent bots \(0\)/);
+  });
+
+  it('a Zoom link without Zoom credentials: ZoomCredentialsMissingError', async () => {
+    service.zoomCredentials = false;
+    const error = await client()
+      .createBot({ ...meet, meeting_url: 'https://zoom.us/j/85012345678' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ZoomCredentialsMissingError);
+    expect(error).toMatchObject({ name: 'ZoomCredentialsMissingError', status: 400 });
+  });
+
+  it('field errors (a null, an unexpected field) are kept on the BadRequestError, by field', async () => {
+    const nulls = await client()
+      .createBot({ ...meet, join_at: null } as unknown as typeof meet)
+      .catch((e: unknown) => e);
+    expect(nulls).toBeInstanceOf(BadRequestError);
+    expect((nulls as BadRequestError).fieldErrors).toEqual({ join_at: ['This field may not be null.'] });
+    const unexpected = await client()
+      .createBot({ ...meet, colour: 'red' } as typeof meet)
+      .catch((e: unknown) => e);
+    expect((unexpected as BadRequestError).fieldErrors).toEqual({
+      non_field_errors: [expect.stringMatching(/^Unexpected field\(s\): colour\. Allowed fields are: /)],
+    });
+  });
+
+  it('reads the transcript after a time with updated_after', async () => {
+    const bot = service.addBot({ state: 'ended' });
+    const line = (timestampMs: number) => ({
+      speaker_name: 'Ada',
+      speaker_uuid: 'p-ada',
+      speaker_user_uuid: null,
+      speaker_is_host: true,
+      timestamp_ms: timestampMs,
+      duration_ms: 1000,
+      transcription: { transcript: `at ${timestampMs}` },
+    });
+    writeUtterance(bot, line(1000), Date.parse('2026-11-22T09:00:00Z'));
+    writeUtterance(bot, line(2000), Date.parse('2026-11-22T09:00:05Z'));
+    const later = await client().getTranscript(bot.id, { updatedAfter: '2026-11-22T09:00:00Z' });
+    expect(later.map((l) => l.timestamp_ms)).toEqual([2000]);
+    expect((await client().getTranscript(bot.id)).map((l) => l.timestamp_ms)).toEqual([1000, 2000]);
   });
 });
 

@@ -59,6 +59,26 @@ describe('trigger data', () => {
     expect(result).toMatchObject({ ok: true, value: { trigger: 'bot.state_change', data: { new_state: 'ended' } } });
   });
 
+  it('keeps who removed the bot (remover_*, a Teams removal) in the state change, value for value', () => {
+    const remover = {
+      remover_name: 'Ada Lovelace',
+      remover_uuid: 'p-ada',
+      remover_user_uuid: null,
+      remover_is_host: true,
+    };
+    const result = parseTriggerData(
+      envelope('bot.state_change', {
+        event_type: 'meeting_ended',
+        event_sub_type: null,
+        event_metadata: remover,
+        old_state: 'joined_recording',
+        new_state: 'post_processing',
+        created_at: '2026-01-01T10:00:00.123456+00:00',
+      }),
+    );
+    expect(result).toMatchObject({ ok: true, value: { data: { event_metadata: remover } } });
+  });
+
   it('refuses a state change whose created_at is not ISO 8601 with a zone', () => {
     const result = parseTriggerData(
       envelope('bot.state_change', { event_type: 'x', old_state: 'a', new_state: 'b', created_at: '01/02/2026 10:00' }),

@@ -24,7 +24,13 @@ import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
-import { BadRequestError, RateLimitedError, type UpstreamClient, UpstreamError } from '../upstream/client';
+import {
+  BadRequestError,
+  ConcurrencyLimitError,
+  RateLimitedError,
+  type UpstreamClient,
+  UpstreamError,
+} from '../upstream/client';
 import { type Bot, type CreateBotRequest, DEDUPLICATION_CONFLICT } from '../upstream/rest-contract';
 import type { LaunchInput } from './executions';
 import { launchMetadata } from './schedule-request';
@@ -148,6 +154,10 @@ async function createOrAdopt(request: CreateBotRequest, deps: LaunchDependencies
       error instanceof UpstreamError &&
       !(error instanceof RateLimitedError) &&
       (error.status === undefined || error.status >= 500);
+    if (error instanceof ConcurrencyLimitError)
+      deps.telemetry.log.warn('the service has as many bots in meetings as it allows; the launcher retries later', {
+        deduplication_key: key,
+      });
     if (!conflict && !unknownOutcome) throw error;
     const existing = await deps.upstream.findBotByDeduplicationKey(key);
     if (existing !== undefined) {

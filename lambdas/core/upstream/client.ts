@@ -13,7 +13,10 @@ import {
   API_PATHS,
   AUTHORIZATION_SCHEME,
   type Bot,
+  CONCURRENT_BOTS_LIMIT_REACHED,
   type CreateBotRequest,
+  type FieldErrors,
+  fieldErrorsOf,
   type Participant,
   POST_MEETING_BOT_STATES,
   pageSchema,
@@ -21,6 +24,7 @@ import {
   restSchemas,
   type TranscriptLine,
   type UpdateBotRequest,
+  ZOOM_CREDENTIALS_REQUIRED,
 } from './rest-contract';
 
 export class UpstreamError extends Error {
@@ -52,6 +56,27 @@ export class NotFoundError extends UpstreamError {
 /** 400: the service refused the request as invalid; retrying will not help. */
 export class BadRequestError extends UpstreamError {
   override name = 'BadRequestError';
+  constructor(
+    message: string,
+    status?: number,
+    /** The serializer's field errors (`non_field_errors` for the body as a whole), when the 400 holds them. */
+    readonly fieldErrors?: FieldErrors,
+  ) {
+    super(message, status);
+  }
+}
+
+/**
+ * 400 to `POST bots`: the project has as many bots in meetings as the service allows.
+ * Not a failure: the same POST succeeds once one of them leaves, so try again later.
+ */
+export class ConcurrencyLimitError extends BadRequestError {
+  override name = 'ConcurrencyLimitError';
+}
+
+/** 400 to `POST bots` with a Zoom link: the project has no Zoom app credentials; nothing but an admin adding them helps. */
+export class ZoomCredentialsMissingError extends BadRequestError {
+  override name = 'ZoomCredentialsMissingError';
 }
 
 /** 429 on every attempt, or a Retry-After longer than we will wait. */
@@ -158,9 +183,14 @@ export class UpstreamClient {
     return this.allPages(first, restSchemas().bot);
   }
 
-  /** The whole transcript, sorted by timestamp_ms. */
-  async getTranscript(botId: string): Promise<TranscriptLine[]> {
-    return this.call('GET', this.url(API_PATHS.transcript(botId)), restSchemas().transcript);
+  /**
+   * The transcript, sorted by timestamp_ms: the whole of it, or with `updatedAfter`
+   * (an ISO time on the service's clock) only the lines written strictly after then.
+   */
+  async getTranscript(botId: string, options: { updatedAfter?: string } = {}): Promise<TranscriptLine[]> {
+    const url = this.url(API_PATHS.transcript(botId));
+    if (options.updatedAfter !== undefined) url.searchParams.set('updated_after', options.updatedAfter);
+    return this.call('GET', url, restSchemas().transcript);
   }
 
   /** A fresh download link, or null when the meeting has no recording. */
@@ -268,13 +298,14 @@ export class UpstreamClient {
       if (status === 429) {
         telemetry.metrics.emit(METRICS.upstreamRateLimited, 1);
         lastRetryAfter = retryAfterMs(response.headers.get('retry-after'), Date.now());
-        await response.body?.cancel();
         if (attempt >= maxAttempts || (lastRetryAfter ?? 0) > this.options.maxRetryAfterMs) {
+          const { detail } = await errorBody(response);
           throw new RateLimitedError(
-            `${method} ${url.pathname} rate limited after ${attempt} attempts`,
+            `${method} ${url.pathname} rate limited after ${attempt} attempts${detail === '' ? '' : `: ${detail}`}`,
             lastRetryAfter,
           );
         }
+        await response.body?.cancel();
         await this.options.sleep(Math.max(lastRetryAfter ?? 0, this.backoff(attempt)));
         continue;
       }
@@ -286,7 +317,7 @@ export class UpstreamClient {
         await this.options.sleep(this.backoff(attempt));
         continue;
       }
-      const detail = await errorDetail(response);
+      const { detail, fieldErrors } = await errorBody(response);
       const message = `${method} ${url.pathname} answered ${status}${detail === '' ? '' : `: ${detail}`}`;
       if (status === 401) {
         telemetry.metrics.emit(METRICS.upstreamUnauthorized, 1);
@@ -298,7 +329,11 @@ export class UpstreamClient {
       }
       if (status === 403) throw new ForbiddenError(message, status);
       if (status === 404) throw new NotFoundError(message, status);
-      if (status === 400) throw new BadRequestError(message, status);
+      if (status === 400) {
+        if (detail.includes(CONCURRENT_BOTS_LIMIT_REACHED)) throw new ConcurrencyLimitError(message, status);
+        if (detail.includes(ZOOM_CREDENTIALS_REQUIRED)) throw new ZoomCredentialsMissingError(message, status);
+        throw new BadRequestError(message, status, fieldErrors);
+      }
       throw new UpstreamError(message, status);
     }
   }
@@ -318,15 +353,26 @@ export function retryAfterMs(header: string | null, nowMs: number): number | und
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
-async function errorDetail(response: Response): Promise<string> {
+/** An error answer's message (`error` or `detail`, else the body's start) and its field errors, if any. */
+async function errorBody(response: Response): Promise<{ detail: string; fieldErrors?: FieldErrors }> {
   const text = await response.text().catch(() => '');
+  let body: unknown;
   try {
-    const body = JSON.parse(text) as { error?: unknown; detail?: unknown };
-    const detail = body.error ?? body.detail;
-    return detail === undefined ? text.slice(0, 200) : typeof detail === 'string' ? detail : JSON.stringify(detail);
+    body = JSON.parse(text);
   } catch {
-    return text.slice(0, 200);
+    return { detail: text.slice(0, 200) };
   }
+  const { error, detail } = (typeof body === 'object' && body !== null ? body : {}) as {
+    error?: unknown;
+    detail?: unknown;
+  };
+  const message = error ?? detail;
+  const fieldErrors = fieldErrorsOf(body);
+  return {
+    detail:
+      message === undefined ? text.slice(0, 200) : typeof message === 'string' ? message : JSON.stringify(message),
+    ...(fieldErrors !== undefined && { fieldErrors }),
+  };
 }
 
 /** HTTP libraries quote a refused header value in their errors: never let the key through. */

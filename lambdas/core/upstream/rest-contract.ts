@@ -141,6 +141,32 @@ export function metadataJsonLength(metadata: BotMetadata): number {
 /** A `POST bots` whose deduplication key a live bot holds is a 400 with this in its `error` (not the old bot). */
 export const DEDUPLICATION_CONFLICT = 'Deduplication key already in use';
 
+/**
+ * A `POST bots` refused because the project has as many bots in meetings as it may
+ * (bots before or after their meeting do not count): 400 with this in its `error`.
+ * A launch to try again later, not a failure.
+ */
+export const CONCURRENT_BOTS_LIMIT_REACHED = 'You have exceeded the maximum number of concurrent bots';
+
+/** A Zoom link for a project without Zoom app credentials: 400 with this in its `error`. Permanent until an admin adds them. */
+export const ZOOM_CREDENTIALS_REQUIRED = 'Zoom App credentials are required';
+
+/**
+ * A 400's body as the service writes it: `{"error": "..."}`, or the serializer's
+ * field errors `{"<field>": ["..."], "non_field_errors": ["..."]}` (a `null` where none is
+ * allowed: "This field may not be null."; an undeclared field: "Unexpected field(s): …").
+ */
+export type FieldErrors = Record<string, string[]>;
+
+/** The field errors of a 400 body, or undefined when it holds none. */
+export function fieldErrorsOf(body: unknown): FieldErrors | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const errors: FieldErrors = {};
+  for (const [field, messages] of Object.entries(body))
+    if (Array.isArray(messages) && messages.every((m) => typeof m === 'string')) errors[field] = messages;
+  return Object.keys(errors).length === 0 ? undefined : errors;
+}
+
 /** States after which a bot no longer holds its deduplication key (the service's post-meeting states). */
 export const POST_MEETING_BOT_STATES: readonly BotState[] = FINAL_BOT_STATES;
 
