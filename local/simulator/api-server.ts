@@ -10,6 +10,7 @@
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
+import { onlyLoopbackHosts } from '../loopback-host';
 import {
   ALL_STATES,
   botNameProblem,
@@ -183,6 +184,8 @@ export class SimulatedServiceApi {
         else response.destroy();
       });
     });
+    // A page in the operator's browser that rebinds its name to 127.0.0.1 reaches this too.
+    onlyLoopbackHosts(this.server);
     await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     const address = this.server.address();
     if (address === null || typeof address === 'string') throw new Error('no TCP address');

@@ -109,8 +109,18 @@ describe('a POST the service refuses for now is launched later', () => {
   });
 
   it.each([
-    ['ConcurrencyLimitError', () => void (service.concurrentBotsLimit = 0)],
-    ['RateLimitedError', () => void (service.postThrottle = { limit: 0, windowMs: 60_000 })],
+    [
+      'ConcurrencyLimitError',
+      () => {
+        service.concurrentBotsLimit = 0;
+      },
+    ],
+    [
+      'RateLimitedError',
+      () => {
+        service.postThrottle = { limit: 0, windowMs: 60_000 };
+      },
+    ],
   ])('retries a lasting %s for as long as the launch lead allows, then records it', async (name, limit) => {
     limit();
     const run = await launch(`lasting-${name}`, MEET);

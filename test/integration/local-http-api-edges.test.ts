@@ -3,13 +3,14 @@
  * browser can do to it matters: a page that rebinds its own name to 127.0.0.1 is
  * refused by Host (421), a path with a bad escape is a 400, and no request, not
  * even one whose handler throws, ends the process. The emulators the dev run
- * starts refuse foreign Hosts the same way.
+ * starts (the simulated service included) refuse foreign Hosts the same way.
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDynamoEmulator } from '../../local/emulators/dynalite';
 import { startSqsS3Emulator } from '../../local/emulators/fauxqs';
 import { type HttpRouteHandler, type LocalHttpApi, startLocalHttpApi } from '../../local/http-api-server';
+import { SimulatedServiceApi } from '../../local/simulator/api-server';
 
 /** What the route handlers were called with. */
 const calls: string[] = [];
@@ -104,8 +105,10 @@ describe('the emulators the dev run starts', () => {
   it('refuse a foreign Host with 421 and still serve loopback', async () => {
     const sqsS3 = await startSqsS3Emulator();
     const dynamo = await startDynamoEmulator();
+    const simulator = new SimulatedServiceApi();
+    const simulatorUrl = await simulator.start();
     try {
-      for (const endpoint of [sqsS3.endpoint, dynamo.endpoint]) {
+      for (const endpoint of [sqsS3.endpoint, dynamo.endpoint, simulatorUrl]) {
         const emulatorPort = Number(new URL(endpoint).port);
         const foreign = await send('GET', '/', `attacker.example:${emulatorPort}`, emulatorPort);
         expect(foreign.status).toBe(421);
@@ -115,6 +118,7 @@ describe('the emulators the dev run starts', () => {
     } finally {
       await sqsS3.stop();
       await dynamo.stop();
+      await simulator.stop();
     }
   });
 });

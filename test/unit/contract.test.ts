@@ -150,6 +150,9 @@ describe('ingress environment', () => {
     SECRET_CACHE_SECONDS: '60',
     TABLE_NAME: 'meetings',
     DEDUP_RETENTION_DAYS: '7',
+    QUARANTINE_MAX_PER_MINUTE: '600',
+    QUARANTINE_MAX_BYTES_PER_MINUTE: '16777216',
+    QUARANTINE_MAX_PER_BOT_PER_DAY: '1000',
   };
   it('coerces numbers from environment strings', () => {
     expect(ingressEnvironmentSchema.parse(good).MAX_BODY_BYTES).toBe(3145728);
