@@ -18,7 +18,14 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3ReadObjects } from '../../lambdas/shared/s3-read-objects';
 import { transcriptUpdate } from '../../local/simulator/payloads';
-import { type EraseWorld, eraseDeps, seedMeeting, startEraseWorld, tracesOf } from '../fixtures/erase-harness';
+import {
+  type EraseWorld,
+  eraseDeps,
+  seedMeeting,
+  startEraseWorld,
+  tombstoneOnly,
+  tracesOf,
+} from '../fixtures/erase-harness';
 import { faultyClient } from '../fixtures/faulty-client';
 import { processDependencies, queuedMessage, recordingTelemetry } from '../fixtures/local-pipeline';
 
@@ -30,8 +37,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await world?.stop();
 });
-
-const tombstoneOnly = (botId: string) => [`table ${keys.bot(botId)} MEETING`];
 
 function harness() {
   const db = faultyClient(documentClient());

@@ -17,7 +17,14 @@ import { processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { stateChange } from '../../local/simulator/payloads';
-import { type EraseWorld, eraseDeps, seedMeeting, startEraseWorld, tracesOf } from '../fixtures/erase-harness';
+import {
+  type EraseWorld,
+  eraseDeps,
+  seedMeeting,
+  startEraseWorld,
+  tombstoneOnly,
+  tracesOf,
+} from '../fixtures/erase-harness';
 import { steppedClient } from '../fixtures/interleave';
 import { processDependencies, queuedMessage, recordingTelemetry } from '../fixtures/local-pipeline';
 
@@ -29,7 +36,6 @@ afterAll(async () => {
   await world?.stop();
 });
 
-const tombstoneOnly = (botId: string) => [`table ${keys.bot(botId)} MEETING`];
 const newBot = () => `bot_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 const FIRST_STATE_AT = Date.parse('2026-11-23T09:00:00Z');
 const table = () => ({ db: documentClient(), tableName: world.resources.tableName });

@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseMeeting } from '../../lambdas/core/erase/erase-meeting';
 import { quarantineBotPrefix } from '../../lambdas/core/ingress/quarantine';
 import { staticSecret } from '../../lambdas/core/secrets';
-import { keys } from '../../lambdas/core/store/table-layout';
 import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
 import type { IngressEnvironment } from '../../lambdas/ingress/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
@@ -23,7 +22,14 @@ import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { s3Quarantine } from '../../lambdas/shared/s3-quarantine';
 import { localIngressEnvironment } from '../../local/resources';
 import { signWebhook } from '../../local/simulator/webhook-signer';
-import { type EraseWorld, eraseDeps, seedMeeting, startEraseWorld, tracesOf } from '../fixtures/erase-harness';
+import {
+  type EraseWorld,
+  eraseDeps,
+  seedMeeting,
+  startEraseWorld,
+  tombstoneOnly,
+  tracesOf,
+} from '../fixtures/erase-harness';
 import { createResources, recordingTelemetry } from '../fixtures/local-pipeline';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
 
@@ -129,7 +135,7 @@ describe('erasure after a flood of forged webhooks', () => {
       'ListObjectVersionsCommand', // the sweep
     ]);
 
-    expect(await tracesOf(world, target.botId)).toEqual([`table ${keys.bot(target.botId)} MEETING`]);
+    expect(await tracesOf(world, target.botId)).toEqual(tombstoneOnly(target.botId));
     expect(await keysUnder(world.resources.payloadBucket, ownPrefix)).toEqual([]);
     // Every other bot's entry is still there.
     expect(await s3Quarantine(s3Client(), world.resources.payloadBucket).list()).toEqual(flooded);
@@ -154,7 +160,7 @@ describe('erasure after a flood of forged webhooks', () => {
       `quarantine/2026/11/20/${'a'.repeat(64)}-0000000000000001.json`,
       `quarantine/2026/11/20/${'b'.repeat(64)}-0000000000000002.json`,
     ]);
-    expect(await tracesOf(world, meeting.botId)).toEqual([`table ${keys.bot(meeting.botId)} MEETING`]);
+    expect(await tracesOf(world, meeting.botId)).toEqual(tombstoneOnly(meeting.botId));
     expect(await keysUnder(world.resources.payloadBucket, 'quarantine/2')).toEqual([
       `quarantine/2026/11/20/${'b'.repeat(64)}-0000000000000002.json`,
     ]);
