@@ -301,6 +301,33 @@ describe('limits against a flooded calendar', () => {
     expect(calendars.executions.started.size).toBe(10);
   });
 
+  it('spends the budget only on schedules it makes: meetings another calendar covers never hold a new one back', async () => {
+    const calendars = await calendarHarness(now, { scheduleLimits: { perSync: 5, perDay: 6 } });
+    const shared = Array.from({ length: 5 }, (_, i) => testEvent(`shared-${i}`, day(i)));
+    feeds.set('/holder.ics', testFeed(shared));
+    feeds.set('/invitee.ics', testFeed(shared));
+    for (const id of ['holder', 'invitee'])
+      await calendars.call('PUT', `/calendars/${id}`, { ics_url: feeds.url(`/${id}.ics`), rules: { join: 'all' } });
+    expect((await calendars.call('POST', '/calendars/holder/sync')).body).toMatchObject({ created: 5, deferred: 0 });
+    // Every sync of the invitee re-claims the 5 covered meetings and loses: no schedule, so no budget spent.
+    for (let run = 0; run < 3; run++)
+      expect((await calendars.call('POST', '/calendars/invitee/sync')).body).toMatchObject({
+        created: 0,
+        skipped: 5,
+        deferred: 0,
+        limits: [],
+      });
+    // A meeting only the invitee has still gets its bot at once.
+    feeds.set('/invitee.ics', testFeed([...shared, testEvent('invitee-own', day(6))]));
+    expect((await calendars.call('POST', '/calendars/invitee/sync')).body).toMatchObject({
+      created: 1,
+      skipped: 5,
+      deferred: 0,
+      limits: [],
+    });
+    expect(calendars.executions.started.size).toBe(6);
+  });
+
   it("expands a stranger's sub-daily series to nothing and the owner's only up to the per-event limit, and keeps what a limit cut short", async () => {
     const calendars = await calendarHarness(now, { scheduleLimits: { perSync: 1_000, perDay: 1_000 } });
     const feed = testFeed([

@@ -26,8 +26,14 @@ export const DEFAULT_SCHEDULE_LIMITS: ScheduleLimits = { perSync: 50, perDay: 20
 const COUNTER_KEPT_MS = 2 * 86_400_000;
 
 export interface ScheduleBudget {
-  /** Whether one more new schedule may be made for this occurrence; counts it when so. */
+  /**
+   * Whether one more new schedule may be made for this occurrence; counts it when so. Asked only
+   * when a schedule is about to be made (the meeting's claim won, no schedule yet), so an occurrence
+   * another calendar covers, or one unchanged, never spends it.
+   */
   admit(occurrence: Occurrence): Promise<boolean>;
+  /** Gives back what admit counted when the schedule could not be made after all (retried next sync). */
+  refund(): Promise<void>;
   /** The limits reached so far, with how many occurrences each held back. */
   limits(): LimitReached[];
   /** Occurrences held back for a later sync. */
@@ -89,6 +95,20 @@ export function scheduleBudget(
           reason: `${heldByDay} new meeting(s) wait for tomorrow (UTC): a calendar gets at most ${limits.perDay} new schedules a day`,
         });
       return reached;
+    },
+    async refund() {
+      admitted--;
+      await table.db
+        .send(
+          new UpdateCommand({
+            TableName: table.tableName,
+            Key: keys.calendarNewSchedules(calendarId, day),
+            UpdateExpression: 'ADD made :minusOne',
+            ConditionExpression: 'made > :zero',
+            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+          }),
+        )
+        .catch(() => undefined);
     },
     deferred: () => heldBySync + heldByDay,
   };

@@ -17,7 +17,7 @@ import type { CalendarSource } from './calendar-source';
 import { type CalendarEntry, scheduleOf } from './calendar-store';
 import type { Occurrence } from './ics-occurrences';
 import { decide } from './rules';
-import { type ScheduleLimits, scheduleBudget } from './schedule-budget';
+import { type ScheduleBudget, type ScheduleLimits, scheduleBudget } from './schedule-budget';
 
 export interface SyncDependencies extends FeedDependencies {
   schedules: ScheduleDependencies;
@@ -91,12 +91,8 @@ export async function syncCalendar(source: CalendarSource, deps: SyncDependencie
   const entries = new Map((await deps.store.listEntries(source.calendarId)).map((e) => [e.scheduleId, e]));
   await adoptReissued(source.calendarId, wanted, entries, deps);
   const budget = scheduleBudget(source.calendarId, deps.scheduleLimits, deps.schedules.table, now);
-  for (const want of wanted.values()) {
-    const entry = entries.get(want.scheduleId);
-    // Only a new schedule is counted; one held back waits (its entry, if any, is left as it is).
-    if (entry?.state !== 'active' && !(await budget.admit(want.occurrence))) continue;
-    await reconcileWanted(source, want, entry, result, deps);
-  }
+  for (const want of wanted.values())
+    await reconcileWanted(source, want, entries.get(want.scheduleId), budget, result, deps);
   result.deferred = budget.deferred();
   result.limits = [...feed.limits, ...budget.limits()];
   const inUse = new Set<string>();
@@ -153,6 +149,7 @@ async function reconcileWanted(
   source: CalendarSource,
   want: Wanted,
   entry: CalendarEntry | undefined,
+  budget: ScheduleBudget,
   result: SyncResult,
   deps: SyncDependencies,
 ): Promise<void> {
@@ -183,6 +180,12 @@ async function reconcileWanted(
     });
     return;
   }
+  // Only a schedule about to be made spends the budget; one held back lets the meeting go and waits
+  // for a later sync (its entry, if any, is left as it is).
+  if (active === undefined && !(await budget.admit(occurrence))) {
+    await deps.store.release(slot, own);
+    return;
+  }
   const saved = await attempt(() =>
     upsertSchedule(
       own,
@@ -196,6 +199,7 @@ async function reconcileWanted(
     ),
   );
   if ('error' in saved) {
+    if (active === undefined) await budget.refund();
     if (active === undefined || !sameSlot(active.slot, slot)) await deps.store.release(slot, own);
     fail(result, own, slot.start, saved);
     return;
