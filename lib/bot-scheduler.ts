@@ -136,7 +136,8 @@ export class BotScheduler extends Construct {
         ...upstreamEnvironment(props),
       },
     });
-    grantTableItems(this.launchFunction, props.table, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    // Takes and records its schedule (updates), puts the meeting item and its day listing the launch creates.
+    grantTableItems(this.launchFunction, props.table, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     grantApiKey(this.launchFunction, props);
 
     const wait = new Wait(this, LAUNCHER_STATES.wait, { time: WaitTime.timestampPath('$.launchAt') });

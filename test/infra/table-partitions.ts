@@ -71,7 +71,32 @@ export function kindsOfLayoutReference(reference: string): layout.PartitionKind[
   });
 }
 
-/** The table layout's references each handler's code reaches, with a file that makes each. */
+/** Marks a reference that is a DynamoDB command the code sends, not a layout reference: `command:PutItem`. */
+export const COMMAND = 'command:';
+
+/** The IAM action of the DynamoDB command class a declaration is (lib-dynamodb's or the client's), if it is one. */
+function dynamoCommand(declaration: ts.Declaration, name: string): string | undefined {
+  if (!/\/@aws-sdk\/(lib|client)-dynamodb\//.test(declaration.getSourceFile().fileName)) return undefined;
+  const match = /^(\w+)Command$/.exec(name);
+  if (match === null) return undefined;
+  const documentActions: Record<string, string> = {
+    Put: 'PutItem',
+    Get: 'GetItem',
+    Update: 'UpdateItem',
+    Delete: 'DeleteItem',
+    BatchGet: 'BatchGetItem',
+    BatchWrite: 'BatchWriteItem',
+    TransactGet: 'TransactGetItems',
+    TransactWrite: 'TransactWriteItems',
+  };
+  const base = match[1] as string;
+  return `dynamodb:${documentActions[base] ?? base}`;
+}
+
+/**
+ * The table layout's references each handler's code reaches, with a file that makes each, and the
+ * DynamoDB commands it sends (keys starting with COMMAND).
+ */
 export function layoutReferences(entries: readonly string[]): Map<string, Map<string, string>> {
   const config = ts.getParsedCommandLineOfConfigFile(
     resolve(ROOT, 'tsconfig.json'),
@@ -114,6 +139,11 @@ export function layoutReferences(entries: readonly string[]): Map<string, Map<st
           let symbol = checker.getSymbolAtLocation(node);
           if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
           for (const declaration of symbol?.declarations ?? []) {
+            const command = dynamoCommand(declaration, symbol?.getName() ?? '');
+            if (command !== undefined) {
+              found.set(`${COMMAND}${command}`, where);
+              continue;
+            }
             if (declaration.getSourceFile().fileName === LAYOUT_FILE) {
               const name = symbol?.getName() ?? '';
               if (name === 'keys' && ts.isPropertyAccessExpression(node.parent) && node.parent.expression === node)
