@@ -7,7 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type SimulatedBot, writeUtterance } from './api-server';
-import { participantJoinLeave, pythonIsoTime, stateChange, summaryUpdate, transcriptUpdate } from './payloads';
+import {
+  participantJoinLeave,
+  pythonIsoTime,
+  stateChange,
+  summaryUpdate,
+  transcriptLine,
+  transcriptUpdate,
+} from './payloads';
 import type { PyValue } from './python-json';
 import type { WebhookSender } from './webhook-sender';
 
@@ -115,26 +122,16 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
     options.onStep?.(bot.id, `${people.length} participants joined`);
     for (const line of utterances) {
       await sleep();
-      const data = {
-        speaker_name: line.speakerName,
-        speaker_uuid: line.speakerUuid,
-        speaker_user_uuid: null,
-        speaker_is_host: line.speakerUuid === 'p-ada',
-        timestamp_ms: line.timestampMs,
-        duration_ms: 2_500,
-        transcription: { transcript: line.text },
+      const utterance = {
+        speakerName: line.speakerName,
+        speakerUuid: line.speakerUuid,
+        isHost: line.speakerUuid === 'p-ada',
+        timestampMs: line.timestampMs,
+        durationMs: 2_500,
+        text: line.text,
       };
-      writeUtterance(bot, data, Date.now());
-      sender.send(
-        transcriptUpdate(bot.id, {
-          speakerName: line.speakerName,
-          speakerUuid: line.speakerUuid,
-          isHost: line.speakerUuid === 'p-ada',
-          timestampMs: line.timestampMs,
-          durationMs: 2_500,
-          text: line.text,
-        }),
-      );
+      writeUtterance(bot, transcriptLine(utterance), Date.now());
+      sender.send(transcriptUpdate(bot.id, utterance));
     }
     options.onStep?.(bot.id, `${utterances.length} utterances`);
     await sleep();

@@ -59,32 +59,30 @@ export function stateChange(
   );
 }
 
-export function transcriptUpdate(
-  botId: string,
-  utterance: {
-    speakerName: string;
-    speakerUuid: string;
-    isHost: boolean;
-    timestampMs: number;
-    durationMs: number;
-    text: string | null;
-  },
-  options?: { idempotencyKey?: string },
-): PyObject {
-  return webhook(
-    botId,
-    'transcript.update',
-    {
-      speaker_name: utterance.speakerName,
-      speaker_uuid: utterance.speakerUuid,
-      speaker_user_uuid: null,
-      speaker_is_host: utterance.isHost,
-      timestamp_ms: utterance.timestampMs,
-      duration_ms: utterance.durationMs,
-      transcription: utterance.text === null ? null : { transcript: utterance.text },
-    },
-    options,
-  );
+export interface Utterance {
+  speakerName: string;
+  speakerUuid: string;
+  isHost: boolean;
+  timestampMs: number;
+  durationMs: number;
+  text: string | null;
+}
+
+/** One transcript line in the service's shape: a `transcript.update`'s data and an item of `GET …/transcript`. */
+export function transcriptLine(utterance: Utterance): PyObject {
+  return {
+    speaker_name: utterance.speakerName,
+    speaker_uuid: utterance.speakerUuid,
+    speaker_user_uuid: null,
+    speaker_is_host: utterance.isHost,
+    timestamp_ms: utterance.timestampMs,
+    duration_ms: utterance.durationMs,
+    transcription: utterance.text === null ? null : { transcript: utterance.text },
+  };
+}
+
+export function transcriptUpdate(botId: string, utterance: Utterance, options?: { idempotencyKey?: string }): PyObject {
+  return webhook(botId, 'transcript.update', transcriptLine(utterance), options);
 }
 
 export function participantJoinLeave(

@@ -9,6 +9,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SimulatedBot, SimulatedServiceApi, writeUtterance } from '../../local/simulator/api-server';
 import { playMeeting } from '../../local/simulator/meeting-player';
+import { transcriptLine } from '../../local/simulator/payloads';
 import { NO_CHAOS, WebhookSender } from '../../local/simulator/webhook-sender';
 
 const service = new SimulatedServiceApi();
@@ -448,15 +449,15 @@ describe("the project's own limits on POST bots", () => {
 describe('GET bots/{id}/transcript?updated_after=', () => {
   it('keeps the lines written strictly after that time; a bad value is a 400', async () => {
     const bot = service.addBot({ state: 'ended' });
-    const line = (timestampMs: number, text: string) => ({
-      speaker_name: 'Ada',
-      speaker_uuid: 'p-ada',
-      speaker_user_uuid: null,
-      speaker_is_host: true,
-      timestamp_ms: timestampMs,
-      duration_ms: 1000,
-      transcription: { transcript: text },
-    });
+    const line = (timestampMs: number, text: string) =>
+      transcriptLine({
+        speakerName: 'Ada',
+        speakerUuid: 'p-ada',
+        isHost: true,
+        timestampMs,
+        durationMs: 1000,
+        text,
+      });
     writeUtterance(bot, line(1000, 'one'), Date.parse('2026-11-22T09:00:00Z'));
     writeUtterance(bot, line(2000, 'two'), Date.parse('2026-11-22T09:00:01Z'));
     writeUtterance(bot, line(3000, 'three'), Date.parse('2026-11-22T09:00:02Z'));

@@ -14,6 +14,7 @@ import {
 } from '../../lambdas/core/upstream/client';
 import { DEDUPLICATION_CONFLICT } from '../../lambdas/core/upstream/rest-contract';
 import { SimulatedServiceApi, writeUtterance } from '../../local/simulator/api-server';
+import { transcriptLine } from '../../local/simulator/payloads';
 import { recordingTelemetry } from '../fixtures/local-pipeline';
 
 const service = new SimulatedServiceApi();
@@ -326,15 +327,15 @@ describe("the service's refusals as typed errors", () => {
 
   it('reads the transcript after a time with updated_after', async () => {
     const bot = service.addBot({ state: 'ended' });
-    const line = (timestampMs: number) => ({
-      speaker_name: 'Ada',
-      speaker_uuid: 'p-ada',
-      speaker_user_uuid: null,
-      speaker_is_host: true,
-      timestamp_ms: timestampMs,
-      duration_ms: 1000,
-      transcription: { transcript: `at ${timestampMs}` },
-    });
+    const line = (timestampMs: number) =>
+      transcriptLine({
+        speakerName: 'Ada',
+        speakerUuid: 'p-ada',
+        isHost: true,
+        timestampMs,
+        durationMs: 1000,
+        text: `at ${timestampMs}`,
+      });
     writeUtterance(bot, line(1000), Date.parse('2026-11-22T09:00:00Z'));
     writeUtterance(bot, line(2000), Date.parse('2026-11-22T09:00:05Z'));
     const later = await client().getTranscript(bot.id, { updatedAfter: '2026-11-22T09:00:00Z' });
