@@ -1,7 +1,7 @@
 /**
  * The simulated service refuses what the real one (Attendee) refuses, with the
- * same status and body shape: every [enforce] rule in
- * shared/design/upstream-facts.md, as a table of requests and answers. A rule
+ * same status and body shape: every rule of the service we enforce (listed in
+ * docs/upstream.md), as a table of requests and answers. A rule
  * relaxed in the simulator turns its row red (the request would be accepted).
  */
 
