@@ -3,6 +3,7 @@
  * every calendar: thin adapters over lambdas/core/calendar.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { apiError } from '../core/api-error';
 import {
   type Answer,
   CALENDAR_API_ROUTES,
@@ -37,7 +38,7 @@ export function createCalendarsHandler(deps: CalendarApiDependencies) {
         try {
           body = bodyOf(event);
         } catch {
-          return respond({ status: 400, body: { error: { code: 'invalid-json', message: 'The body is not JSON.' } } });
+          return respond({ status: 400, body: apiError('invalid-json', 'The body is not JSON.') });
         }
         return respond(await putCalendar(id, body, deps));
       }
@@ -55,7 +56,7 @@ export function createCalendarsHandler(deps: CalendarApiDependencies) {
       case CALENDAR_API_ROUTES.schedules:
         return respond(await listCalendarSchedules(event.queryStringParameters?.calendar_id, deps));
       default:
-        return respond({ status: 404, body: { error: { code: 'no-route', message: `No route ${event.routeKey}.` } } });
+        return respond({ status: 404, body: apiError('no-route', `No route ${event.routeKey}.`) });
     }
   };
 }
