@@ -3,7 +3,7 @@
  * every calendar: thin adapters over lambdas/core/calendar.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { apiError } from '../core/api-error';
+import { apiError, failureDetails, internalErrorResponse } from '../core/api-error';
 import {
   type Answer,
   CALENDAR_API_ROUTES,
@@ -30,6 +30,22 @@ function bodyOf(event: APIGatewayProxyEventV2): unknown {
 }
 
 export function createCalendarsHandler(deps: CalendarApiDependencies) {
+  const route = calendarRoute(deps);
+  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    try {
+      return await route(event);
+    } catch (failure) {
+      deps.telemetry.log.error('calendar request failed', {
+        route: event.routeKey,
+        request_id: event.requestContext.requestId,
+        ...failureDetails(failure),
+      });
+      return internalErrorResponse(event.requestContext.requestId);
+    }
+  };
+}
+
+function calendarRoute(deps: CalendarApiDependencies) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const id = event.pathParameters?.id ?? '';
     switch (event.routeKey) {

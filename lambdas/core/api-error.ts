@@ -8,6 +8,12 @@
  * An answer may add fields beside them (`issues` for a body that failed validation) and
  * beside `error` (the ingress's `status`). schemas/api/error.json is the same contract as a
  * JSON Schema, for clients in other languages.
+ *
+ * What API Gateway answers itself, before or instead of a handler, keeps its own
+ * `{"message": "..."}`: an HTTP API (unlike a REST API) has no gateway responses to
+ * reshape (IAM refusals 403, an unknown route 404, its 10 MB payload cap 413, throttling
+ * 429, a function that crashed or timed out 500/503). So every handler catches its own
+ * failures and answers them here (`internal-error`) rather than letting them reach it.
  */
 import { z } from 'zod';
 
@@ -47,4 +53,20 @@ export function apiErrorResponse(
 export function apiErrorMessage(body: unknown): string | undefined {
   const parsed = apiErrorBody.safeParse(body);
   return parsed.success ? parsed.data.error.message : undefined;
+}
+
+/** A failure no route expected, answered 500 without its details (the caller logs them under the request id). */
+export function internalErrorResponse(requestId: string): ReturnType<typeof apiErrorResponse> {
+  return apiErrorResponse(
+    500,
+    'internal-error',
+    `the request failed inside the pipeline; it is logged as request ${requestId}`,
+  );
+}
+
+/** What to log of such a failure. */
+export function failureDetails(failure: unknown): { error_name: string; error: string; stack?: string } {
+  return failure instanceof Error
+    ? { error_name: failure.name, error: failure.message, ...(failure.stack !== undefined && { stack: failure.stack }) }
+    : { error_name: typeof failure, error: String(failure) };
 }

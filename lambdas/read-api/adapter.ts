@@ -1,7 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { apiError } from '../core/api-error';
+import { apiError, failureDetails, internalErrorResponse } from '../core/api-error';
 import { meetingDeliveryLog, objectDeliveryLog } from '../core/read/delivery-log';
 import { getMeeting } from '../core/read/get-meeting';
 import { listMeetings } from '../core/read/list-meetings';
@@ -84,15 +84,9 @@ export function createReadApiHandler(deps: ReadDependencies, telemetry: Telemetr
       telemetry.log.error('read request failed', {
         route: event.routeKey,
         request_id: event.requestContext.requestId,
-        error_name: failure instanceof Error ? failure.name : typeof failure,
-        error: failure instanceof Error ? failure.message : String(failure),
-        stack: failure instanceof Error ? failure.stack : undefined,
+        ...failureDetails(failure),
       });
-      return error(
-        500,
-        'internal-error',
-        `the request failed inside the read API; it is logged as request ${event.requestContext.requestId}`,
-      );
+      return internalErrorResponse(event.requestContext.requestId);
     }
   };
 }

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
-import { apiError, apiErrorResponse } from '../core/api-error';
+import { apiError, apiErrorResponse, failureDetails, internalErrorResponse } from '../core/api-error';
 import {
   markCalendarEventApplied,
   releaseCalendarEvent,
@@ -70,7 +70,18 @@ function respond(result: ScheduleResult): APIGatewayProxyStructuredResultV2 {
 /** PUT/GET/DELETE /schedules/{id} (IAM-authorized) and calendar events from EventBridge: one core. */
 export function createSchedulesHandler(deps: ScheduleDependencies) {
   return async (event: SchedulesEvent): Promise<APIGatewayProxyStructuredResultV2 | undefined> => {
-    if ('routeKey' in event) return handleRequest(event, deps);
+    if ('routeKey' in event) {
+      try {
+        return await handleRequest(event, deps);
+      } catch (failure) {
+        deps.telemetry.log.error('schedule request failed', {
+          route: event.routeKey,
+          request_id: event.requestContext.requestId,
+          ...failureDetails(failure),
+        });
+        return internalErrorResponse(event.requestContext.requestId);
+      }
+    }
     await handleCalendarEvent(event, deps);
     return undefined;
   };

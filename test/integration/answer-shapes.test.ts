@@ -13,11 +13,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCalendarsHandler } from '../../lambdas/calendars/adapter';
 import type { EraseDependencies } from '../../lambdas/core/erase/erase-dependencies';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UTC_TIMESTAMP_PATTERN } from '../../lambdas/core/text/utc-timestamp';
 import { createEraseApiHandler } from '../../lambdas/erase/adapter';
 import { createReadApiHandler, readApiDependencies } from '../../lambdas/read-api/adapter';
+import { createSchedulesHandler } from '../../lambdas/schedules/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { PROJECT_ROOT } from '../../lib/function';
@@ -257,7 +259,7 @@ describe('errors: one shape on every route', () => {
     expect(validateError(JSON.parse(answer.text))).toBe(true);
   });
 
-  it('the handlers answer their own faults in the shape: read API 500 and unknown route, erase without a bot', async () => {
+  it('the handlers answer their own faults in the shape, so none reaches API Gateway as its bare 500', async () => {
     const read = createReadApiHandler(
       readApiDependencies(
         { TABLE_NAME: 'no-such-table', RECORDINGS_BUCKET: 'b', PAYLOAD_BUCKET: 'p', RECORDING_LINK_SECONDS: 900 },
@@ -272,14 +274,35 @@ describe('errors: one shape on every route', () => {
     });
     // Nothing of its dependencies is reached before the path is checked.
     const erase = createEraseApiHandler({} as EraseDependencies);
+    // The stores fail: a table that is not there, a calendar store that throws.
+    const schedules = createSchedulesHandler({
+      ...stack.calendars.schedules,
+      table: { ...stack.calendars.schedules.table, tableName: 'no-such-table' },
+      telemetry: silentTelemetry,
+    });
+    const calendars = createCalendarsHandler({
+      ...stack.calendars,
+      telemetry: silentTelemetry,
+      store: {
+        ...stack.calendars.store,
+        getSource: () => Promise.reject(new Error('the store is down')),
+      },
+    });
+    const scheduleEvent = (method: string) => {
+      const base = event(`${method} /schedules/{id}`, { id: 's1' });
+      return { ...base, requestContext: { ...base.requestContext, http: { ...base.requestContext.http, method } } };
+    };
     const answers = [
       [await read(event('GET /meetings/{bot_id}', { bot_id: 'x' })), 500, 'internal-error'],
       [await read(event('GET /nowhere')), 404, 'no-route'],
       [await erase(event('DELETE /meetings/{bot_id}')), 400, 'missing-bot-id'],
+      [await schedules(scheduleEvent('GET')), 500, 'internal-error'],
+      [await calendars(event('GET /calendars/{id}', { id: 'c1' })), 500, 'internal-error'],
+      [await calendars(event('PATCH /calendars/{id}', { id: 'c1' })), 404, 'no-route'],
     ] as const;
     for (const [answer, status, code] of answers) {
-      expect(answer.statusCode).toBe(status);
-      const body = JSON.parse(String(answer.body));
+      expect(answer?.statusCode).toBe(status);
+      const body = JSON.parse(String(answer?.body));
       expect(validateError(body), JSON.stringify(body)).toBe(true);
       expect(body).toMatchObject({ error: { code } });
     }
