@@ -9,8 +9,8 @@
  * - Every error of every route, the local server's own included, has the one error shape
  *   (schemas/api/error.json, checked by Ajv, a validator of its own).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCalendarsHandler } from '../../lambdas/calendars/adapter';
@@ -23,7 +23,7 @@ import { createSchedulesHandler } from '../../lambdas/schedules/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { PROJECT_ROOT } from '../../lib/function';
-import { readEventLog } from '../../local/event-log-publisher';
+import { readEventLog, scratchEventsFile } from '../../local/event-log-publisher';
 import { MAX_REQUEST_BODY_BYTES } from '../../local/http-api-server';
 import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/local-stack';
 import { type FeedServer, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
@@ -36,6 +36,8 @@ let stack: LocalStack;
 let feeds: FeedServer;
 let botId: string;
 let runStartedMs: number;
+/** This run's domain events only (local mode's default file may hold other runs'). */
+const eventsFile = scratchEventsFile();
 const CALENDAR = 'shapes-cal';
 
 beforeAll(async () => {
@@ -43,6 +45,7 @@ beforeAll(async () => {
   feeds = await startFeedServer();
   stack = await startLocalStack({
     signingSecret: newSigningSecret(),
+    eventsFile,
     chaos: { duplicate: 0.3, maxDelayMs: 0, drop: 0, droppable: new Set() },
     stepMs: 100,
     recordingBytes: 64 * 1024,
@@ -72,6 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
   await feeds?.stop();
+  rmSync(dirname(eventsFile), { recursive: true, force: true });
 });
 
 async function call(
@@ -168,7 +172,7 @@ describe('times: one form in every answer', () => {
   });
 
   it('the domain events of the run', () => {
-    const entries = readEventLog(stack.eventsFile);
+    const entries = readEventLog(eventsFile);
     const types = new Set(entries.map((entry) => entry.DetailType));
     expect([...types]).toEqual(
       expect.arrayContaining(['meeting.state_changed', 'meeting.ended', 'summary.ready', 'meeting.archived']),
