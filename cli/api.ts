@@ -1,15 +1,16 @@
 /** Calls to the HTTP API: answers checked against their contract, errors turned into exit codes. */
 import type { z } from 'zod';
+import { apiErrorMessage } from '../lambdas/core/api-error';
 import { CliError, exitCodeForStatus } from './exit-codes';
 import type { Target } from './target';
 
-/** The API's reason: `{ "error": "..." }` (read API) or `{ "error": { "code", "message" } }` (schedule API). */
+/** The API's reason: `{ "error": { "code", "message" } }` (every route), or an older stack's `{ "error": "..." }`. */
 function reasonOf(status: number, text: string): string {
   try {
     const body = JSON.parse(text) as { error?: unknown; message?: unknown };
-    const { error } = body;
-    if (typeof error === 'string') return error;
-    if (typeof error === 'object' && error !== null && 'message' in error) return String(error.message);
+    const message = apiErrorMessage(body);
+    if (message !== undefined) return message;
+    if (typeof body.error === 'string') return body.error;
     if (typeof body.message === 'string') return body.message;
   } catch {
     // Not JSON: the text itself is the best reason there is.

@@ -6,12 +6,15 @@
  *
  * Open on loopback means any web page the operator visits must not reach it: a
  * request whose Host is not this server on loopback (DNS rebinding) is answered
- * 421, a path with a bad escape 400, and whatever a request does, it is answered
- * (500 at worst, without the error's details) and the process goes on.
+ * 421, a path with a bad escape 400, an unknown path 404, a known path with another
+ * method 405, a body over API Gateway's payload limit 413, and whatever a request
+ * does, it is answered (500 at worst, without the error's details) and the process
+ * goes on. Every error has the routes' one shape (lambdas/core/api-error.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { apiError } from '../lambdas/core/api-error';
 import { CALENDAR_API_ROUTES } from '../lambdas/core/calendar/calendar-api';
 import { ERASE_API_ROUTES } from '../lambdas/core/erase/erase-contract';
 import { READ_API_ROUTES } from '../lambdas/core/read/read-api-contract';
@@ -46,6 +49,9 @@ export interface LocalHttpApi {
 
 const SCHEDULE_PATH = /^\/schedules\/([^/]+)$/;
 
+/** API Gateway's HTTP APIs take a request payload of 10 MB at most; a larger one is refused before any handler. */
+export const MAX_REQUEST_BODY_BYTES = 10 * 1024 * 1024;
+
 /** A route template (`GET /meetings/{bot_id}`) as a pattern for its paths, capturing the parameters. */
 function routePattern(routeKey: string): { method: string; pattern: RegExp; names: string[] } {
   const [method = '', template = ''] = routeKey.split(' ');
@@ -76,22 +82,39 @@ function decodePathParameter(raw: string): string {
   }
 }
 
-function answerJson(response: ServerResponse, status: number, body: object): void {
+function answerError(
+  response: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent) {
     response.destroy();
     return;
   }
-  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  response
+    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .end(JSON.stringify(apiError(code, message)));
 }
+
+/** A request body over MAX_REQUEST_BODY_BYTES: answered 413 without reading the rest. */
+class BodyTooLargeError extends Error {}
 
 export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): Promise<LocalHttpApi> {
   const server: Server = createServer((request, response) => {
     answer(routes, request, response).catch((error: unknown) => {
-      if (error instanceof BadPathError)
-        return answerJson(response, 400, { message: 'Bad Request', reason: error.message });
+      if (error instanceof BadPathError) return answerError(response, 400, 'bad-path', error.message);
+      if (error instanceof BodyTooLargeError)
+        return answerError(response, 413, 'body-too-large', error.message, { connection: 'close' });
       // The operator's terminal gets the error; the client only that it failed.
       console.error('local HTTP API: request failed', request.method, request.url?.split('?')[0], error);
-      answerJson(response, 500, { message: 'Internal Server Error' });
+      answerError(
+        response,
+        500,
+        'internal-error',
+        'The request failed inside the local HTTP API; its terminal shows why.',
+      );
     });
   });
   onlyLoopbackHosts(server);
@@ -112,10 +135,34 @@ export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): P
   };
 }
 
+/** The routes matched by path pattern, with the handler each resolves to. */
+function routed(routes: LocalHttpApiRoutes) {
+  return [
+    ...READ_ROUTES.map((route) => ({ ...route, handler: routes.read })),
+    ...CALENDAR_ROUTES.map((route) => ({ ...route, handler: routes.calendars })),
+    ...ERASE_ROUTES.map((route) => ({ ...route, handler: routes.erase })),
+  ];
+}
+
+/** The methods some route takes on this path (for a 405's Allow header); empty for an unknown path. */
+function allowedMethods(routes: LocalHttpApiRoutes, path: string): string[] {
+  const methods = new Set<string>();
+  if (path === '/webhooks') methods.add('POST');
+  if (SCHEDULE_PATH.test(path)) for (const method of ['PUT', 'GET', 'DELETE']) methods.add(method);
+  for (const route of routed(routes)) if (route.pattern.test(path)) methods.add(route.method);
+  return [...methods].sort();
+}
+
 /** One request through its route's handler, as API Gateway would call it. */
 async function answer(routes: LocalHttpApiRoutes, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
+  let bytes = 0;
+  for await (const chunk of request) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > MAX_REQUEST_BODY_BYTES)
+      throw new BodyTooLargeError(`The body is over ${MAX_REQUEST_BODY_BYTES} bytes, the most API Gateway takes.`);
+    chunks.push(chunk as Buffer);
+  }
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
   const method = request.method ?? 'GET';
   const scheduleId = SCHEDULE_PATH.exec(url.pathname)?.[1];
@@ -130,12 +177,7 @@ async function answer(routes: LocalHttpApiRoutes, request: IncomingMessage, resp
     routeKey = `${method} /schedules/{id}`;
     handler = routes.schedules?.();
   } else {
-    const routed = [
-      ...READ_ROUTES.map((route) => ({ ...route, handler: routes.read })),
-      ...CALENDAR_ROUTES.map((route) => ({ ...route, handler: routes.calendars })),
-      ...ERASE_ROUTES.map((route) => ({ ...route, handler: routes.erase })),
-    ];
-    for (const route of routed) {
+    for (const route of routed(routes)) {
       const match = method === route.method ? route.pattern.exec(url.pathname) : null;
       if (match === null) continue;
       routeKey = route.routeKey;
@@ -145,10 +187,16 @@ async function answer(routes: LocalHttpApiRoutes, request: IncomingMessage, resp
       break;
     }
   }
-  if (routeKey === undefined || handler === undefined) {
-    response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
-    return;
+  if (routeKey === undefined) {
+    const allowed = allowedMethods(routes, url.pathname);
+    if (allowed.length > 0)
+      return answerError(response, 405, 'method-not-allowed', `${url.pathname} takes ${allowed.join(', ')}.`, {
+        allow: allowed.join(', '),
+      });
+    return answerError(response, 404, 'no-route', `No route ${method} ${url.pathname}.`);
   }
+  if (handler === undefined)
+    return answerError(response, 503, 'route-not-ready', `${routeKey} is not wired yet in this local run.`);
   const headers = Object.fromEntries(
     Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(',') : (v ?? '')]),
   );

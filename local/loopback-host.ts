@@ -6,6 +6,7 @@
  * its own name as Host, so it is refused with 421 before anything is read or erased.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { apiError } from '../lambdas/core/api-error';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
@@ -24,7 +25,7 @@ export function misdirectedHost(host: string | undefined, port: number): string 
 export function answerMisdirected(response: ServerResponse, reason: string): void {
   response
     .writeHead(421, { 'content-type': 'application/json', connection: 'close' })
-    .end(JSON.stringify({ message: 'Misdirected Request', reason }));
+    .end(JSON.stringify(apiError('misdirected-request', reason)));
 }
 
 function listeningPort(server: Server): number {

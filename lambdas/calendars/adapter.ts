@@ -3,6 +3,7 @@
  * every calendar: thin adapters over lambdas/core/calendar.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { apiError, failureDetails, internalErrorResponse } from '../core/api-error';
 import {
   type Answer,
   CALENDAR_API_ROUTES,
@@ -29,6 +30,22 @@ function bodyOf(event: APIGatewayProxyEventV2): unknown {
 }
 
 export function createCalendarsHandler(deps: CalendarApiDependencies) {
+  const route = calendarRoute(deps);
+  return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
+    try {
+      return await route(event);
+    } catch (failure) {
+      deps.telemetry.log.error('calendar request failed', {
+        route: event.routeKey,
+        request_id: event.requestContext.requestId,
+        ...failureDetails(failure),
+      });
+      return internalErrorResponse(event.requestContext.requestId);
+    }
+  };
+}
+
+function calendarRoute(deps: CalendarApiDependencies) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const id = event.pathParameters?.id ?? '';
     switch (event.routeKey) {
@@ -37,7 +54,7 @@ export function createCalendarsHandler(deps: CalendarApiDependencies) {
         try {
           body = bodyOf(event);
         } catch {
-          return respond({ status: 400, body: { error: { code: 'invalid-json', message: 'The body is not JSON.' } } });
+          return respond({ status: 400, body: apiError('invalid-json', 'The body is not JSON.') });
         }
         return respond(await putCalendar(id, body, deps));
       }
@@ -55,7 +72,7 @@ export function createCalendarsHandler(deps: CalendarApiDependencies) {
       case CALENDAR_API_ROUTES.schedules:
         return respond(await listCalendarSchedules(event.queryStringParameters?.calendar_id, deps));
       default:
-        return respond({ status: 404, body: { error: { code: 'no-route', message: `No route ${event.routeKey}.` } } });
+        return respond({ status: 404, body: apiError('no-route', `No route ${event.routeKey}.`) });
     }
   };
 }

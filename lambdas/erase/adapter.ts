@@ -3,6 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { apiError } from '../core/api-error';
 import type { DomainEventPublisher } from '../core/domain-events/publisher';
 import type { EraseDependencies, UpstreamEraser } from '../core/erase/erase-dependencies';
 import { eraseMeeting, resweepErasedMeeting } from '../core/erase/erase-meeting';
@@ -66,7 +67,7 @@ const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResul
 export function createEraseApiHandler(deps: EraseDependencies) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const botId = event.pathParameters?.bot_id ?? '';
-    if (botId === '') return json(400, { error: 'the path names no bot: DELETE /meetings/{bot_id}' });
+    if (botId === '') return json(400, apiError('missing-bot-id', 'the path names no bot: DELETE /meetings/{bot_id}'));
     try {
       return json(200, await eraseMeeting(botId, 'request', deps));
     } catch (failure) {
@@ -75,9 +76,13 @@ export function createEraseApiHandler(deps: EraseDependencies) {
         request_id: event.requestContext.requestId,
         error: failure instanceof Error ? `${failure.name}: ${failure.message}` : String(failure),
       });
-      return json(500, {
-        error: `the erasure of ${botId} did not finish (logged as request ${event.requestContext.requestId}); call again: it resumes where it stopped`,
-      });
+      return json(
+        500,
+        apiError(
+          'erasure-unfinished',
+          `the erasure of ${botId} did not finish (logged as request ${event.requestContext.requestId}); call again: it resumes where it stopped`,
+        ),
+      );
     }
   };
 }

@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { apiError, failureDetails, internalErrorResponse } from '../core/api-error';
 import { meetingDeliveryLog, objectDeliveryLog } from '../core/read/delivery-log';
 import { getMeeting } from '../core/read/get-meeting';
 import { listMeetings } from '../core/read/list-meetings';
@@ -65,32 +66,27 @@ function respond(status: number, answer: Answer): APIGatewayProxyStructuredResul
       };
 }
 
-const error = (status: number, message: string) => respond(status, json({ error: message }));
+const error = (status: number, code: string, message: string) => respond(status, json(apiError(code, message)));
 
 /**
  * Every read route (API Gateway payload format 2.0), dispatched by route key. A bad request or an
- * unknown bot is a 400 or 404 with its reason; anything else is logged with its stack and answered
+ * unknown bot is a 400 or 404 with its code and reason; anything else is logged with its stack and answered
  * with a bare 500, so no internals reach the caller.
  */
 export function createReadApiHandler(deps: ReadDependencies, telemetry: Telemetry): ReadApiHandler {
   return async (event) => {
     const route = ROUTES[event.routeKey];
-    if (route === undefined) return error(404, `no read route ${event.routeKey}`);
+    if (route === undefined) return error(404, 'no-route', `no read route ${event.routeKey}`);
     try {
       return respond(200, await route(event.pathParameters?.bot_id ?? '', event.queryStringParameters ?? {}, deps));
     } catch (failure) {
-      if (failure instanceof ReadApiError) return error(failure.status, failure.message);
+      if (failure instanceof ReadApiError) return error(failure.status, failure.code, failure.message);
       telemetry.log.error('read request failed', {
         route: event.routeKey,
         request_id: event.requestContext.requestId,
-        error_name: failure instanceof Error ? failure.name : typeof failure,
-        error: failure instanceof Error ? failure.message : String(failure),
-        stack: failure instanceof Error ? failure.stack : undefined,
+        ...failureDetails(failure),
       });
-      return error(
-        500,
-        `the request failed inside the read API; it is logged as request ${event.requestContext.requestId}`,
-      );
+      return internalErrorResponse(event.requestContext.requestId);
     }
   };
 }

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
+import { apiError, apiErrorResponse, failureDetails, internalErrorResponse } from '../core/api-error';
 import {
   markCalendarEventApplied,
   releaseCalendarEvent,
@@ -22,6 +23,7 @@ import {
   upsertSchedule,
 } from '../core/schedule/schedules';
 import { METRICS } from '../core/telemetry';
+import { utcTimestamp } from '../core/text/utc-timestamp';
 import { describeIssues } from '../core/validation';
 
 export type SchedulesEvent = APIGatewayProxyEventV2 | EventBridgeEvent<string, unknown>;
@@ -49,8 +51,8 @@ function view(schedule: Schedule) {
     version: schedule.version,
     status: schedule.status,
     meeting_url: schedule.meetingUrl,
-    join_at: schedule.joinAt,
-    launch_at: schedule.launchAt,
+    join_at: utcTimestamp(schedule.joinAt),
+    launch_at: utcTimestamp(schedule.launchAt),
     bot_name: schedule.botName,
     bot_id: schedule.botId ?? null,
     failure_reason: schedule.failureReason ?? null,
@@ -61,14 +63,25 @@ function respond(result: ScheduleResult): APIGatewayProxyStructuredResultV2 {
   const body =
     'schedule' in result
       ? { ...view(result.schedule), ...(result.message && { message: result.message }) }
-      : { error: result.error };
+      : apiError(result.error.code, result.error.message, result.error.issues ? { issues: result.error.issues } : {});
   return { statusCode: result.status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
 /** PUT/GET/DELETE /schedules/{id} (IAM-authorized) and calendar events from EventBridge: one core. */
 export function createSchedulesHandler(deps: ScheduleDependencies) {
   return async (event: SchedulesEvent): Promise<APIGatewayProxyStructuredResultV2 | undefined> => {
-    if ('routeKey' in event) return handleRequest(event, deps);
+    if ('routeKey' in event) {
+      try {
+        return await handleRequest(event, deps);
+      } catch (failure) {
+        deps.telemetry.log.error('schedule request failed', {
+          route: event.routeKey,
+          request_id: event.requestContext.requestId,
+          ...failureDetails(failure),
+        });
+        return internalErrorResponse(event.requestContext.requestId);
+      }
+    }
     await handleCalendarEvent(event, deps);
     return undefined;
   };
@@ -84,7 +97,7 @@ async function handleRequest(
     const schedule = await getSchedule(id, deps);
     return respond(
       schedule === undefined
-        ? { status: 404, error: { code: 'not-found', message: `No schedule ${id}.` } }
+        ? { status: 404, ...apiError('not-found', `No schedule ${id}.`) }
         : { status: 200, schedule },
     );
   }
@@ -95,7 +108,7 @@ async function handleRequest(
       event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? ''),
     );
   } catch {
-    return respond({ status: 400, error: { code: 'invalid-json', message: 'The body is not JSON.' } });
+    return apiErrorResponse(400, 'invalid-json', 'The body is not JSON.');
   }
   return respond(await upsertSchedule(id, body, deps));
 }

@@ -7,14 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { type SimulatedBot, writeUtterance } from './api-server';
-import {
-  participantJoinLeave,
-  pythonIsoTime,
-  stateChange,
-  summaryUpdate,
-  transcriptLine,
-  transcriptUpdate,
-} from './payloads';
+import { serviceTime } from './bot-rules';
+import { participantJoinLeave, stateChange, summaryUpdate, transcriptLine, transcriptUpdate } from './payloads';
 import type { PyValue } from './python-json';
 import type { WebhookSender } from './webhook-sender';
 
@@ -81,14 +75,16 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
 
   const sleep = () => new Promise((resolve) => setTimeout(resolve, stepMs));
   const setState = (newState: string, eventType: string, metadata?: { [key: string]: PyValue }) => {
-    const createdAt = pythonIsoTime(Date.now() * 1000);
+    const nowMs = Date.now();
     const oldState = bot.state;
     bot.state = newState;
-    bot.events.push({ type: eventType, sub_type: null, created_at: createdAt, ...(metadata && { metadata }) });
+    // One instant, spelled as the service spells it where: its REST answers end in `Z`, its
+    // webhooks in `+00:00` (pythonIsoTime); the pipeline answers both in its one form.
+    bot.events.push({ type: eventType, sub_type: null, created_at: serviceTime(nowMs), ...(metadata && { metadata }) });
     sender.send(
       stateChange(
         bot.id,
-        { oldState, newState, eventType, createdAtMicros: Date.now() * 1000, ...(metadata && { metadata }) },
+        { oldState, newState, eventType, createdAtMicros: nowMs * 1000, ...(metadata && { metadata }) },
         { idempotencyKey: randomUUID() },
       ),
     );
@@ -115,7 +111,8 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
           uuid: person.uuid,
           isHost: person.isHost,
           eventType: 'join',
-          timestampMs: 1_000 + i * 500,
+          // Wall-clock epoch milliseconds, as the service stamps a participant event when it sees it.
+          timestampMs: Date.now() + i,
         }),
       );
     }
@@ -143,7 +140,7 @@ export function playMeeting(bot: SimulatedBot, sender: WebhookSender, options: P
           uuid: person.uuid,
           isHost: person.isHost,
           eventType: 'leave',
-          timestampMs: 60_000 + i * 500,
+          timestampMs: Date.now() + i,
         }),
       );
     }

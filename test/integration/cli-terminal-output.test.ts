@@ -15,7 +15,7 @@ const BOT = `bot_${ESCAPES}1`;
 const meeting = {
   bot_id: BOT,
   state: `ended${ESCAPES}`,
-  state_at: '2026-11-20T12:00:00Z',
+  state_at: '2026-11-20T12:00:00.000Z',
   summary: `Minutes\u001b]8;;https://evil.example/\u001b\\click\u001b]8;;\u001b\\`,
   utterance_count: 1,
   participant_count: 1,

@@ -68,7 +68,7 @@ describe('the local HTTP API', () => {
     for (const host of [`attacker.example:${port}`, 'attacker.example', `127.0.0.1.attacker.example:${port}`]) {
       const answer = await send(method, path, host);
       expect(answer.status).toBe(421);
-      expect(JSON.parse(answer.body).reason).toMatch(/is not this server/);
+      expect(JSON.parse(answer.body).error.message).toMatch(/is not this server/);
     }
     expect(calls).toEqual([]);
   });
@@ -89,7 +89,7 @@ describe('the local HTTP API', () => {
   ])('answers %s %s (a bad escape) 400 with the reason, and goes on', async (method, path) => {
     const answer = await send(method, path, `127.0.0.1:${port}`);
     expect(answer.status).toBe(400);
-    expect(JSON.parse(answer.body).reason).toMatch(/not valid percent-encoded UTF-8/);
+    expect(JSON.parse(answer.body).error.message).toMatch(/not valid percent-encoded UTF-8/);
     expect((await send('GET', '/meetings/bot_2', `127.0.0.1:${port}`)).status).toBe(200);
   });
 

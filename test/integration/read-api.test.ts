@@ -145,7 +145,7 @@ describe('GET /meetings/{bot_id}', () => {
     for (const path of ['', '/transcript', '/participants', '/recording', '/events']) {
       const answer = await get(`/meetings/bot_never_seen${path}`);
       expect(answer.status, path).toBe(404);
-      expect(errorBody.parse(answer.json()).error).toMatch(/bot_never_seen/);
+      expect(errorBody.parse(answer.json()).error.message).toMatch(/bot_never_seen/);
     }
   });
 });
@@ -182,7 +182,7 @@ describe('GET /meetings/{bot_id}/transcript', () => {
   it('refuses an unknown format with 400', async () => {
     const answer = await get(`/meetings/${botId}/transcript?format=pdf`);
     expect(answer.status).toBe(400);
-    expect(errorBody.parse(answer.json()).error).toMatch(/json, text, vtt, srt/);
+    expect(errorBody.parse(answer.json()).error.message).toMatch(/json, text, vtt, srt/);
   });
 });
 
@@ -214,7 +214,7 @@ describe('GET /meetings/{bot_id}/recording', () => {
   it('is a 404 with a reason for a meeting not archived', async () => {
     const answer = await get('/meetings/bot_page_l0/recording');
     expect(answer.status).toBe(404);
-    expect(errorBody.parse(answer.json()).error).toMatch(/not archived yet/);
+    expect(errorBody.parse(answer.json()).error.message).toMatch(/not archived yet/);
   });
 });
 
@@ -273,7 +273,7 @@ describe('GET /meetings', () => {
     ]) {
       const answer = await get(`/meetings?${query}`);
       expect(answer.status, query).toBe(400);
-      expect(errorBody.parse(answer.json()).error.length, query).toBeGreaterThan(10);
+      expect(errorBody.parse(answer.json()).error.message.length, query).toBeGreaterThan(10);
     }
   });
 });
@@ -347,7 +347,7 @@ describe('the handler', () => {
     const answer = await handler(event);
     expect(answer.statusCode).toBe(500);
     const body = errorBody.parse(JSON.parse(String(answer.body)));
-    expect(body.error).not.toMatch(/no-such-table|at |Exception/);
+    expect(body.error.message).not.toMatch(/no-such-table|at |Exception/);
     expect(errors).toHaveLength(1);
   });
 });

@@ -87,9 +87,9 @@ describe('schedules handler', () => {
       version: 1,
       status: 'scheduled',
       // 15 minutes ahead, and this schedule's own jitter of up to 5 more.
-      launch_at: new Date(Date.parse('2026-11-22T09:45:00Z') - launchJitterMs('cal-api', DEFAULT_TIMING.jitterMs))
-        .toISOString()
-        .replace('.000Z', 'Z'),
+      launch_at: new Date(
+        Date.parse('2026-11-22T09:45:00Z') - launchJitterMs('cal-api', DEFAULT_TIMING.jitterMs),
+      ).toISOString(),
       bot_id: null,
     });
     expect(JSON.parse(String((await handler(request('GET', 'cal-api')))?.body))).toMatchObject({ status: 'scheduled' });

@@ -4,6 +4,7 @@
  * the adapter turns them into HTTP. The feed address is answered masked only.
  */
 
+import { apiError } from '../api-error';
 import { isLoopbackHost } from '../archive/address-policy';
 import {
   DownloadCutOffError,
@@ -13,6 +14,7 @@ import {
 } from '../archive/download-guard';
 import { getSchedule } from '../schedule/schedules';
 import { METRICS, type Telemetry } from '../telemetry';
+import { utcTimestamp } from '../text/utc-timestamp';
 import { describeIssues } from '../validation';
 import { loadOccurrences } from './calendar-feed';
 import { occurrenceScheduleId } from './calendar-ids';
@@ -43,9 +45,10 @@ export interface Answer {
   body: unknown;
 }
 
-const error = (status: number, code: string, message: string): Answer => ({
+/** An error answer in the shape of every route (lambdas/core/api-error.ts). */
+const error = (status: number, code: string, message: string, extra?: { issues?: string[] }): Answer => ({
   status,
-  body: { error: { code, message } },
+  body: apiError(code, message, extra),
 });
 
 /** A sync holds its calendar this long at most (the sync function's timeout is shorter). */
@@ -58,9 +61,9 @@ function view(source: CalendarSource) {
     rules: source.rules,
     bot_name: source.botName,
     lookahead_days: source.lookaheadDays,
-    created_at: source.createdAt,
-    updated_at: source.updatedAt,
-    last_sync: source.lastSync ?? null,
+    created_at: utcTimestamp(source.createdAt),
+    updated_at: utcTimestamp(source.updatedAt),
+    last_sync: source.lastSync === undefined ? null : { ...source.lastSync, at: utcTimestamp(source.lastSync.at) },
   };
 }
 
@@ -73,7 +76,10 @@ export async function putCalendar(id: string, body: unknown, deps: CalendarApiDe
   const refused = badId(id);
   if (refused !== undefined) return refused;
   const parsed = calendarRequestSchema.safeParse(body);
-  if (!parsed.success) return error(400, 'invalid-calendar', describeIssues(parsed.error, '(body)').join('; '));
+  if (!parsed.success) {
+    const issues = describeIssues(parsed.error, '(body)');
+    return error(400, 'invalid-calendar', issues.join('; '), { issues });
+  }
   const request = parsed.data;
   const url = new URL(request.ics_url);
   if (url.protocol !== 'https:' && !(deps.allowLoopback && isLoopbackHost(url.hostname)))
@@ -201,8 +207,8 @@ export async function previewCalendar(
     const decision = decide(occurrence, source.rules);
     return {
       uid: occurrence.uid,
-      start: occurrence.start,
-      original_start: occurrence.originalStart ?? null,
+      start: utcTimestamp(occurrence.start),
+      original_start: occurrence.originalStart === undefined ? null : utcTimestamp(occurrence.originalStart),
       time_zone: occurrence.timeZone ?? null,
       title: occurrence.title,
       meeting_url: decision.meetingUrl,
@@ -233,7 +239,7 @@ export async function listCalendarSchedules(
     const schedule = await getSchedule(id, deps.schedules);
     schedules.push({
       id,
-      join_at: schedule?.joinAt ?? entry.slot.start,
+      join_at: utcTimestamp(schedule?.joinAt ?? entry.slot.start),
       meeting_url: schedule?.meetingUrl ?? entry.slot.meetingUrl,
       status: schedule?.status ?? 'cancelled',
       title: entry.title,

@@ -10,6 +10,7 @@
  * publish of the same fact. Consumers dedup by it.
  */
 import { createHash } from 'node:crypto';
+import { utcTimestamp } from '../text/utc-timestamp';
 
 /** `source` of every entry. */
 export const DOMAIN_EVENT_SOURCE = 'meeting-pipeline';
@@ -137,9 +138,22 @@ export function domainEventId(detailType: DetailType, ...cause: string[]): strin
     .slice(0, 32);
 }
 
+/**
+ * Every `…_at` field of a detail is a time, written in the one form of all answers
+ * (lambdas/core/text/utc-timestamp.ts) whatever spelling it came in (the service's
+ * `…123456+00:00`, a schedule's `…00Z`). The id is made from the cause as given.
+ */
+function withUtcTimes<F extends object>(fields: F): F {
+  const entries = Object.entries(fields).map(([name, value]) => [
+    name,
+    name.endsWith('_at') && typeof value === 'string' ? utcTimestamp(value) : value,
+  ]);
+  return Object.fromEntries(entries) as F;
+}
+
 function event<T extends DetailType>(detailType: T, cause: string[], fields: Fields<T>): DomainEvent {
   const version = RAISED_VERSIONS[detailType] ?? DOMAIN_EVENT_VERSION;
-  const detail = { version, event_id: domainEventId(detailType, ...cause), ...fields };
+  const detail = { version, event_id: domainEventId(detailType, ...cause), ...withUtcTimes(fields) };
   // The mapped type cannot see that `detailType` and `fields` agree; the signature ensures it.
   return { detailType, detail } as unknown as DomainEvent;
 }

@@ -10,6 +10,7 @@
  * never refused: one that is not a bot's envelope (a calendar's, an app
  * session's, or an unknown shape) is queued too and kept under what it is about.
  */
+import { apiError } from '../api-error';
 import { DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
 import { type SignatureCheck, signatureHeaderProblem, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
@@ -278,6 +279,6 @@ export function outcomeResponse(outcome: WebhookOutcome): { status: number; body
   const body =
     outcome.kind === 'accepted'
       ? { status: 'accepted', idempotency_key: outcome.idempotencyKey, message_id: outcome.messageId }
-      : { status: outcome.kind, error: { code: outcome.reason, message: outcome.message } };
+      : { status: outcome.kind, ...apiError(outcome.reason, outcome.message) };
   return { status: outcome.status, body: JSON.stringify(body) };
 }

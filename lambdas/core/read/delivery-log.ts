@@ -8,6 +8,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
 import type { TableAccess } from '../store/dynamo';
 import { EVENT_SK_PREFIX, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
+import { utcTimestamp } from '../text/utc-timestamp';
 import { RELATED_OBJECT_ID_FIELDS } from '../upstream/webhook-contract';
 import { type AppliedEvidence, botEvidence, objectEvidence, showsApplied } from './delivery-outcomes';
 import { knownMeeting } from './known-bot';
@@ -52,9 +53,9 @@ export function relatedObjectOf(params: QueryParams): string {
   const given = Object.entries(RELATED_OBJECT_ID_FIELDS).filter(([, field]) => params[field] !== undefined);
   const names = Object.values(RELATED_OBJECT_ID_FIELDS).join(', ');
   const [only] = given;
-  if (given.length !== 1 || only === undefined) throw badRequest(`pass exactly one of ${names}`);
+  if (given.length !== 1 || only === undefined) throw badRequest('invalid-filter', `pass exactly one of ${names}`);
   const id = params[only[1]] ?? '';
-  if (id === '') throw badRequest(`${only[1]} must not be empty`);
+  if (id === '') throw badRequest('invalid-filter', `${only[1]} must not be empty`);
   return `${only[0]}:${id}`;
 }
 
@@ -67,7 +68,7 @@ export async function objectDeliveryLog(params: QueryParams, table: TableAccess)
     itemsWithPrefix(table, keys.eventsOfBot(object), EVENT_SK_PREFIX, RECORD_ATTRIBUTES),
     itemsWithPrefix(table, keys.relatedObject(object), EVENT_SK_PREFIX, { expression: 'sk' }),
   ]);
-  if (records.length === 0 && kept.length === 0) throw notFound(`no webhook about ${object} was received`);
+  if (records.length === 0 && kept.length === 0) throw notFound('not-found', `no webhook about ${object} was received`);
   return page(deliveries(records, objectEvidence(kept)), limit, after, scope);
 }
 
@@ -92,7 +93,7 @@ function deliveries(records: readonly Item[], evidence: AppliedEvidence): Positi
       delivery: {
         idempotency_key: key,
         trigger,
-        received_at: receivedAt,
+        received_at: utcTimestamp(receivedAt),
         outcome: applied ? 'applied' : failed ? 'failed' : 'pending',
         ...(failed && typeof record.failureReason === 'string' && { failure_reason: record.failureReason }),
       },
@@ -101,7 +102,7 @@ function deliveries(records: readonly Item[], evidence: AppliedEvidence): Positi
     repeats.forEach((at, i) => {
       all.push({
         position: [at, key, i + 1],
-        delivery: { idempotency_key: key, trigger, received_at: at, outcome: 'duplicate' },
+        delivery: { idempotency_key: key, trigger, received_at: utcTimestamp(at), outcome: 'duplicate' },
       });
     });
   }
@@ -148,5 +149,8 @@ function parsePosition(text: string): Position {
   ) {
     return value as Position;
   }
-  throw badRequest('cursor is not one this list gave out: pass next_cursor from the previous page unchanged');
+  throw badRequest(
+    'invalid-cursor',
+    'cursor is not one this list gave out: pass next_cursor from the previous page unchanged',
+  );
 }

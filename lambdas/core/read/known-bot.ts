@@ -15,9 +15,9 @@ export async function knownMeeting(table: TableAccess, botId: string): Promise<I
     new GetCommand({ TableName: table.tableName, Key: keys.meeting(botId) }),
   );
   const erasure = erasureOf(meeting);
-  if (erasure !== undefined) throw notFound(erasedMessage(botId, erasure));
+  if (erasure !== undefined) throw notFound('meeting-erased', erasedMessage(botId, erasure));
   if (meeting !== undefined) return meeting;
   if (await partitionHasItems(table, keys.bot(botId))) return undefined;
   if (await partitionHasItems(table, keys.eventsOfBot(botId))) return undefined;
-  throw notFound(`no meeting is known for bot ${botId}: no webhook of it was received`);
+  throw notFound('not-found', `no meeting is known for bot ${botId}: no webhook of it was received`);
 }

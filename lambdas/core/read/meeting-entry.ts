@@ -1,5 +1,6 @@
 /** The meeting item as the read API shows it. */
 import type { ArchiveRecord } from '../archive/archive-meeting';
+import { utcTimestampOrNull } from '../text/utc-timestamp';
 import type { MeetingListEntry } from './read-api-contract';
 import type { Item } from './table-reads';
 
@@ -23,10 +24,11 @@ export function meetingListEntry(botId: string, meeting: Item | undefined): Meet
   return {
     bot_id: botId,
     state: text(meeting?.state),
-    state_at: text(meeting?.stateAt),
+    // The service's own spelling is stored (`…123456+00:00`); answers use the one form.
+    state_at: utcTimestampOrNull(meeting?.stateAt),
     schedule_id: text(meeting?.scheduleId),
     meeting_url: text(meeting?.meetingUrl),
-    scheduled_join_at: text(meeting?.scheduledJoinAt),
-    archived_at: archiveOf(meeting)?.archivedAt ?? null,
+    scheduled_join_at: utcTimestampOrNull(meeting?.scheduledJoinAt),
+    archived_at: utcTimestampOrNull(archiveOf(meeting)?.archivedAt),
   };
 }

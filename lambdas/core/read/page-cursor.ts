@@ -19,7 +19,10 @@ export function decodeCursor(cursor: string | undefined, scope: string): string 
   }
   const { scope: from, position } = (decoded ?? {}) as { scope?: unknown; position?: unknown };
   if (from !== scope || typeof position !== 'string') {
-    throw badRequest('cursor is not one this list gave out: pass next_cursor from the previous page unchanged');
+    throw badRequest(
+      'invalid-cursor',
+      'cursor is not one this list gave out: pass next_cursor from the previous page unchanged',
+    );
   }
   return position;
 }

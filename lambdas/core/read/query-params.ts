@@ -9,7 +9,7 @@ export function pageLimit(params: QueryParams): number {
   if (raw === undefined) return DEFAULT_PAGE_SIZE;
   const limit = Number(raw);
   if (!/^\d+$/.test(raw) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    throw badRequest(`limit must be a whole number from 1 to ${MAX_PAGE_SIZE}, not "${raw}"`);
+    throw badRequest('invalid-limit', `limit must be a whole number from 1 to ${MAX_PAGE_SIZE}, not "${raw}"`);
   }
   return limit;
 }
@@ -20,7 +20,7 @@ export function listingDay(params: QueryParams, now: Date): string {
   if (raw === undefined) return now.toISOString().slice(0, 10);
   const parsed = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? new Date(`${raw}T00:00:00Z`) : undefined;
   if (parsed === undefined || Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== raw) {
-    throw badRequest(`day must be a UTC date as yyyy-mm-dd, not "${raw}"`);
+    throw badRequest('invalid-day', `day must be a UTC date as yyyy-mm-dd, not "${raw}"`);
   }
   return raw;
 }
@@ -29,14 +29,15 @@ export function listingDay(params: QueryParams, now: Date): string {
 export function stateFilter(params: QueryParams): string | undefined {
   const raw = params.state;
   if (raw === undefined) return undefined;
-  if (!/^[a-z][a-z_]{0,63}$/.test(raw)) throw badRequest(`state must be a bot state such as "ended", not "${raw}"`);
+  if (!/^[a-z][a-z_]{0,63}$/.test(raw))
+    throw badRequest('invalid-state', `state must be a bot state such as "ended", not "${raw}"`);
   return raw;
 }
 
 export function transcriptFormat(params: QueryParams): TranscriptFormat {
   const raw = params.format ?? 'json';
   if (!(TRANSCRIPT_FORMATS as readonly string[]).includes(raw)) {
-    throw badRequest(`format must be one of ${TRANSCRIPT_FORMATS.join(', ')}, not "${raw}"`);
+    throw badRequest('invalid-format', `format must be one of ${TRANSCRIPT_FORMATS.join(', ')}, not "${raw}"`);
   }
   return raw as TranscriptFormat;
 }

@@ -4,6 +4,8 @@
  * them; a change here is a change of the public API.
  */
 import { z } from 'zod';
+import { apiErrorBody } from '../api-error';
+import { utcTimestampSchema } from '../text/utc-timestamp';
 
 export const READ_API_ROUTES = {
   listMeetings: 'GET /meetings',
@@ -30,8 +32,11 @@ export const TRANSCRIPT_CONTENT_TYPES: Record<TranscriptFormat, string> = {
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
-/** Every error answer (400, 404, 500): a reason a person can act on. */
-export const errorBody = z.object({ error: z.string() });
+/** Every error answer (400, 404, 500): a code and a reason a person can act on (the shape of every route). */
+export const errorBody = apiErrorBody;
+
+/** Every time answered: ISO 8601 UTC with milliseconds (lambdas/core/text/utc-timestamp.ts). */
+const time = utcTimestampSchema;
 
 export const recordingSummary = z.object({
   status: z.enum(['archived', 'none']),
@@ -45,16 +50,16 @@ export const meetingView = z.object({
   bot_id: z.string(),
   /** The bot's state (`joining`, `joined_recording`, `ended`…), or null when nothing is known yet. */
   state: z.string().nullable(),
-  /** When the meeting entered that state (ISO 8601), or null. */
-  state_at: z.string().nullable(),
+  /** When the meeting entered that state, or null. */
+  state_at: time.nullable(),
   /** The summary text, or null when none arrived. */
   summary: z.string().nullable(),
   utterance_count: z.number().int(),
   participant_count: z.number().int(),
   schedule_id: z.string().nullable(),
   meeting_url: z.string().nullable(),
-  scheduled_join_at: z.string().nullable(),
-  archived_at: z.string().nullable(),
+  scheduled_join_at: time.nullable(),
+  archived_at: time.nullable(),
   /** Present once the meeting is archived. */
   recording: recordingSummary.nullable(),
 });
@@ -102,14 +107,14 @@ export const participantView = z.object({
   name: z.string().nullable(),
   user_uuid: z.string().nullable(),
   is_host: z.boolean(),
-  joined_at: z.string().nullable(),
-  left_at: z.string().nullable(),
+  joined_at: time.nullable(),
+  left_at: time.nullable(),
 });
 export const participantList = z.object({ bot_id: z.string(), participants: z.array(participantView) });
 
 export const recordingLink = z.object({
   url: z.string(),
-  expires_at: z.string(),
+  expires_at: time,
   bytes: z.number().int(),
   sha256: z.string(),
   content_type: z.string(),
@@ -121,7 +126,7 @@ export const DELIVERY_OUTCOMES = ['applied', 'duplicate', 'failed', 'pending'] a
 export const deliveryView = z.object({
   idempotency_key: z.string(),
   trigger: z.string(),
-  received_at: z.string(),
+  received_at: time,
   outcome: z.enum(DELIVERY_OUTCOMES),
   /** Why its last attempt failed, when the outcome is `failed`. */
   failure_reason: z.string().optional(),

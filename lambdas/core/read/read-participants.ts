@@ -3,6 +3,7 @@
 import type { z } from 'zod';
 import type { TableAccess } from '../store/dynamo';
 import { keys, SK_PREFIX } from '../store/table-layout';
+import { utcTimestampOrNull } from '../text/utc-timestamp';
 import { knownMeeting } from './known-bot';
 import type { participantList } from './read-api-contract';
 import { type Item, itemsWithPrefix } from './table-reads';
@@ -14,7 +15,6 @@ export async function readParticipants(botId: string, table: TableAccess): Promi
 }
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-const isoOf = (ms: unknown): string | null => (typeof ms === 'number' ? new Date(ms).toISOString() : null);
 
 function toParticipant(item: Item) {
   return {
@@ -22,7 +22,8 @@ function toParticipant(item: Item) {
     name: text(item.name),
     user_uuid: text(item.userUuid),
     is_host: item.isHost === true,
-    joined_at: isoOf(item.firstJoinMs),
-    left_at: isoOf(item.lastLeaveMs),
+    // The service's `timestamp_ms` of the first join and last leave: epoch milliseconds.
+    joined_at: utcTimestampOrNull(item.firstJoinMs),
+    left_at: utcTimestampOrNull(item.lastLeaveMs),
   };
 }

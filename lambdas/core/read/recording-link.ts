@@ -10,10 +10,13 @@ import { notFound } from './read-errors';
 export async function recordingLinkOf(botId: string, deps: ReadDependencies): Promise<z.infer<typeof recordingLink>> {
   const archive = archiveOf(await knownMeeting(deps.table, botId));
   if (archive === undefined) {
-    throw notFound(`the meeting of bot ${botId} is not archived yet: its recording is copied once the meeting ends`);
+    throw notFound(
+      'not-archived',
+      `the meeting of bot ${botId} is not archived yet: its recording is copied once the meeting ends`,
+    );
   }
   if (archive.recording === null) {
-    throw notFound(`bot ${botId} has no recording: the service had none when the meeting was archived`);
+    throw notFound('no-recording', `bot ${botId} has no recording: the service had none when the meeting was archived`);
   }
   const { key, bytes, sha256, contentType } = archive.recording;
   const url = await deps.objects.presignGet(archive.bucket, key, deps.recordingLinkSeconds);

@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type ApiErrorBody, apiError } from '../api-error';
 import { recordLaunchedMeeting } from '../apply/state-change';
 import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
@@ -99,11 +100,16 @@ type ChangeDependencies = Pick<ScheduleDependencies, 'table' | 'upstream' | 'tel
 
 export type ScheduleResult =
   | { status: 200 | 201 | 202; schedule: Schedule; message?: string }
-  | { status: 400 | 404 | 409; error: { code: string; message: string } };
+  | { status: 400 | 404 | 409; error: ApiErrorBody['error'] };
 
-const fail = (status: 400 | 404 | 409, code: string, message: string): ScheduleResult => ({
+const fail = (
+  status: 400 | 404 | 409,
+  code: string,
+  message: string,
+  extra?: { issues?: string[] },
+): ScheduleResult => ({
   status,
-  error: { code, message },
+  ...apiError(code, message, extra),
 });
 
 /** Step Functions names: 1–80 of [A-Za-z0-9-_]; calendar ids are not, so the id is hashed. */
@@ -185,7 +191,8 @@ async function upsertOnce(
     );
   const parsed = scheduleRequestSchema.safeParse(body);
   if (!parsed.success) {
-    return fail(400, 'invalid-schedule', describeIssues(parsed.error, '(body)').join('; '));
+    const issues = describeIssues(parsed.error, '(body)');
+    return fail(400, 'invalid-schedule', issues.join('; '), { issues });
   }
   const request = parsed.data;
   const joinAt = new Date(request.join_at).toISOString();
