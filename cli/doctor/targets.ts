@@ -4,6 +4,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
+import { DEFAULT_SECRET_NAMES } from '../../lib/config';
 import { CliError, EXIT } from '../exit-codes';
 import type { LocalEndpoints } from '../local-endpoints';
 import type { StackOutputs } from '../stack-outputs';
@@ -11,9 +12,6 @@ import { STACK_OUTPUTS } from '../stack-outputs';
 import type { Target } from '../target';
 import { DOCTOR_BOT_PREFIX, type DoctorDependencies } from './run-doctor';
 import { type SecretReading, secretsManagerSecret } from './secret-checks';
-
-/** The settings' defaults (lib/config.ts), for a stack deployed before it output the names. */
-const DEFAULT_SECRET_NAMES = { apiKey: 'meeting-pipeline/api-key', signing: 'meeting-pipeline/webhook-signing-secret' };
 
 export interface DoctorTiming {
   webhookWaitMs: number;
@@ -66,8 +64,8 @@ function localSecret(file: string, field: string, value: string | undefined, var
       if (found === undefined) throw new Error(`${file} has no ${field} and ${variable} is not set`);
       return found;
     },
-    howToSet: (example) => `restart npm run dev with ${variable}='${example}'`,
-    readAdvice: `restart npm run dev (it writes ${field}), or set ${variable}`,
+    howToSet: () => `restart npm run dev, which writes ${field} to ${file}`,
+    readAdvice: `restart npm run dev, which writes ${field} (an endpoints file from before it did: set ${variable})`,
   };
 }
 

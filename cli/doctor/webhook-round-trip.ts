@@ -79,7 +79,7 @@ export async function webhookRoundTrip(input: WebhookRoundTripInput): Promise<Ch
     );
   }
   if (!sent.ok) {
-    const reason = (await sent.text()).slice(0, 200);
+    const reason = refusalReason(await sent.text());
     const result = failed(
       CHECK,
       `not accepted: ${input.webhookUrl} answered ${sent.status} ${reason}`,
@@ -143,6 +143,18 @@ export async function webhookRoundTrip(input: WebhookRoundTripInput): Promise<Ch
       applied: `applied, but the meeting did not show its line within ${waited}`,
     }[reached as Exclude<Stage, 'visible'>];
   return withCleanup(failed(CHECK, `${botId}: ${detail}`, stuckAdvice(reached)), cleanup, botId);
+}
+
+/** The ingress's reason (`{"error":{"code","message"}}`), or the start of whatever it answered. */
+function refusalReason(text: string): string {
+  try {
+    const { error } = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } | string };
+    if (typeof error === 'string') return error;
+    if (typeof error?.message === 'string') return `${String(error.code ?? '')}: ${error.message}`;
+  } catch {
+    // Not JSON: its text is the reason.
+  }
+  return text.slice(0, 200);
 }
 
 function notAcceptedAdvice(status: number): string {

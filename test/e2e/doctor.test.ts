@@ -32,6 +32,22 @@ function writeEndpoints(changes: Partial<LocalEndpoints> = {}): void {
 const doctor = () => cli(['doctor', '--endpoints-file', local.endpointsFile, '--wait', '180']);
 const lineOf = (stdout: string, check: string) => stdout.split('\n').find((line) => line.slice(2).startsWith(check));
 
+/** Puts a message in the test's events DLQ; emptyDeadLetterQueue takes it out again. */
+async function poisonDeadLetterQueue(): Promise<void> {
+  await sqsClient().send(
+    new SendMessageCommand({ QueueUrl: local.deadLetterQueueUrl, MessageBody: '{"doctor":"poison"}' }),
+  );
+}
+
+async function emptyDeadLetterQueue(): Promise<void> {
+  const sqs = sqsClient();
+  const { Messages = [] } = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: local.deadLetterQueueUrl, MaxNumberOfMessages: 10 }),
+  );
+  for (const m of Messages)
+    await sqs.send(new DeleteMessageCommand({ QueueUrl: local.deadLetterQueueUrl, ReceiptHandle: m.ReceiptHandle }));
+}
+
 beforeAll(async () => {
   local = await startCliLocalStack('doctor');
   const written = JSON.parse(readFileSync(local.endpointsFile, 'utf8')) as LocalEndpoints;
@@ -96,8 +112,7 @@ describe('meeting-pipeline doctor --local', () => {
 
   it('names a message in a dead-letter queue, with how to re-drive it, and exits 6', { timeout: 400_000 }, async () => {
     writeEndpoints();
-    const sqs = sqsClient();
-    await sqs.send(new SendMessageCommand({ QueueUrl: local.deadLetterQueueUrl, MessageBody: '{"doctor":"poison"}' }));
+    await poisonDeadLetterQueue();
     try {
       const run = await doctor();
       expect(run.code).toBe(EXIT.checkFailed);
@@ -107,13 +122,7 @@ describe('meeting-pipeline doctor --local', () => {
       // The others still ran and held.
       expect(lineOf(run.stdout, 'test webhook')).toMatch(/^✓ /);
     } finally {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: local.deadLetterQueueUrl, MaxNumberOfMessages: 10 }),
-      );
-      for (const m of Messages)
-        await sqs.send(
-          new DeleteMessageCommand({ QueueUrl: local.deadLetterQueueUrl, ReceiptHandle: m.ReceiptHandle }),
-        );
+      await emptyDeadLetterQueue();
     }
   });
 });
@@ -190,8 +199,7 @@ describe('doctor on the AWS path, faults injected into the SDK clients', () => {
   it('names AccessDenied on the signing secret, a 401 from the service, a non-empty DLQ and an alarm in ALARM, each with advice, and runs the rest', {
     timeout: 400_000,
   }, async () => {
-    const sqs = sqsClient();
-    await sqs.send(new SendMessageCommand({ QueueUrl: local.deadLetterQueueUrl, MessageBody: '{"doctor":"poison"}' }));
+    await poisonDeadLetterQueue();
     const asked: DescribeAlarmsCommandInput[] = [];
     try {
       const results = byCheck(
@@ -238,13 +246,7 @@ describe('doctor on the AWS path, faults injected into the SDK clients', () => {
       });
       expect(asked).toEqual([expect.objectContaining({ StateValue: 'ALARM', ActionPrefix: ALARM_TOPIC })]);
     } finally {
-      const { Messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: local.deadLetterQueueUrl, MaxNumberOfMessages: 10 }),
-      );
-      for (const m of Messages)
-        await sqs.send(
-          new DeleteMessageCommand({ QueueUrl: local.deadLetterQueueUrl, ReceiptHandle: m.ReceiptHandle }),
-        );
+      await emptyDeadLetterQueue();
     }
   });
 
