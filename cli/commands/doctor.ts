@@ -2,8 +2,6 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { defineCommand, print, printJson, wholeNumber } from '../command';
 import { allHold, checkLines } from '../doctor/check';
-import { runDoctor } from '../doctor/run-doctor';
-import { localDoctor, stackDoctor } from '../doctor/targets';
 import { EXIT, UsageError } from '../exit-codes';
 import { DEFAULT_ENDPOINTS_FILE, readLocalEndpoints } from '../local-endpoints';
 import { DEFAULT_STACK_NAME, describeStackOutputs } from '../stack-outputs';
@@ -22,6 +20,11 @@ One line a check, with what to do when it fails; exit 0 only when all hold, 6 wh
       throw new UsageError('doctor checks a whole deployment: use --stack NAME or --local, not --endpoint');
     const timing = { webhookWaitMs: (wholeNumber('wait', values.wait, 1, 900) ?? 60) * 1000 };
     const resolved = await target();
+    // Loaded here: the Secrets Manager and CloudWatch clients cost every other command's start-up nothing.
+    const [{ runDoctor }, { localDoctor, stackDoctor }] = await Promise.all([
+      import('../doctor/run-doctor'),
+      import('../doctor/targets'),
+    ]);
     const local = values.local === true || values['endpoints-file'] !== undefined;
     const deps = local
       ? (() => {
