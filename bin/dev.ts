@@ -125,6 +125,8 @@ const endpoints = {
   readApiUrl: stack.readApiUrl,
   serviceApiUrl: stack.apiBaseUrl,
   region: LOCAL_REGION,
+  signingSecret,
+  serviceApiKey: stack.serviceApiKey,
   eventsFile: stack.eventsFile,
   dynamodb: { endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB, tableName: stack.resources.tableName },
   s3: {

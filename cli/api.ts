@@ -87,7 +87,7 @@ export async function requestJson<S extends z.ZodType>(
  * path parameters filled in and its query parameters (undefined ones left out) added.
  */
 export function routeUrl(
-  target: Target,
+  target: Pick<Target, 'apiBaseUrl'>,
   route: string,
   params: Record<string, string> = {},
   query: Record<string, string | number | undefined> = {},

@@ -6,6 +6,7 @@ export const EXIT = {
   notFound: 3,
   denied: 4,
   checksumMismatch: 5,
+  checkFailed: 6,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
@@ -15,7 +16,8 @@ export const EXIT_CODES_HELP = `exit codes:
   2  usage: a bad command, flag or value (also a request the API refused as invalid, 400)
   3  not found (404): no such meeting, schedule, recording or stack
   4  denied (401/403): credentials missing, expired or without permission
-  5  checksum mismatch: downloaded bytes differ from the recording's sha256`;
+  5  checksum mismatch: downloaded bytes differ from the recording's sha256
+  6  check failed: doctor found something a working deployment needs missing`;
 
 /** An error a person can act on, with the exit status it ends the CLI with. */
 export class CliError extends Error {

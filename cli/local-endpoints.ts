@@ -15,6 +15,9 @@ export const localEndpointsSchema = z.object({
   /** The read API's base; the same server as the schedule API. */
   readApiUrl: z.string().optional(),
   region: z.string().optional(),
+  /** The webhook signing secret (base64) and the service API key local mode runs with: `doctor --local` checks them. */
+  signingSecret: z.string().optional(),
+  serviceApiKey: z.string().optional(),
   dynamodb: z.object({ endpoint: z.string().optional(), tableName: z.string() }),
   s3: z.object({ endpoint: z.string().optional(), payloadBucket: z.string(), recordingsBucket: z.string().optional() }),
   sqs: z.object({

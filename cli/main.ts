@@ -1,6 +1,7 @@
 /** `meeting-pipeline <command>`: finds the command by its words, runs it, turns errors into exit codes. */
 import { type Command, TARGET_HELP } from './command';
 import { dlqList, dlqRedrive } from './commands/dlq';
+import { doctor } from './commands/doctor';
 import { erase } from './commands/erase';
 import { events } from './commands/events';
 import { meetingsList, meetingsShow } from './commands/meetings';
@@ -27,6 +28,7 @@ export const COMMANDS: Command[] = [
   dlqRedrive,
   quarantineList,
   quarantineRedrive,
+  doctor,
 ];
 
 function overview(commands: Command[], heading: string): string {

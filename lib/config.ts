@@ -25,6 +25,11 @@ export const MAX_WEBHOOK_BODY_CEILING = 4 * 1024 * 1024;
  * 1 MiB keeps the cost of checking any body, however adversarial, within a quarter second.
  */
 export const DEFAULT_MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
+/** The secrets' default names (the doctor falls back to them for a stack that does not output them). */
+export const DEFAULT_SECRET_NAMES = {
+  apiKey: 'meeting-pipeline/api-key',
+  signing: 'meeting-pipeline/webhook-signing-secret',
+} as const;
 
 /** SQS keeps a message at most 14 days; a claim-checked body must outlive its message. */
 const QUEUE_MAX_RETENTION_DAYS = 14;
@@ -74,8 +79,8 @@ const configFields = z.object({
     .refine((url) => url.endsWith(API_PATH_SUFFIX), {
       message: `must end in ${API_PATH_SUFFIX} (the service's versioned API root, with the trailing slash)`,
     }),
-  apiKeySecretName: z.string().min(1).default('meeting-pipeline/api-key'),
-  signingSecretName: z.string().min(1).default('meeting-pipeline/webhook-signing-secret'),
+  apiKeySecretName: z.string().min(1).default(DEFAULT_SECRET_NAMES.apiKey),
+  signingSecretName: z.string().min(1).default(DEFAULT_SECRET_NAMES.signing),
   logRetentionDays: contextNumber
     .refine((days) => (LOG_RETENTION_DAYS as readonly number[]).includes(days), {
       message: `must be one of CloudWatch Logs' retention periods: ${LOG_RETENTION_DAYS.join(', ')}`,

@@ -242,6 +242,14 @@ export class MeetingPipelineStack extends Stack {
       value: config.signingSecretName,
       description: 'The webhook signing secret (Secrets Manager); quarantine re-drives verify with it',
     });
+    new CfnOutput(this, STACK_OUTPUTS.apiKeySecretName, {
+      value: config.apiKeySecretName,
+      description: "The service's API key (Secrets Manager)",
+    });
+    new CfnOutput(this, STACK_OUTPUTS.upstreamBaseUrl, {
+      value: config.upstreamBaseUrl,
+      description: "The service's API root the functions call",
+    });
     new CfnOutput(this, STACK_OUTPUTS.tableName, { value: table.tableName });
     new CfnOutput(this, STACK_OUTPUTS.recordingsBucket, { value: this.recordingArchive.bucket.bucketName });
     new CfnOutput(this, STACK_OUTPUTS.calendarEventBusName, {
@@ -250,7 +258,7 @@ export class MeetingPipelineStack extends Stack {
     });
     new CfnOutput(this, STACK_OUTPUTS.calendarEventBusArn, { value: this.scheduler.calendarEventBus.eventBusArn });
     new CfnOutput(this, 'LauncherStateMachineArn', { value: this.scheduler.stateMachine.stateMachineArn });
-    new CfnOutput(this, 'AlarmTopicArn', {
+    new CfnOutput(this, STACK_OUTPUTS.alarmTopicArn, {
       value: this.monitoring.topic.topicArn,
       description: 'Subscribe your paging to this topic',
     });

@@ -123,6 +123,8 @@ export interface LocalStack {
   /** The domain events' PutEvents entries, one JSON line each. */
   eventsFile: string;
   apiBaseUrl: string;
+  /** The key the pipeline calls the service with. */
+  serviceApiKey: string;
   resources: LocalResources;
   sender: WebhookSender;
   counts: Map<string, number>;
@@ -430,6 +432,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     recordingsBucket,
     eventsFile,
     apiBaseUrl,
+    serviceApiKey: apiKey,
     resources,
     sender,
     counts,

@@ -16,6 +16,11 @@ export const STACK_OUTPUTS = {
   recordingsBucket: 'RecordingsBucketName',
   tableName: 'MeetingsTableName',
   signingSecretName: 'SigningSecretName',
+  /** The API key's secret and the service's API root: `meeting-pipeline doctor` checks both. */
+  apiKeySecretName: 'ApiKeySecretName',
+  upstreamBaseUrl: 'UpstreamBaseUrl',
+  /** Every alarm of the stack notifies this topic (the doctor finds them by it). */
+  alarmTopicArn: 'AlarmTopicArn',
   /** The bus calendar events go to (the named producers' only way to put them; `dlq redrive calendar` too). */
   calendarEventBusName: 'CalendarEventBusName',
   calendarEventBusArn: 'CalendarEventBusArn',
