@@ -53,7 +53,7 @@ import {
 } from '../fixtures/local-pipeline';
 import { matchesFilterPattern } from '../fixtures/log-filter-pattern';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 interface MetricIdentity {
   namespace: string;
@@ -241,7 +241,7 @@ let upstreamServer: Server;
 let upstreamOrigin: string;
 
 beforeAll(async () => {
-  template = synthTemplate().template;
+  template = sharedTemplate();
   pipeline = await startLocalPipeline();
   resources = await createResources();
   // A service that refuses the key (401) or fails (500), by path prefix.
