@@ -5,6 +5,7 @@
  * Reading the template (not the config) keeps the capacity figures honest when a
  * construct changes a default.
  */
+import { rmSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { cdkJsonContext, type PipelineConfig, parseConfig } from '../lib/config';
@@ -42,7 +43,12 @@ export function deployedLimits(config: PipelineConfig): DeployedLimits {
     config,
     env: { account: '111111111111', region: 'us-east-1' },
   });
-  return limitsOf(Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource> });
+  try {
+    return limitsOf(Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource> });
+  } finally {
+    // The synth bundled every function into a temporary folder; only the template is read.
+    rmSync(app.outdir, { recursive: true, force: true });
+  }
 }
 
 export function limitsOf(template: { Resources: Record<string, Resource> }): DeployedLimits {

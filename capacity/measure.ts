@@ -5,12 +5,16 @@
  * counting clients (metered-clients.ts). Nothing here is a typed-in constant: a
  * change on the hot path changes these figures.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { archiveMeeting } from '../lambdas/core/archive/archive-meeting';
 import { openDownload } from '../lambdas/core/archive/download-guard';
 import { DEFAULT_RECORDING_TRANSFER } from '../lambdas/core/archive/recording-transfer';
+import type { DomainEventPublisher } from '../lambdas/core/domain-events/publisher';
 import { staticSecret } from '../lambdas/core/secrets';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { UpstreamClient } from '../lambdas/core/upstream/client';
@@ -26,7 +30,7 @@ import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { s3Recordings } from '../lambdas/shared/s3-recordings';
 import { startDynamoEmulator } from '../local/emulators/dynalite';
 import { startSqsS3Emulator } from '../local/emulators/fauxqs';
-import { eventLogPublisher, scratchEventsFile } from '../local/event-log-publisher';
+import { eventLogPublisher } from '../local/event-log-publisher';
 import { newSigningSecret } from '../local/local-stack';
 import { QueuePoller } from '../local/queue-poller';
 import {
@@ -197,6 +201,9 @@ export function localTableShape(tableName: string): TableShape {
 export async function measureWebhookCosts(options: MeasureOptions): Promise<MeasuredProfile> {
   const bots = options.bots ?? 24;
   const [dynamo, sqsS3] = await Promise.all([startDynamoEmulator(), startSqsS3Emulator()]);
+  // The domain events the measured code publishes: written as local mode writes them, then discarded.
+  const eventsDir = mkdtempSync(join(tmpdir(), 'capacity-events-'));
+  const events = () => eventLogPublisher({ file: join(eventsDir, 'events.jsonl') });
   const saved = { ...process.env };
   Object.assign(process.env, dynamo.env, sqsS3.env, { POWERTOOLS_LOG_LEVEL: options.logLevel });
   try {
@@ -260,7 +267,7 @@ export async function measureWebhookCosts(options: MeasureOptions): Promise<Meas
             db: meteredDynamo(documentClient(), dynamoOptions(false)),
             sqs,
             s3,
-            events: eventLogPublisher({ file: scratchEventsFile() }),
+            events: events(),
           },
           consumerTools,
         ),
@@ -319,6 +326,7 @@ export async function measureWebhookCosts(options: MeasureOptions): Promise<Meas
       collectShared(partitionsByMeeting, d.indexPartitions);
     }
     const archive = await measureArchive({
+      events: events(),
       table,
       raw,
       resources,
@@ -326,7 +334,10 @@ export async function measureWebhookCosts(options: MeasureOptions): Promise<Meas
         meter = next;
       },
       ingress: async (payload) => {
-        const response = await ingress(httpEvent(signWebhook(payload, secret)), CONTEXT);
+        // Its log lines are not part of the archive's cost: held back, not printed.
+        const response = await capturingLogs(newLogMeter(), () =>
+          ingress(httpEvent(signWebhook(payload, secret)), CONTEXT),
+        );
         if (response.statusCode !== 202) throw new Error(`the ingress answered ${response.statusCode}`);
       },
       drain: async () => {
@@ -343,6 +354,7 @@ export async function measureWebhookCosts(options: MeasureOptions): Promise<Meas
     };
   } finally {
     process.env = saved;
+    rmSync(eventsDir, { recursive: true, force: true });
     await Promise.all([dynamo.stop(), sqsS3.stop()]);
   }
 }
@@ -428,6 +440,7 @@ function httpEvent(signed: { body: Buffer; signature: string }): APIGatewayProxy
  * finds every line already delivered), the service is the local simulator.
  */
 async function measureArchive(run: {
+  events: DomainEventPublisher;
   table: TableShape;
   raw: DynamoDBClient;
   resources: Awaited<ReturnType<typeof createLocalResources>>;
@@ -473,7 +486,7 @@ async function measureArchive(run: {
       },
       upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'capacity' }),
       recordings: s3Recordings(recordingsS3, bucket),
-      events: eventLogPublisher({ file: scratchEventsFile() }),
+      events: run.events,
       openDownload: (url) =>
         openDownload(url, { allowLoopback: true, maxBytes: 1 << 30, transfer: DEFAULT_RECORDING_TRANSFER }),
       maxRecordingBytes: 1 << 30,

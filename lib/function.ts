@@ -12,7 +12,7 @@ import {
   SystemLogLevel,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { ServiceName } from '../lambdas/core/telemetry';
@@ -27,13 +27,15 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 /**
  * ESM, minified, every dependency bundled (the AWS SDK too, so its version is the
  * one in our lock file, not whatever the runtime ships). The banner gives bundled
- * CommonJS code a `require` for Node built-ins.
+ * CommonJS code a `require` for Node built-ins. esbuild prints warnings and errors only
+ * (left unset, CDK passes no level and esbuild prints a size table per function).
  */
 export const BUNDLING: BundlingOptions = {
   format: OutputFormat.ESM,
   target: 'node22',
   minify: true,
   sourceMap: true,
+  logLevel: LogLevel.WARNING,
   mainFields: ['module', 'main'],
   externalModules: [],
   banner:

@@ -8,7 +8,7 @@
  */
 
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -139,11 +139,18 @@ export interface LocalStack {
 
 const LOCAL_API_KEY = 'local-dev-key';
 
-/** The launcher definition exactly as the stack synthesizes it (bundling skipped: the code runs in-process here). */
+/**
+ * The launcher definition exactly as the stack synthesizes it (bundling skipped: the code runs
+ * in-process here). The cloud assembly the synth writes to a temporary folder is not kept.
+ */
 function synthesizedLauncher() {
   const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
   new MeetingPipelineStack(app, 'Local', { config: parseConfig({ upstreamBaseUrl: 'https://local.invalid/api/v1/' }) });
-  return launcherDefinition(app.synth().getStackByName('Local').template as never);
+  try {
+    return launcherDefinition(app.synth().getStackByName('Local').template as never);
+  } finally {
+    rmSync(app.outdir, { recursive: true, force: true });
+  }
 }
 
 /** A Google Meet link of the usual xxx-xxxx-xxx form, the same for the same schedule. */

@@ -4,10 +4,11 @@
  * reordered and dropped webhooks; every stored meeting must equal what was played.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_EVENT_BUS_NAME, readEventLog, scratchEventsFile } from '../../local/event-log-publisher';
+import { LOCAL_EVENT_BUS_NAME, readEventLog } from '../../local/event-log-publisher';
 import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/local-stack';
 import { readBack } from '../../local/read-back';
 import { DEFAULT_CHAOS } from '../../local/simulator/webhook-sender';
+import { scratchEventsFile } from '../fixtures/event-log';
 import { entryProblems } from '../fixtures/event-schemas';
 
 let stack: LocalStack | undefined;

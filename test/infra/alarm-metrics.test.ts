@@ -53,7 +53,7 @@ import {
 } from '../fixtures/local-pipeline';
 import { matchesFilterPattern } from '../fixtures/log-filter-pattern';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 interface MetricIdentity {
   namespace: string;
@@ -91,17 +91,33 @@ function deployedServiceNames(): string[] {
   );
 }
 
-/** Metrics in the EMF documents Powertools wrote to standard output while `run` ran. */
-async function emittedBy(run: () => Promise<unknown>): Promise<MetricIdentity[]> {
+/** The log lines of the invocations so far, as emittedBy held them. */
+const heldLogs: Array<Record<string, unknown>> = [];
+
+/**
+ * Metrics in the EMF documents Powertools wrote to standard output while `run` ran. What the
+ * faults log (Powertools writes WARN and ERROR to standard error) is held too, not printed:
+ * each line must be one of `service`'s JSON log lines.
+ */
+async function emittedBy(service: ServiceName, run: () => Promise<unknown>): Promise<MetricIdentity[]> {
   const lines: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    lines.push(...String(chunk).split('\n'));
+  const logged: string[] = [];
+  const hold = (into: string[]) => (chunk: string | Uint8Array) => {
+    into.push(...String(chunk).split('\n'));
     return true;
-  });
+  };
+  const write = vi.spyOn(process.stdout, 'write').mockImplementation(hold(lines));
+  const writeError = vi.spyOn(process.stderr, 'write').mockImplementation(hold(logged));
   try {
     await run();
   } finally {
     write.mockRestore();
+    writeError.mockRestore();
+  }
+  for (const line of [...lines, ...logged].filter((l) => l.trim() !== '' && !l.includes('"_aws"'))) {
+    const entry = JSON.parse(line) as Record<string, unknown>;
+    expect(entry, line).toMatchObject({ service, level: expect.stringMatching(/^(DEBUG|INFO|WARN|ERROR)$/) });
+    heldLogs.push(entry);
   }
   const found: MetricIdentity[] = [];
   for (const line of lines) {
@@ -232,7 +248,7 @@ const context = { awsRequestId: 'req-1', functionName: 'test', invokedFunctionAr
 /** Runs `body` as one invocation of a function deployed as `service`: the handler's own wrapper publishes. */
 function invocation(service: ServiceName, body: (telemetry: PowertoolsTelemetry) => Promise<unknown>) {
   const telemetry = createTelemetry(service);
-  return emittedBy(() => withPowertools(() => body(telemetry), telemetry)(undefined, context));
+  return emittedBy(service, () => withPowertools(() => body(telemetry), telemetry)(undefined, context));
 }
 
 let pipeline: LocalPipeline;
@@ -241,7 +257,7 @@ let upstreamServer: Server;
 let upstreamOrigin: string;
 
 beforeAll(async () => {
-  template = synthTemplate().template;
+  template = sharedTemplate();
   pipeline = await startLocalPipeline();
   resources = await createResources();
   // A service that refuses the key (401) or fails (500), by path prefix.
@@ -478,6 +494,24 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
 ];
 
 describe('alarms and the metrics the code emits', () => {
+  it('logs a refused API key as one ERROR line, naming what to do, of the function that met it', async () => {
+    for (const service of [SERVICES.archive, SERVICES.reconciler, SERVICES.launchBot]) {
+      heldLogs.length = 0;
+      await invocation(service, (telemetry) =>
+        upstream('refuse', telemetry)
+          .getBot('bot_1')
+          .catch(() => undefined),
+      );
+      expect(heldLogs).toEqual([
+        expect.objectContaining({
+          level: 'ERROR',
+          service,
+          message: expect.stringMatching(/refused the API key.*replace it/),
+        }),
+      ]);
+    }
+  });
+
   it('selects functions by the service names they are deployed with', () => {
     expect(
       deployedServiceNames()

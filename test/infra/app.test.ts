@@ -1,19 +1,19 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { scratchDir } from '../fixtures/scratch';
 
 const run = promisify(execFile);
-const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 // No AWS credentials or network: synth must still work.
 const offlineEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('AWS_')));
 
-describe('cdk synth', () => {
+// As long as the CLI may take (a busy machine bundles slowly); each synth has its own output folder.
+describe('cdk synth', { timeout: 150_000 }, () => {
   it('synthesizes the app offline with the repository configuration', async () => {
+    const outdir = scratchDir('cdk-out-');
     const { stderr } = await run('npx', ['cdk', 'synth', '--quiet', '--output', outdir], {
       env: { ...offlineEnv, CDK_DISABLE_VERSION_CHECK: 'true', AWS_EC2_METADATA_DISABLED: 'true' },
       timeout: 120_000,
@@ -24,6 +24,7 @@ describe('cdk synth', () => {
   });
 
   it('fails with a message naming the bad setting', async () => {
+    const outdir = scratchDir('cdk-out-');
     const failure = await run(
       'npx',
       ['cdk', 'synth', '--quiet', '--output', outdir, '-c', 'upstreamBaseUrl=http://x.example.org/v1'],

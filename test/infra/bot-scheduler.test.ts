@@ -5,11 +5,11 @@ import {
   CALENDAR_EVENT_LEASE_MS,
 } from '../../lambdas/core/schedule/applied-calendar-events';
 import { actionsOf, functionStatements, wildcardDataActions } from './iam';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
-  template = synthTemplate().template;
+  template = sharedTemplate();
 });
 
 type Resource = { Properties: Record<string, { Ref?: string } & Record<string, unknown>> };
@@ -82,7 +82,7 @@ describe('bot scheduler', () => {
 
   it('lets only the named producers put calendar events, denying everyone else whatever their IAM policy', () => {
     const role = 'arn:aws:iam::222222222222:role/calendar-integration';
-    const named = synthTemplate({ calendarEventProducers: ['333333333333', role] }).template;
+    const named = sharedTemplate({ calendarEventProducers: ['333333333333', role] });
     const [allow, deny] = calendarBusStatements(named);
     expect(allow).toMatchObject({
       Effect: 'Allow',

@@ -4,11 +4,11 @@ import { CALENDAR_API_ROUTES } from '../../lambdas/core/calendar/calendar-api';
 import { SERVICES } from '../../lambdas/core/telemetry';
 import { ICS_URL_CONTEXT_PURPOSE } from '../../lambdas/shared/kms-url-sealer';
 import { actionsOf, functionStatements, type Statement } from './iam';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
-  ({ template } = synthTemplate({ calendarSyncEveryMinutes: 10 }));
+  template = sharedTemplate({ calendarSyncEveryMinutes: 10 });
 });
 
 type Resource = { Type: string; Properties: Record<string, unknown> };

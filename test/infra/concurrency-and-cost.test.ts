@@ -3,18 +3,17 @@
  * event-source caps, memory per function, log level, X-Ray, upload part size and
  * the recordings' storage-class transition, by default and as configured.
  */
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { SERVICES } from '../../lambdas/core/telemetry';
 import { cdkJsonContext, type PipelineConfig, parseConfig } from '../../lib/config';
 import { MeetingPipelineStack } from '../../lib/meeting-pipeline-stack';
 import { actionsOf, functionStatements } from './iam';
-import { TEST_CONFIG_INPUT } from './synth';
+import { TEST_CONFIG_INPUT, testApp } from './synth';
 
 /** The stack's template without bundling the functions: only their configuration is read here. */
 function template(overrides: Partial<Record<keyof PipelineConfig, unknown>> = {}): Template {
-  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp({ ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] });
   const stack = new MeetingPipelineStack(app, 'CostCheck', {
     config: parseConfig({ ...TEST_CONFIG_INPUT, ...overrides }),
     env: { account: '111111111111', region: 'eu-west-1' },

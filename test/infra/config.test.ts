@@ -1,6 +1,6 @@
-import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, configFromContext, parseConfig } from '../../lib/config';
+import { testApp } from './synth';
 
 describe('configuration', () => {
   it('applies documented defaults', () => {
@@ -75,13 +75,11 @@ describe('configuration', () => {
   });
 
   it('reads -c key=value strings from context', () => {
-    const app = new App({
-      context: {
-        upstreamBaseUrl: 'https://m.example.org/api/v1/',
-        logRetentionDays: '90',
-        retainData: 'false',
-        maxWebhookBodyBytes: '2048',
-      },
+    const app = testApp({
+      upstreamBaseUrl: 'https://m.example.org/api/v1/',
+      logRetentionDays: '90',
+      retainData: 'false',
+      maxWebhookBodyBytes: '2048',
     });
     expect(configFromContext(app.node)).toMatchObject({
       logRetentionDays: 90,

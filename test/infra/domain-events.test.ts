@@ -3,12 +3,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DOMAIN_EVENT_SOURCE } from '../../lambdas/core/domain-events/catalogue';
 import { SERVICES } from '../../lambdas/core/telemetry';
 import { functionStatements, type Statement } from './iam';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 let template: Template;
 let busId: string;
 beforeAll(() => {
-  template = synthTemplate().template;
+  template = sharedTemplate();
   // The stack's other bus takes calendar events (test/infra/bot-scheduler.test.ts).
   const buses = Object.keys(
     template.findResources('AWS::Events::EventBus', {

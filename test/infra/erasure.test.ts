@@ -11,7 +11,7 @@ import { DEAD_LETTER_QUEUE_OUTPUTS, dlqOutputs } from '../../lambdas/core/stack-
 import { SERVICES } from '../../lambdas/core/telemetry';
 import type { MeetingPipelineStack } from '../../lib/meeting-pipeline-stack';
 import { actionsOf, functionStatements } from './iam';
-import { synthTemplate } from './synth';
+import { sharedTemplate, synthTemplate } from './synth';
 
 let template: Template;
 let stack: MeetingPipelineStack;
@@ -72,7 +72,7 @@ describe('erasure', () => {
     });
     const [rule] = Object.values(rules);
     expect(JSON.parse(rule?.Properties.Targets[0].Input)).toEqual(RETENTION_RUN_EVENT);
-    const without = synthTemplate().template;
+    const without = sharedTemplate();
     expect(
       Object.keys(without.findResources('AWS::Events::Rule', { Properties: { ScheduleExpression: 'rate(1 day)' } })),
     ).toEqual([]);

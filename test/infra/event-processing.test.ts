@@ -2,11 +2,11 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_SETTINGS } from '../../lambdas/core/queue/queue-settings';
 import { actionsOf, functionStatements, wildcardDataActions } from './iam';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
-  template = synthTemplate().template;
+  template = sharedTemplate();
 });
 
 describe('event processing', () => {

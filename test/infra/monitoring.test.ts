@@ -2,11 +2,11 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
 import { parseConfig } from '../../lib/config';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
-  template = synthTemplate({ alarmEmail: 'oncall@example.org' }).template;
+  template = sharedTemplate({ alarmEmail: 'oncall@example.org' });
 });
 
 const alarms = () => Object.values(template.findResources('AWS::CloudWatch::Alarm'));

@@ -1,12 +1,12 @@
-import { App } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, it } from 'vitest';
 import { cdkJsonContext, parseConfig } from '../../lib/config';
 import { MeetingPipelineStack } from '../../lib/meeting-pipeline-stack';
 import { addNagChecks } from '../../lib/nag';
+import { testApp } from './synth';
 
 function synthWithNag(retainData: boolean) {
-  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp({ ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] });
   new MeetingPipelineStack(app, 'NagCheck', {
     config: parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/', retainData }),
   });
@@ -21,7 +21,7 @@ describe('cdk-nag AwsSolutions and Serverless packs', () => {
   });
 
   it('fail the synth when a finding is not acknowledged', () => {
-    const app = new App({ context: cdkJsonContext() });
+    const app = testApp({ ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] });
     const stack = new MeetingPipelineStack(app, 'NagBroken', {
       config: parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/' }),
     });

@@ -1,11 +1,11 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { actionsOf, functionStatements, wildcardDataActions } from './iam';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
-  template = synthTemplate().template;
+  template = sharedTemplate();
 });
 
 describe('reconciler', () => {

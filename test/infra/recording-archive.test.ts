@@ -1,11 +1,11 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { actionsOf, functionStatements, type Statement, wildcardDataActions } from './iam';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
-  template = synthTemplate().template;
+  template = sharedTemplate();
 });
 
 const archiveFunction = () =>
@@ -121,7 +121,7 @@ describe('recording archive', () => {
   });
 
   it('keeps replaced versions as long as configured', () => {
-    const { template: custom } = synthTemplate({ replacedVersionRetentionDays: 7 });
+    const custom = sharedTemplate({ replacedVersionRetentionDays: 7 });
     custom.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
         Rules: Match.arrayWith([Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 7 } })]),

@@ -2,11 +2,11 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lambdas/core/store/table-layout';
-import { synthTemplate } from './synth';
+import { sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
-  template = synthTemplate().template;
+  template = sharedTemplate();
 });
 
 const ingressFunction = () => {
@@ -199,7 +199,7 @@ describe('webhook ingress', () => {
 
 describe('data retention', () => {
   it('can be told to delete data with the stack', () => {
-    const { template: disposable } = synthTemplate({ retainData: false });
+    const disposable = sharedTemplate({ retainData: false });
     disposable.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
   });
 });

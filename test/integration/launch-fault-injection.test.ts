@@ -28,7 +28,7 @@ import { testEventLog } from '../fixtures/event-log';
 import { faultyClient, faultyMethods } from '../fixtures/faulty-client';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
-import { synthTemplate } from '../infra/synth';
+import { sharedTemplate } from '../infra/synth';
 
 const service = new SimulatedServiceApi();
 const NOW = Date.parse('2026-11-22T09:00:00Z');
@@ -37,7 +37,7 @@ let resources: LocalResources;
 let definition: StateMachineDefinition;
 
 beforeAll(async () => {
-  definition = launcherDefinition(synthTemplate().template.toJSON());
+  definition = launcherDefinition(sharedTemplate().toJSON());
   pipeline = await startLocalPipeline();
   resources = await createResources();
   await service.start();

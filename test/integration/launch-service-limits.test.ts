@@ -26,7 +26,7 @@ import { type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/ap
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
 import { testEventLog } from '../fixtures/event-log';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
-import { synthTemplate, TEST_CONFIG_INPUT } from '../infra/synth';
+import { sharedTemplate, TEST_CONFIG_INPUT } from '../infra/synth';
 
 const service = new SimulatedServiceApi();
 const NOW = Date.parse('2026-11-22T09:00:00Z');
@@ -37,7 +37,7 @@ let definition: StateMachineDefinition;
 let launchLeadSeconds: number;
 
 beforeAll(async () => {
-  definition = launcherDefinition(synthTemplate().template.toJSON());
+  definition = launcherDefinition(sharedTemplate().toJSON());
   launchLeadSeconds = parseConfig(TEST_CONFIG_INPUT).launchLeadSeconds;
   pipeline = await startLocalPipeline();
   resources = await createResources();

@@ -41,7 +41,7 @@ import {
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
-import { synthTemplate } from '../infra/synth';
+import { sharedTemplate } from '../infra/synth';
 
 const service = new SimulatedServiceApi();
 let pipeline: LocalPipeline;
@@ -51,7 +51,7 @@ let executions: LocalExecutions;
 let now: number;
 
 beforeAll(async () => {
-  definition = launcherDefinition(synthTemplate().template.toJSON());
+  definition = launcherDefinition(sharedTemplate().toJSON());
   pipeline = await startLocalPipeline();
   resources = await createResources();
   await service.start();

@@ -11,7 +11,7 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import type { LocalResources } from '../../local/resources';
 import { LocalExecutions, launcherDefinition } from '../../local/step-functions';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
-import { synthTemplate } from '../infra/synth';
+import { sharedTemplate } from '../infra/synth';
 
 let pipeline: LocalPipeline;
 let resources: LocalResources;
@@ -21,7 +21,7 @@ let executions: LocalExecutions;
 beforeAll(async () => {
   pipeline = await startLocalPipeline();
   resources = await createResources();
-  executions = new LocalExecutions(launcherDefinition(synthTemplate().template.toJSON()), {
+  executions = new LocalExecutions(launcherDefinition(sharedTemplate().toJSON()), {
     task: async () => ({ status: 'skipped' }),
     waitMs: () => 60_000,
   });

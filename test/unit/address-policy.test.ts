@@ -1,12 +1,12 @@
 /** The download guard's address policy on its own: public unicast allowed, everything inward refused. */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { isLoopbackAddress, refusedAddress } from '../../lambdas/core/archive/address-policy';
 import { PUBLIC_ADDRESSES, REFUSED_ADDRESSES } from '../fixtures/address-table';
+import { scratchDir } from '../fixtures/scratch';
 
 describe('address policy', () => {
   it.each(PUBLIC_ADDRESSES)('allows %s', (address) => {
@@ -41,7 +41,7 @@ describe('address policy', () => {
 
   // The Lambda runs Node 24; the policy must give the same verdicts there.
   it('gives the same verdicts on Node 24', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'address-policy-'));
+    const dir = scratchDir('address-policy-');
     const entry = join(dir, 'entry.ts');
     writeFileSync(
       entry,
