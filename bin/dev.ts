@@ -27,8 +27,9 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
                       simulated one: a vendor sandbox, or \`npm run simulator\`. UPSTREAM_API_KEY holds its API key and
                       SIGNING_SECRET its webhook signing secret; http:// only for a service on this machine
   --port N            port of the local webhook and schedule API (default: any free port)
-  --calendar SOURCE   no demo: register an ICS feed (a file, served from 127.0.0.1, or an https URL) as calendar
-                      "dev", print each occurrence's decision and reason for the next 14 days, and sync it
+  --calendar SOURCE   no demo: register an ICS feed (a file, served from 127.0.0.1, an https URL, or \`sample\`: a feed
+                      dated from today) as calendar "dev", print each occurrence's decision and reason for the next
+                      14 days, sync it, and say what the sync scheduled (and why not, when nothing)
   --help              this text
 
 The endpoints (webhook URL, schedule API, emulators) are printed and written to .local/endpoints.json.
