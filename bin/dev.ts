@@ -6,11 +6,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { LocalEndpoints } from '../cli/local-endpoints';
-import { runCalendarDemo } from '../local/calendar-feed-demo';
-import { LOCAL_REGION } from '../local/emulators/fauxqs';
-import { isLoopbackUrl, type MeetingCheck, newSigningSecret, startLocalStack } from '../local/local-stack';
-import { type ReadBack, readBack } from '../local/read-back';
-import { DEFAULT_CHAOS, NO_CHAOS } from '../local/simulator/webhook-sender';
+import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
+import { DEFAULT_EVENTS_FILE } from '../local/event-log-publisher';
+import { acquireInstanceLock, describeHolder } from '../local/instance-lock';
+import type { MeetingCheck } from '../local/local-stack';
+import { portProblem } from '../local/port-check';
+import type { ReadBack } from '../local/read-back';
 
 const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated meeting assistant service
 
@@ -18,7 +19,7 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
   --chaos             duplicate, reorder and drop a share of webhooks (the reconciler heals)
   --once              exit when every meeting is archived: 0 only if each stored meeting matches what was played
   --serve             no demo: keep the stack up and print its endpoints
-  --resume            keep the DynamoDB data of the previous run (.local/dynamodb); default: start clean
+  --resume            keep the previous run's data (.local/dynamodb, .local/events.jsonl); default: start clean
   --rate-limit N      the simulated service answers 429 with Retry-After past N POSTs a minute (default 3000)
   --step-ms N         milliseconds between steps of a simulated meeting (default 700)
   --recording-mb N    size of each simulated recording in MiB (default 5)
@@ -26,17 +27,30 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
                       simulated one: a vendor sandbox, or \`npm run simulator\`. UPSTREAM_API_KEY holds its API key and
                       SIGNING_SECRET its webhook signing secret; http:// only for a service on this machine
   --port N            port of the local webhook and schedule API (default: any free port)
-  --calendar SOURCE   no demo: register an ICS feed (a file, served from 127.0.0.1, or an https URL) as calendar
-                      "dev", print each occurrence's decision and reason for the next 14 days, and sync it
+  --calendar SOURCE   no demo: register an ICS feed (a file, served from 127.0.0.1, an https URL, or \`sample\`: a feed
+                      dated from today) as calendar "dev", print each occurrence's decision and reason for the next
+                      14 days, sync it, and say what the sync scheduled (and why not, when nothing)
   --help              this text
 
 The endpoints (webhook URL, schedule API, emulators) are printed and written to .local/endpoints.json.
+One local mode runs per folder: a second \`npm run dev\` there is refused while the first runs (.local/dev.lock).
 SIGNING_SECRET (base64) chooses the signing secret; otherwise one is generated and printed.`;
 
 /** A flag problem is one line for a person, never a stack trace. */
 function usageError(message: string): never {
-  console.error(`npm run dev: ${message} (npm run dev -- --help lists the flags)`);
+  oneLineExit(`${message} (npm run dev -- --help lists the flags)`);
+}
+
+/** Why this run cannot start, in one line, and exit 2. */
+function oneLineExit(message: string): never {
+  console.error(`npm run dev: ${message}`);
   process.exit(2);
+}
+
+function portMessage(port: number, problem: string): string {
+  return problem === 'EADDRINUSE'
+    ? `port ${port} is in use on 127.0.0.1 (another program, or another local mode, listens there); choose another --port or leave --port out for any free port`
+    : `port ${port} cannot be bound on 127.0.0.1 (${problem}); choose another --port or leave --port out for any free port`;
 }
 
 let parsed: ReturnType<typeof parse>;
@@ -87,7 +101,7 @@ function upstreamOf(text: string): { baseUrl: string; apiKey: string } {
   if (!URL.canParse(text)) usageError(`--upstream takes the service's API root URL, not ${JSON.stringify(text)}`);
   const url = new URL(text);
   if (!url.pathname.endsWith('/api/v1/')) usageError(`--upstream must end in /api/v1/: ${text}`);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackUrl(text)))
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
     usageError(`--upstream must be https (plain http only for a service on this machine): ${text}`);
   const apiKey = process.env.UPSTREAM_API_KEY;
   if (apiKey === undefined || apiKey === '') usageError('--upstream needs the service API key in UPSTREAM_API_KEY');
@@ -98,8 +112,32 @@ function upstreamOf(text: string): { baseUrl: string; apiKey: string } {
 const rateLimit =
   values['rate-limit'] === undefined ? undefined : wholeNumber('rate-limit', values['rate-limit'], 1, 100_000);
 
+// Nothing is reset until this run has the folder to itself and its port: a refusal leaves the other run's data alone.
+mkdirSync('.local', { recursive: true });
+const locked = acquireInstanceLock('.local');
+if ('heldBy' in locked)
+  oneLineExit(
+    `local mode already runs in this folder (${describeHolder(locked.heldBy)}); stop it first (Ctrl-C in its terminal, or kill ${locked.heldBy.pid})`,
+  );
+const { lock } = locked;
+process.on('exit', () => lock.release());
+if (port !== undefined) {
+  const problem = await portProblem(port);
+  if (problem !== undefined) oneLineExit(portMessage(port, problem));
+}
+
+// Loaded once the checks pass: a refusal is quick, and its one line is all it prints.
+const { runCalendarDemo } = await import('../local/calendar-feed-demo');
+const { LOCAL_REGION } = await import('../local/emulators/fauxqs');
+const { newSigningSecret, startLocalStack } = await import('../local/local-stack');
+const { readBack } = await import('../local/read-back');
+const { DEFAULT_CHAOS, NO_CHAOS } = await import('../local/simulator/webhook-sender');
+
 const dataDir = '.local/dynamodb';
-if (!values.resume) rmSync(dataDir, { recursive: true, force: true });
+if (!values.resume) {
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(DEFAULT_EVENTS_FILE, { force: true });
+}
 const signingSecret = process.env.SIGNING_SECRET ?? newSigningSecret();
 
 console.log(
@@ -118,6 +156,11 @@ const stack = await startLocalStack({
   ...(upstream !== undefined && { upstream }),
   ...(port !== undefined && { httpPort: port }),
   print: (line) => console.log(line),
+}).catch((error: unknown) => {
+  // Another program may take the port between the check above and the bind.
+  const code = (error as NodeJS.ErrnoException).code;
+  if (port !== undefined && code === 'EADDRINUSE') oneLineExit(portMessage(port, code));
+  throw error;
 });
 const endpoints = {
   webhookUrl: stack.webhookUrl,
@@ -142,8 +185,8 @@ const endpoints = {
     archiveDeadLetterQueueUrl: stack.resources.archiveDeadLetterQueueUrl,
   },
 } satisfies LocalEndpoints;
-mkdirSync('.local', { recursive: true });
 writeFileSync('.local/endpoints.json', `${JSON.stringify(endpoints, null, 2)}\n`);
+lock.describe({ 'webhook URL': stack.webhookUrl, 'read API': stack.readApiUrl });
 console.log(`  webhook URL       ${stack.webhookUrl}`);
 console.log(`  schedule API      PUT/GET/DELETE ${stack.scheduleApiUrl}/{id}  (no auth on loopback)`);
 console.log(`  read API          GET ${stack.readApiUrl}/meetings…  (npx meeting-pipeline --local …)`);

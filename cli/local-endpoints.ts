@@ -1,5 +1,6 @@
 /** `.local/endpoints.json` as `npm run dev` writes it (bin/dev.ts): what the CLI's local mode reads. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { CliError, EXIT } from './exit-codes';
 
@@ -29,6 +30,23 @@ export const localEndpointsSchema = z.object({
   }),
 });
 export type LocalEndpoints = z.infer<typeof localEndpointsSchema>;
+
+/**
+ * The endpoints file of the local mode this folder belongs to: `.local/endpoints.json` here or in the nearest
+ * folder above (as git finds `.git`), so the CLI works from any subfolder of the repository.
+ */
+export function findLocalEndpointsFile(from: string = process.cwd()): string {
+  const start = resolve(from);
+  for (let folder = start; ; folder = dirname(folder)) {
+    const file = join(folder, DEFAULT_ENDPOINTS_FILE);
+    if (existsSync(file)) return file;
+    if (dirname(folder) === folder) break;
+  }
+  throw new CliError(
+    `No ${DEFAULT_ENDPOINTS_FILE} in ${start} or any folder above it: start local mode first (npm run dev -- --serve), or pass --endpoint or --endpoints-file.`,
+    EXIT.usage,
+  );
+}
 
 export function readLocalEndpoints(file: string): LocalEndpoints {
   let text: string;

@@ -7,7 +7,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import { DEAD_LETTER_QUEUES, type DeadLetterQueue, type DeadLetterQueueName } from './dlq/dead-letter-queues';
 import { CliError, EXIT, UsageError } from './exit-codes';
-import { DEFAULT_ENDPOINTS_FILE, type LocalEndpoints, readLocalEndpoints } from './local-endpoints';
+import { findLocalEndpointsFile, type LocalEndpoints, readLocalEndpoints } from './local-endpoints';
 import { type Fetch, type SigningOptions, signedFetch } from './signed-fetch';
 import {
   DEFAULT_STACK_NAME,
@@ -188,7 +188,7 @@ export async function resolveTarget(options: TargetOptions): Promise<Target> {
   if (options.region !== undefined) process.env.AWS_REGION = options.region;
   if (options.endpoint !== undefined) return targetFromEndpoint(options.endpoint, () => defaultSigning(options.region));
   if (local) {
-    const file = options.endpointsFile ?? DEFAULT_ENDPOINTS_FILE;
+    const file = options.endpointsFile ?? findLocalEndpointsFile();
     const endpoints = readLocalEndpoints(file);
     useLocalEmulators(endpoints);
     process.env.AWS_REGION = endpoints.region ?? process.env.AWS_REGION ?? (await localRegion());

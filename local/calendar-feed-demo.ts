@@ -1,11 +1,13 @@
 /**
- * `npm run dev -- --calendar <path or URL>`: registers a calendar in the local
- * stack through its own routes (a file is served from 127.0.0.1 first), syncs it,
- * and prints each occurrence's decision and reason in the timeline.
+ * `npm run dev -- --calendar <path, URL or "sample">`: registers a calendar in the local
+ * stack through its own routes (a file, or the sample feed dated from today, is served
+ * from 127.0.0.1 first), syncs it, and prints each occurrence's decision and reason in the
+ * timeline, and what the sync made of them (with why, when it scheduled nothing).
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
+import { SAMPLE_RULES, sampleCalendarFeed } from './sample-calendar';
 
 export interface CalendarDemoOptions {
   source: string;
@@ -15,11 +17,11 @@ export interface CalendarDemoOptions {
   stamp(): string;
 }
 
-/** Serves one file at /calendar.ics on 127.0.0.1; re-read on every request, so edits show on the next sync. */
-async function serveFile(path: string): Promise<{ url: string; stop(): Promise<void> }> {
+/** Serves a feed at /calendar.ics on 127.0.0.1; read on every request, so a file's edits show on the next sync. */
+async function serveFeed(read: () => string | Buffer): Promise<{ url: string; stop(): Promise<void> }> {
   const server = createServer((_request, response) => {
     try {
-      response.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(readFileSync(path));
+      response.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(read());
     } catch {
       response.writeHead(404).end();
     }
@@ -53,12 +55,18 @@ interface PreviewRow {
 
 export async function runCalendarDemo(options: CalendarDemoOptions): Promise<{ stop(): Promise<void> }> {
   const isUrl = /^https?:\/\//.test(options.source);
-  const served = isUrl ? undefined : await serveFile(resolve(options.source));
+  const isSample = options.source === 'sample';
+  const path = resolve(options.source);
+  const served = isUrl
+    ? undefined
+    : await serveFeed(isSample ? () => sampleCalendarFeed(Date.now()) : () => readFileSync(path));
   const icsUrl = served?.url ?? options.source;
   const base = `${options.apiUrl}/calendars/dev`;
   // Your own file, on this machine: every meeting in it is joined (a deployment's default joins only what the owner organized or accepted).
-  await call('PUT', base, { ics_url: icsUrl, lookahead_days: 14, rules: { join: 'all' } });
-  options.print(`${options.stamp()}  calendar dev: registered ${isUrl ? 'the feed' : options.source}`);
+  await call('PUT', base, { ics_url: icsUrl, lookahead_days: 14, rules: isSample ? SAMPLE_RULES : { join: 'all' } });
+  options.print(
+    `${options.stamp()}  calendar dev: registered ${isUrl ? 'the feed' : isSample ? 'the sample feed (dated from today)' : options.source}`,
+  );
   const preview = await call('GET', `${base}/preview?days=14`);
   for (const row of preview.occurrences as PreviewRow[])
     options.print(
@@ -68,6 +76,7 @@ export async function runCalendarDemo(options: CalendarDemoOptions): Promise<{ s
   options.print(
     `${options.stamp()}  calendar dev: synced: created ${sync.created}, moved ${sync.moved}, cancelled ${sync.cancelled}, unchanged ${sync.unchanged}, skipped ${sync.skipped}${(sync.failed as unknown[]).length > 0 ? `, failed ${JSON.stringify(sync.failed)}` : ''}`,
   );
+  options.print(`${options.stamp()}  calendar dev: ${sync.explain}`);
   options.print(
     `  sync again: curl -X POST ${base}/sync   schedules: curl '${options.apiUrl}/schedules?calendar_id=dev'`,
   );

@@ -35,7 +35,7 @@ import { createProcessEventsHandler, processEventsDependencies } from '../lambda
 import { createReadApiHandler, readApiDependencies } from '../lambdas/read-api/adapter';
 import { reconciler } from '../lambdas/reconciler/adapter';
 import { createSchedulesHandler } from '../lambdas/schedules/adapter';
-import { sqsClient } from '../lambdas/shared/aws-clients';
+import { DEFAULT_CLIENT_TIMEOUTS, sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
 import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../lambdas/shared/s3-client';
@@ -53,7 +53,8 @@ import {
 } from './event-log-publisher';
 import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
-import { QueuePoller } from './queue-poller';
+import { LONG_POLL_SECONDS, QueuePoller } from './queue-poller';
+import { reconcilePacing } from './reconcile-pacing';
 import {
   createLocalResources,
   type LocalResources,
@@ -138,6 +139,8 @@ export interface LocalStack {
 }
 
 const LOCAL_API_KEY = 'local-dev-key';
+/** The reconciler's pace once local mode is idle (it runs every reconcileEveryMs while busy). */
+export const IDLE_RECONCILE_EVERY_MS = 30_000;
 
 /**
  * The launcher definition exactly as the stack synthesizes it (bundling skipped: the code runs
@@ -174,8 +177,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const started = Date.now();
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
   const counts = new Map<string, number>();
+  // Every metric is a sign of activity: the reconciler keeps its fast pace while they come.
+  const pacing = reconcilePacing(
+    {
+      everyMs: options.reconcileEveryMs,
+      idleEveryMs: Math.max(options.reconcileEveryMs, IDLE_RECONCILE_EVERY_MS),
+      quietAfterMs: options.staleAfterMs + 2 * options.reconcileEveryMs,
+    },
+    started,
+  );
   const metrics: MetricSink = {
-    emit: (metric, value, ..._dimensions) => void counts.set(metric.name, (counts.get(metric.name) ?? 0) + value),
+    emit: (metric, value, ..._dimensions) => {
+      counts.set(metric.name, (counts.get(metric.name) ?? 0) + value);
+      pacing.activity(Date.now());
+    },
   };
   const record = (level: string, message: string, attributes: Record<string, unknown>[]) =>
     options.onLog?.(level, message, Object.assign({}, ...attributes) as Record<string, unknown>);
@@ -319,25 +334,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     telemetry,
   );
   eraseHandler = createEraseApiHandler(erasing);
+  // A receive long-polls for up to 20 s: its client must allow an answer that slow.
+  const pollerSqs = sqsClient({ ...DEFAULT_CLIENT_TIMEOUTS, requestTimeoutMs: (LONG_POLL_SECONDS + 5) * 1000 });
   const pollers = [
     new QueuePoller({
-      sqs: sqsClient(),
+      sqs: pollerSqs,
       queueUrl: resources.erasureQueueUrl,
       batchSize: 1,
-      waitTimeSeconds: 1,
       handler: createErasureQueueHandler(erasing),
     }),
     new QueuePoller({
-      sqs: sqsClient(),
+      sqs: pollerSqs,
       queueUrl: resources.eventsQueueUrl,
       handler: createProcessEventsHandler(processing),
-      waitTimeSeconds: 1,
     }),
     new QueuePoller({
-      sqs: sqsClient(),
+      sqs: pollerSqs,
       queueUrl: resources.archiveQueueUrl,
       batchSize: 1,
-      waitTimeSeconds: 1,
       handler: createArchiveHandler(
         archiveDependencies(archiveEnvironment, { db, s3: s3Client(), upstream, events }, telemetry),
         // Local meetings are short: a crashed meeting's recording is waited for a minute, retried every few seconds.
@@ -416,7 +430,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     maxMeetings: 50,
   });
   const reconcile = setInterval(() => {
-    reconcileRun().catch((error: unknown) => options.print(`${stamp()}  reconciler failed: ${String(error)}`));
+    if (!pacing.due(Date.now())) return;
+    pacing.started(Date.now());
+    reconcileRun()
+      .then((report) =>
+        pacing.finished(report.checked > 0 || report.archiveJobs.length > 0 || report.failures.length > 0),
+      )
+      .catch((error: unknown) => {
+        pacing.finished(true);
+        options.print(`${stamp()}  reconciler failed: ${String(error)}`);
+      });
   }, options.reconcileEveryMs);
 
   const botIdOf = async (scheduleId: string): Promise<string | undefined> => {

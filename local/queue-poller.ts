@@ -3,10 +3,16 @@
  * receive a batch, invoke, delete the records that succeeded. Failed records (or
  * the whole batch, if the handler throws) stay on the queue, come back after the
  * visibility timeout and move to the DLQ after maxReceiveCount receives.
+ *
+ * Like Lambda's pollers it long-polls: a receive waits up to 20 s on an empty queue and answers as soon as a
+ * message arrives, so an idle stack makes one request per queue every 20 s, not several a second.
  */
 import { DeleteMessageBatchCommand, type Message, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { required } from '../lambdas/core/required';
+
+/** The longest wait SQS allows a receive, and what Lambda's pollers use. */
+export const LONG_POLL_SECONDS = 20;
 
 export type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
 
@@ -15,12 +21,15 @@ export interface QueuePollerOptions {
   queueUrl: string;
   handler: SqsHandler;
   batchSize?: number;
+  /** How long a receive in the running loop waits on an empty queue (default LONG_POLL_SECONDS). */
   waitTimeSeconds?: number;
 }
 
 export class QueuePoller {
   private running = false;
   private loop: Promise<void> | undefined;
+  /** Ends the receive in flight when the poller stops, rather than waiting out its long poll. */
+  private abort = new AbortController();
 
   constructor(private readonly options: QueuePollerOptions) {}
 
@@ -35,6 +44,7 @@ export class QueuePoller {
         MessageAttributeNames: ['All'],
         MessageSystemAttributeNames: ['All'],
       }),
+      { abortSignal: this.abort.signal },
     );
     if (Messages.length === 0) return 0;
     let failed: Set<string>;
@@ -59,12 +69,13 @@ export class QueuePoller {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.abort = new AbortController();
     this.loop = (async () => {
       while (this.running) {
         try {
-          await this.pollOnce(this.options.waitTimeSeconds ?? 1);
+          await this.pollOnce(this.options.waitTimeSeconds ?? LONG_POLL_SECONDS);
         } catch {
-          await new Promise((resolve) => setTimeout(resolve, 200));
+          if (this.running) await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }
     })();
@@ -72,7 +83,9 @@ export class QueuePoller {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.abort.abort();
     await this.loop;
+    this.abort = new AbortController();
   }
 }
 

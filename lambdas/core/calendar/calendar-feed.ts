@@ -23,6 +23,8 @@ export interface LoadedFeed extends ExpandedFeed {
   occurrences: Occurrence[];
   /** The server answered 304: the kept copy was expanded. */
   notModified: boolean;
+  /** Events in the feed, in the window or not: a sync that finds no occurrence can say why. */
+  events: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -48,5 +50,5 @@ export async function loadOccurrences(
     ownerEmails: source.rules.owner_emails,
     ...(deps.expansionLimits !== undefined && { limits: deps.expansionLimits }),
   });
-  return { ...expanded, notModified: !fetched.changed };
+  return { ...expanded, notModified: !fetched.changed, events: body.match(/^BEGIN:VEVENT\r?$/gm)?.length ?? 0 };
 }

@@ -18,6 +18,7 @@ import { type CalendarEntry, scheduleOf } from './calendar-store';
 import type { Occurrence } from './ics-occurrences';
 import { decide } from './rules';
 import { type ScheduleBudget, type ScheduleLimits, scheduleBudget } from './schedule-budget';
+import { COVERED_REASON, explainSync } from './sync-explain';
 
 export interface SyncDependencies extends FeedDependencies {
   schedules: ScheduleDependencies;
@@ -41,6 +42,15 @@ export interface SyncResult {
   deferred: number;
   /** Each limit the feed or the schedules reached, with what it left out (calendar-limits.ts). */
   limits: LimitReached[];
+  /** What the sync looked at: the window, the feed's events, the occurrences in the window, those already begun. */
+  window: { from: string; to: string; lookahead_days: number };
+  feed_events: number;
+  occurrences: number;
+  past: number;
+  /** How many occurrences each reason left without a schedule (the rules' reason, or covered by another calendar). */
+  skipped_reasons: Record<string, number>;
+  /** The outcome in a sentence, saying why when nothing was scheduled (sync-explain.ts). */
+  explain: string;
 }
 
 /** Entries of occurrences past by more than this are dropped: nothing will change them. */
@@ -55,7 +65,12 @@ interface Wanted {
 }
 
 /** A sync's counts before anything was done. */
-const emptySyncResult = (feedNotModified: boolean, problems: SyncResult['problems']): SyncResult => ({
+const emptySyncResult = (
+  feedNotModified: boolean,
+  problems: SyncResult['problems'],
+  window: SyncResult['window'],
+  feedEvents: number,
+): SyncResult => ({
   created: 0,
   moved: 0,
   cancelled: 0,
@@ -66,18 +81,38 @@ const emptySyncResult = (feedNotModified: boolean, problems: SyncResult['problem
   problems,
   deferred: 0,
   limits: [],
+  window,
+  feed_events: feedEvents,
+  occurrences: 0,
+  past: 0,
+  skipped_reasons: {},
+  explain: '',
 });
+
+function skip(result: SyncResult, reason: string): void {
+  result.skipped++;
+  result.skipped_reasons[reason] = (result.skipped_reasons[reason] ?? 0) + 1;
+}
 
 export async function syncCalendar(source: CalendarSource, deps: SyncDependencies): Promise<SyncResult> {
   const feed = await loadOccurrences(source, source.lookaheadDays, deps);
   const now = deps.now();
-  const result = emptySyncResult(feed.notModified, feed.problems);
+  const window = {
+    from: new Date(now).toISOString(),
+    to: new Date(now + source.lookaheadDays * 86_400_000).toISOString(),
+    lookahead_days: source.lookaheadDays,
+  };
+  const result = emptySyncResult(feed.notModified, feed.problems, window, feed.events);
+  result.occurrences = feed.occurrences.length;
   const wanted = new Map<string, Wanted>();
   for (const occurrence of feed.occurrences) {
-    if (Date.parse(occurrence.start) < now) continue;
+    if (Date.parse(occurrence.start) < now) {
+      result.past++;
+      continue;
+    }
     const decision = decide(occurrence, source.rules);
     if (decision.decision === 'skip') {
-      result.skipped++;
+      skip(result, decision.reason);
       continue;
     }
     const scheduleId = occurrenceScheduleId(source.calendarId, occurrence.uid, occurrence.originalStart);
@@ -107,6 +142,7 @@ export async function syncCalendar(source: CalendarSource, deps: SyncDependencie
     // A limit cut this event's occurrences short: missing from the expansion is not gone from the calendar.
     else if (!feed.partial.feed && !feed.partial.uids.has(entry.uid)) await retire(source, entry, now, result, deps);
   }
+  result.explain = explainSync(result);
   return result;
 }
 
@@ -169,7 +205,7 @@ async function reconcileWanted(
       if (!cancelled) return;
       result.cancelled++;
     } else {
-      result.skipped++;
+      skip(result, COVERED_REASON);
     }
     await deps.store.putEntry(source.calendarId, {
       ...base,
@@ -278,7 +314,8 @@ export async function cancelCalendarSchedules(
   calendarId: string,
   deps: Pick<SyncDependencies, 'store' | 'schedules' | 'now'>,
 ): Promise<{ cancelled: number; failed: SyncResult['failed'] }> {
-  const result = emptySyncResult(false, []);
+  const now = new Date(deps.now()).toISOString();
+  const result = emptySyncResult(false, [], { from: now, to: now, lookahead_days: 0 }, 0);
   for (const entry of await deps.store.listEntries(calendarId)) {
     if (entry.state === 'active' && Date.parse(entry.slot.start) >= deps.now()) {
       if (await cancelOwn(entry, result, deps)) result.cancelled++;
