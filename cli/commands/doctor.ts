@@ -3,7 +3,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { defineCommand, print, printJson, wholeNumber } from '../command';
 import { allHold, checkLines } from '../doctor/check';
 import { EXIT, UsageError } from '../exit-codes';
-import { DEFAULT_ENDPOINTS_FILE, readLocalEndpoints } from '../local-endpoints';
+import { findLocalEndpointsFile, readLocalEndpoints } from '../local-endpoints';
 import { DEFAULT_STACK_NAME, describeStackOutputs } from '../stack-outputs';
 
 export const doctor = defineCommand({
@@ -28,7 +28,7 @@ One line a check, with what to do when it fails; exit 0 only when all hold, 6 wh
     const local = values.local === true || values['endpoints-file'] !== undefined;
     const deps = local
       ? (() => {
-          const file = values['endpoints-file'] ?? DEFAULT_ENDPOINTS_FILE;
+          const file = values['endpoints-file'] ?? findLocalEndpointsFile();
           return localDoctor(resolved, file, readLocalEndpoints(file), timing);
         })()
       : stackDoctor(
