@@ -1,19 +1,10 @@
 /** One CLI command: its words, flags, help and what it does. Flags are parsed with node:util parseArgs. */
-import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
+import type { ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { EXIT_CODES_HELP, type ExitCode, UsageError } from './exit-codes';
+import { COMMON_OPTIONS, parseLine } from './flags';
 import { resolveTarget, type Target } from './target';
 import { terminalJson, writeOut } from './terminal';
 
-/** Flags every command takes. */
-export const COMMON_OPTIONS = {
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  stack: { type: 'string' },
-  region: { type: 'string' },
-  endpoint: { type: 'string' },
-  local: { type: 'boolean' },
-  'endpoints-file': { type: 'string' },
-} as const satisfies ParseArgsOptionsConfig;
 type CommonOptions = typeof COMMON_OPTIONS;
 interface CommonValues {
   json?: boolean;
@@ -29,7 +20,8 @@ export const TARGET_HELP = `target (one of):
   --stack NAME            a deployed stack, by its CloudFormation outputs (default MeetingPipeline);
                           requests signed with SigV4 using the default AWS credentials
   --region REGION         its region (default: AWS_REGION or the profile's)
-  --endpoint URL          the HTTP API's base URL, e.g. local mode's http://127.0.0.1:PORT (no auth on loopback)
+  --endpoint URL          the HTTP API's base URL, e.g. local mode's http://127.0.0.1:PORT
+                          (no auth on loopback)
   --local                 local mode: the endpoints \`npm run dev\` wrote to .local/endpoints.json
   --endpoints-file FILE   local mode with another endpoints file`;
 
@@ -84,17 +76,10 @@ export function defineCommand<O extends ParseArgsOptionsConfig>(spec: CommandSpe
     summary: spec.summary,
     help,
     async run(argv) {
-      let parsed: Parsed<O>;
-      try {
-        parsed = parseArgs({
-          args: argv,
-          options: { ...COMMON_OPTIONS, ...spec.options },
-          strict: true,
-          allowPositionals: true,
-        }) as Parsed<O>;
-      } catch (error) {
-        throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad flags');
-      }
+      const parsed = parseLine(argv, { ...COMMON_OPTIONS, ...spec.options }) as Pick<
+        Parsed<O>,
+        'values' | 'positionals'
+      >;
       // The common flags' types do not depend on the command's own.
       const common = parsed.values as unknown as CommonValues;
       if (common.help === true) {

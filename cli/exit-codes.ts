@@ -12,9 +12,10 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export const EXIT_CODES_HELP = `exit codes:
   0  ok
-  1  error (the API or AWS failed, or some items of a redrive failed)
-  2  usage: a bad command, flag or value (also a request the API refused as invalid, 400)
-  3  not found (404): no such meeting, schedule, recording or stack
+  1  error (the API or AWS failed, some items of a redrive failed, or an erasure was not confirmed)
+  2  usage: a bad command, flag or value (also a request the API refused as invalid, 400), or erase
+     without --yes where no terminal can ask
+  3  not found (404): no such meeting, schedule, recording or stack, or a bot the pipeline never saw
   4  denied (401/403): credentials missing, expired or without permission
   5  checksum mismatch: downloaded bytes differ from the recording's sha256
   6  check failed: doctor found something a working deployment needs missing`;

@@ -10,8 +10,9 @@ import { recording } from './commands/recording';
 import { scheduleCancel, scheduleGet, schedulePut } from './commands/schedule';
 import { transcript } from './commands/transcript';
 import { CliError, EXIT, EXIT_CODES_HELP, type ExitCode, isDeniedByAws } from './exit-codes';
+import { COMMON_OPTIONS, closest, didYouMean, wordsWithoutCommonFlags } from './flags';
 import { mcp } from './mcp/command';
-import { writeErr, writeOut } from './terminal';
+import { helpWidth, wrap, writeErr, writeOut } from './terminal';
 
 export const COMMANDS: Command[] = [
   meetingsList,
@@ -33,14 +34,21 @@ export const COMMANDS: Command[] = [
 
 function overview(commands: Command[], heading: string): string {
   const width = Math.max(...commands.map((c) => c.words.join(' ').length));
+  const indent = ' '.repeat(width + 4);
   return [
     heading,
     '',
     'commands:',
-    ...commands.map((c) => `  ${c.words.join(' ').padEnd(width)}  ${c.summary.split('\n')[0]}`),
+    // Each summary whole, wrapped under its own column.
+    ...commands.map((c) =>
+      wrap(c.summary, helpWidth() - indent.length)
+        .map((line, i) => (i === 0 ? `  ${c.words.join(' ').padEnd(width)}  ${line}` : `${indent}${line}`.trimEnd()))
+        .join('\n'),
+    ),
     '',
-    "`meeting-pipeline <command> --help` tells a command's arguments and flags; every command takes --json",
-    '(the API answer as JSON on stdout, for scripts). Tables and JSON go to stdout, errors to stderr.',
+    "`meeting-pipeline <command> --help` tells a command's arguments and flags; every command takes",
+    '--json (the API answer as JSON on stdout, for scripts). Tables and JSON go to stdout, errors to',
+    'stderr. The target flags, --json and --help may stand anywhere on the line.',
     '',
     TARGET_HELP,
     '',
@@ -51,26 +59,48 @@ function overview(commands: Command[], heading: string): string {
 const HEADING = `usage: meeting-pipeline <command> [arguments] [flags]
 
 Reads meetings, transcripts, recordings and delivery logs from the read API, serves them to AI
-assistants over MCP, erases meetings, manages schedules, and re-drives the dead-letter queues and the quarantine, of a deployed stack or of local mode.`;
+assistants over MCP, erases meetings, manages schedules, and re-drives the dead-letter queues and
+the quarantine, of a deployed stack or of local mode.`;
 
 export async function main(argv: string[]): Promise<ExitCode> {
-  const first = argv[0];
-  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+  // The command is named by the words left once the common flags (--local, --json…) are taken out.
+  const words = wordsWithoutCommonFlags(argv);
+  const first = words[0];
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+  if (first === undefined || first === 'help') {
+    const asked = wantsHelp || first === 'help';
     writeOut(`${overview(COMMANDS, HEADING)}\n`);
-    return first === undefined ? EXIT.usage : EXIT.ok;
+    return asked ? EXIT.ok : EXIT.usage;
   }
-  const command = COMMANDS.find((c) => c.words.every((word, i) => argv[i] === word));
+  const command = COMMANDS.find((c) => c.words.every((word, i) => words[i] === word));
   if (command === undefined) {
+    if (first.startsWith('-')) {
+      const flags = Object.keys(COMMON_OPTIONS).map((name) => `--${name}`);
+      writeErr(
+        `meeting-pipeline: unknown option ${first}${didYouMean(closest(first.split('=')[0] ?? first, flags))}; a command's own flags go after its words (meeting-pipeline --help lists the commands)\n`,
+      );
+      return EXIT.usage;
+    }
     const group = COMMANDS.filter((c) => c.words[0] === first);
     if (group.length > 0) {
-      const wantsHelp = argv.includes('--help') || argv.includes('-h');
+      const second = words[1];
+      const near =
+        second === undefined
+          ? undefined
+          : closest(
+              second,
+              group.map((c) => c.words[1] ?? ''),
+            );
       const line = wantsHelp
         ? ''
-        : `meeting-pipeline ${first}: ${argv[1] === undefined ? 'which one?' : `no ${argv[1]}`}\n\n`;
+        : `meeting-pipeline ${first}: ${second === undefined ? 'which one?' : `no ${second}${didYouMean(near === undefined ? undefined : `${first} ${near}`)}`}\n\n`;
       (wantsHelp ? writeOut : writeErr)(`${line}${overview(group, `usage: meeting-pipeline ${first} <command>`)}\n`);
       return wantsHelp ? EXIT.ok : EXIT.usage;
     }
-    writeErr(`meeting-pipeline: no command ${JSON.stringify(first)} (meeting-pipeline --help lists them)\n`);
+    const near = closest(first, new Set(COMMANDS.map((c) => c.words[0] ?? '')));
+    writeErr(
+      `meeting-pipeline: no command ${JSON.stringify(first)}${didYouMean(near)} (meeting-pipeline --help lists them)\n`,
+    );
     return EXIT.usage;
   }
   try {

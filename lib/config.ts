@@ -254,11 +254,29 @@ export type PipelineConfig = z.infer<typeof pipelineConfigSchema>;
 export const CONFIG_KEYS = Object.keys(pipelineConfigSchema.shape) as Array<keyof PipelineConfig>;
 
 export class ConfigError extends Error {
-  constructor(problems: string[]) {
+  constructor(
+    readonly problems: string[],
+    /** The raw values the problems are about, by context key. */
+    readonly given: Record<string, unknown> = {},
+  ) {
     super(
       `Invalid meeting-pipeline configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}\nSet values in cdk.json "context" or with \`cdk deploy -c key=value\`.`,
     );
     this.name = 'ConfigError';
+  }
+
+  /**
+   * The whole reason on one line, as `cdk synth` shows it (bin/app.ts): each key, the value it
+   * was given (`-c key=value` passes text) and what is wrong.
+   */
+  get oneLine(): string {
+    const problems = this.problems.map((problem) => {
+      const at = problem.indexOf(': ');
+      const key = problem.slice(0, at).split('.')[0] ?? '';
+      if (at < 0 || !(key in this.given)) return problem;
+      return `${problem.slice(0, at)} (given ${JSON.stringify(this.given[key])})${problem.slice(at)}`;
+    });
+    return `meeting-pipeline configuration: ${problems.join('; ')} (set it in cdk.json "context" or with -c key=value)`;
   }
 }
 
@@ -266,7 +284,7 @@ export class ConfigError extends Error {
 export function parseConfig(raw: Record<string, unknown>): PipelineConfig {
   const result = pipelineConfigSchema.safeParse(raw);
   if (!result.success) {
-    throw new ConfigError(describeIssues(result.error, '(config)'));
+    throw new ConfigError(describeIssues(result.error, '(config)'), raw);
   }
   return result.data;
 }

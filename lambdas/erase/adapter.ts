@@ -5,8 +5,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { apiError } from '../core/api-error';
 import type { DomainEventPublisher } from '../core/domain-events/publisher';
+import { FORCE_PARAMETER } from '../core/erase/erase-contract';
 import type { EraseDependencies, UpstreamEraser } from '../core/erase/erase-dependencies';
 import { eraseMeeting, resweepErasedMeeting } from '../core/erase/erase-meeting';
+import { eraseOnRequest } from '../core/erase/erase-request';
 import { type ErasureQueue, erasureJobSchema } from '../core/erase/erasure-job';
 import type { ObjectVersionStore } from '../core/erase/object-versions';
 import { PITR_RETENTION_DAYS, QUEUE_RETENTION_DAYS } from '../core/erase/receipt';
@@ -63,13 +65,19 @@ const json = (statusCode: number, body: unknown): APIGatewayProxyStructuredResul
   body: JSON.stringify(body),
 });
 
-/** `DELETE /meetings/{bot_id}`: the receipt (200), the same on every call. */
+/**
+ * `DELETE /meetings/{bot_id}[?force=true]`: the receipt (200), the same on every call; a bot the
+ * pipeline never saw is a 404 unless forced (erase-request.ts).
+ */
 export function createEraseApiHandler(deps: EraseDependencies) {
   return async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
     const botId = event.pathParameters?.bot_id ?? '';
     if (botId === '') return json(400, apiError('missing-bot-id', 'the path names no bot: DELETE /meetings/{bot_id}'));
     try {
-      return json(200, await eraseMeeting(botId, 'request', deps));
+      const force = event.queryStringParameters?.[FORCE_PARAMETER] === 'true';
+      const result = await eraseOnRequest(botId, { force }, deps);
+      if (result.outcome === 'unknown-bot') return json(404, apiError('not-found', result.message));
+      return json(200, result.receipt);
     } catch (failure) {
       deps.telemetry.log.error('erasure failed; call again to finish it', {
         bot_id: botId,

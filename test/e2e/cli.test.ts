@@ -4,7 +4,7 @@
  * the read API contract's schemas.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,15 @@ import {
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { type LocalStack, newSigningSecret } from '../../local/local-stack';
 import { signWebhook } from '../../local/simulator/webhook-signer';
-import { type CliLocalStack, cli, type Run, run, startCliLocalStack } from '../fixtures/cli-local-stack';
+import {
+  BIN,
+  CLI_ENTRY,
+  type CliLocalStack,
+  cli,
+  type Run,
+  run,
+  startCliLocalStack,
+} from '../fixtures/cli-local-stack';
 import { transcriptEnvelope } from '../fixtures/webhooks';
 
 function parsed<S extends z.ZodType>(result: Run, schema: S): z.infer<S> {
@@ -78,6 +86,26 @@ describe('meeting-pipeline CLI', () => {
       expect({ args, code: result.code }).toEqual({ args, code: EXIT.usage });
       expect(result.stdout).toBe('');
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
+  it('takes the target flags, --json and --help anywhere on the line, before the command words too', async () => {
+    // A project folder of its own, with local mode's endpoints where `npm run dev` writes them.
+    const project = join(dir, 'project');
+    mkdirSync(join(project, '.local'), { recursive: true });
+    copyFileSync(endpointsFile, join(project, '.local/endpoints.json'));
+    const lines = [
+      ['--local', 'meetings', 'list', '--json'],
+      ['meetings', '--local', 'list', '--json'],
+      ['--json', '--endpoint', endpoint, 'meetings', 'list'],
+      [`--endpoint=${endpoint}`, '--json', 'meetings', 'list'],
+      ['--endpoints-file', endpointsFile, 'meetings', 'list', '--json'],
+    ];
+    const results = await Promise.all(lines.map((args) => run(join(BIN, 'tsx'), [CLI_ENTRY, ...args], {}, project)));
+    for (const [i, args] of lines.entries()) {
+      const result = results[i] as Run;
+      expect({ args, code: result.code, stderr: result.stderr }).toMatchObject({ args, code: 0 });
+      meetingList.parse(JSON.parse(result.stdout));
     }
   });
 

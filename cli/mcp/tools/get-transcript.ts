@@ -6,7 +6,7 @@ import { toPlainText, toWebVtt } from '../../../lambdas/core/read/transcript-for
 import type { MeetingReader } from '../meeting-reader';
 import { answer, guarded } from '../tool-result';
 import { OFFSET_PATTERN, offsetMs, TRANSCRIPT_PAGE, type TranscriptPage, transcriptPage } from '../transcript-page';
-import { botIdInput } from './inputs';
+import { botIdInput, toolInput } from './inputs';
 
 const FORMATS = ['json', 'text', 'vtt'] as const;
 
@@ -87,7 +87,7 @@ export function registerGetTranscript(server: McpServer, reader: MeetingReader):
     {
       title: 'Get a transcript page',
       description: `A meeting's transcript, one page at a time (at most ${TRANSCRIPT_PAGE.maxUtterances} utterances and about ${TRANSCRIPT_PAGE.maxBytes / 1000} KB; next_cursor continues), optionally only a time range or one speaker. Each utterance is cited by its offset ([HH:MM:SS]) and its time; quote those when using it.`,
-      inputSchema: input,
+      inputSchema: toolInput('get_transcript', input),
       outputSchema: output,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { meetingView, participantList, recordingLink } from '../../../lambdas/core/read/read-api-contract';
 import type { MeetingReader } from '../meeting-reader';
 import { answer, guarded } from '../tool-result';
-import { botIdInput } from './inputs';
+import { botIdInput, toolInput } from './inputs';
 
 const input = { bot_id: botIdInput };
 const readOnly = { readOnlyHint: true, openWorldHint: false };
@@ -16,7 +16,7 @@ export function registerMeetingTools(server: McpServer, reader: MeetingReader): 
       title: 'Get a meeting',
       description:
         "One meeting as the read API shows it: state and since when, summary, utterance and participant counts, the schedule it was launched for (id, meeting link, join time), and its archived recording's size and SHA-256.",
-      inputSchema: input,
+      inputSchema: toolInput('get_meeting', input),
       outputSchema: meetingView.shape,
       annotations: readOnly,
     },
@@ -29,7 +29,7 @@ export function registerMeetingTools(server: McpServer, reader: MeetingReader): 
       title: "Get a meeting's summary",
       description:
         "The summary the meeting assistant service wrote for a meeting, or null when none has arrived (it comes after the meeting ends). Cite the meeting's bot id when using it.",
-      inputSchema: input,
+      inputSchema: toolInput('get_summary', input),
       outputSchema: {
         bot_id: z.string(),
         summary: z.string().nullable(),
@@ -62,7 +62,7 @@ export function registerMeetingTools(server: McpServer, reader: MeetingReader): 
     {
       title: "List a meeting's participants",
       description: 'Who took part in a meeting: name, whether host, when they joined and left (ISO 8601), their uuids.',
-      inputSchema: input,
+      inputSchema: toolInput('list_participants', input),
       outputSchema: participantList.shape,
       annotations: readOnly,
     },
@@ -75,7 +75,7 @@ export function registerMeetingTools(server: McpServer, reader: MeetingReader): 
       title: "Get a link to a meeting's recording",
       description:
         'A presigned HTTPS link to the archived recording (valid for minutes: expires_at), with its size, SHA-256 and content type. Not found until the meeting is archived, or when the service had no recording.',
-      inputSchema: input,
+      inputSchema: toolInput('get_recording_link', input),
       outputSchema: { bot_id: z.string(), ...recordingLink.shape, note: z.string() },
       annotations: readOnly,
     },

@@ -5,6 +5,7 @@ import { DAY_PATTERN } from '../days';
 import type { MeetingReader } from '../meeting-reader';
 import { SEARCH_LIMITS, searchMeetings, searchResult } from '../search';
 import { answer, guarded } from '../tool-result';
+import { toolInput } from './inputs';
 
 const dayInput = (what: string) => z.string().regex(DAY_PATTERN).optional().describe(what);
 
@@ -45,7 +46,7 @@ export function registerSearchMeetings(server: McpServer, reader: MeetingReader)
     {
       title: 'Search meetings',
       description: `Finds meetings between two UTC days (newest first), optionally by state, participant name and keywords in title and summary. The read API lists one day per call, so a search covers at most ${SEARCH_LIMITS.maxDays} days and reads at most ${SEARCH_LIMITS.maxExamined} meetings; when it stops short, truncated is true and note says where. Each result names its meeting by bot_id, for get_meeting, get_transcript and the other tools.`,
-      inputSchema: input,
+      inputSchema: toolInput('search_meetings', input),
       outputSchema: searchResult.shape,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

@@ -6,9 +6,12 @@
 import { z } from 'zod';
 import { ERASURE_REASONS, type ErasureReceipt, RETAINED_STORES } from './receipt';
 
+/** `?force=true` erases a bot the pipeline never saw; without it, such a bot is a 404. */
 export const ERASE_API_ROUTES = {
   eraseMeeting: 'DELETE /meetings/{bot_id}',
 } as const;
+
+export const FORCE_PARAMETER = 'force';
 
 const counts = z.object({
   meeting_items: z.number().int(),
@@ -36,6 +39,8 @@ export const erasureReceipt = z.object({
     }),
   ),
   upstream: z.enum(['not-requested', 'requested', 'not-found']),
+  /** Only when nothing of the bot was found: the pipeline had never seen it (an erasure with force=true). */
+  never_seen: z.literal(true).optional(),
 });
 
 // The schema and the core's type describe one receipt: a field added to one and not the other fails here.

@@ -26,7 +26,7 @@ import { NotFoundError } from '../upstream/client';
 import { DATA_DELETED_STATE } from '../upstream/webhook-contract';
 import type { EraseDependencies } from './erase-dependencies';
 import { type ErasureLeads, type ErasurePlan, takeStock } from './inventory';
-import { type ErasureReason, type ErasureReceipt, retainedCopies, type UpstreamErasure } from './receipt';
+import { type ErasureReason, type ErasureReceipt, foundNothing, retainedCopies, type UpstreamErasure } from './receipt';
 import { sweepMeeting } from './sweep';
 import { readTombstone, writeIntent } from './tombstone-writes';
 
@@ -81,18 +81,20 @@ export async function eraseMeeting(
   await deps.resweep.schedule(botId);
 
   const erasedAt = deps.now();
+  const counts = plan.counts ?? emptyCounts();
   const receipt: ErasureReceipt = {
     receipt_id: state.receiptId,
     bot_id: botId,
     reason: state.reason,
     requested_at: state.requestedAt,
     erased_at: erasedAt.toISOString(),
-    counts: plan.counts ?? emptyCounts(),
+    counts,
     retained: retainedCopies(erasedAt, deps.retained, {
       scheduled: plan.scheduleId !== undefined,
       fromCalendar: plan.scheduleId !== undefined && calendarOfSchedule(plan.scheduleId) !== undefined,
     }),
     upstream,
+    ...(foundNothing(counts) && { never_seen: true as const }),
   };
   // The leads stay until the second sweep: a listing written after this sweep is found by them.
   const completed = await writeIfCondition(() =>

@@ -53,7 +53,15 @@ export interface ErasureReceipt {
   retained: RetainedCopy[];
   /** Whether the service was asked to delete its own copy (`eraseUpstream`). */
   upstream: UpstreamErasure;
+  /**
+   * Present when the erasure found nothing of the bot in any store: the pipeline had never seen it
+   * (an erasure forced ahead of its webhooks, which the tombstone now drops).
+   */
+  never_seen?: true;
 }
+
+/** Whether stock-taking found nothing at all. */
+export const foundNothing = (counts: ErasureCounts): boolean => Object.values(counts).every((count) => count === 0);
 
 export const ERASURE_REASONS = ['request', 'upstream-data-deleted', 'retention'] as const;
 export type ErasureReason = (typeof ERASURE_REASONS)[number];

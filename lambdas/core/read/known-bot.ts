@@ -17,7 +17,11 @@ export async function knownMeeting(table: TableAccess, botId: string): Promise<I
   const erasure = erasureOf(meeting);
   if (erasure !== undefined) throw notFound('meeting-erased', erasedMessage(botId, erasure));
   if (meeting !== undefined) return meeting;
-  if (await partitionHasItems(table, keys.bot(botId))) return undefined;
-  if (await partitionHasItems(table, keys.eventsOfBot(botId))) return undefined;
+  if (await holdsRecordsOf(table, botId)) return undefined;
   throw notFound('not-found', `no meeting is known for bot ${botId}: no webhook of it was received`);
+}
+
+/** Whether the table holds an item of the bot besides its meeting item, or a ledger record of its webhooks. */
+export async function holdsRecordsOf(table: TableAccess, botId: string): Promise<boolean> {
+  return (await partitionHasItems(table, keys.bot(botId))) || (await partitionHasItems(table, keys.eventsOfBot(botId)));
 }

@@ -1,0 +1,126 @@
+/**
+ * The CLI forgives, as a user meets it (child processes, no stack needed): a mistake is one
+ * line on stderr with what to do (the closest flag or command when one is near), a reader that
+ * stops reading (`| head`) ends it quietly, `--help` shows every summary whole, and a bad
+ * setting at `cdk synth` is one line naming the key, never a Node trace.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../../cli/exit-codes';
+import { COMMANDS } from '../../cli/main';
+import { cdkJsonContext } from '../../lib/config';
+import { BIN, CLI_ENTRY, childEnvironment, cli, ROOT, run } from '../fixtures/cli-local-stack';
+
+/** stderr without the npm warning this machine's npm config adds to every npx. */
+const stderrLines = (stderr: string) => stderr.split('\n').filter((line) => line !== '' && !line.includes('nodedir'));
+const NO_TRACE = /^\s+at /m;
+
+describe('one-line errors', () => {
+  it('an unknown flag names the closest known one, wherever it stands', async () => {
+    const cases = [
+      [
+        ['meetings', 'list', '--endpiont', 'http://127.0.0.1:1'],
+        'unknown option --endpiont (did you mean --endpoint?)',
+      ],
+      [['meetings', 'list', '--limt', '3', '--local'], 'unknown option --limt (did you mean --limit?)'],
+      [['--jsn', 'meetings', 'list'], 'unknown option --jsn (did you mean --json?)'],
+      [['meetings', 'list', '--zzzzzz'], 'unknown option --zzzzzz'],
+      [['meeting', 'list'], 'no command "meeting" (did you mean meetings?)'],
+    ] as const;
+    const results = new Map(cases.map(([args]) => [args, cli([...args])]));
+    for (const [args, expected] of cases) {
+      const result = (await results.get(args)) ?? { code: -1, stdout: '', stderr: '' };
+      expect({ args, code: result.code }).toEqual({ args, code: EXIT.usage });
+      expect(stderrLines(result.stderr), args.join(' ')).toHaveLength(1);
+      expect(result.stderr).toContain(expected);
+      expect(result.stderr).not.toMatch(NO_TRACE);
+    }
+    expect((await results.get(cases[3][0]))?.stderr).not.toContain('did you mean');
+  });
+
+  it('a flag without its value says so on one line, also when the next word is a flag', async () => {
+    const cases = [
+      ['schedule', 'put', 'later', '--meeting-url', 'https://meet.google.com/abc-defg-hij', '--join-at'],
+      ['schedule', 'put', 'later', '--join-at', '--meeting-url', 'https://meet.google.com/abc-defg-hij'],
+      ['meetings', 'list', '--endpoint'],
+    ];
+    const results = await Promise.all(cases.map((args) => cli(args)));
+    for (const [i, args] of cases.entries()) {
+      const result = results[i] ?? { code: -1, stderr: '' };
+      expect({ args, code: result.code }).toEqual({ args, code: EXIT.usage });
+      expect(stderrLines(result.stderr)).toHaveLength(1);
+      expect(result.stderr).toMatch(/--(join-at|endpoint) needs a value/);
+    }
+  });
+
+  it('ends quietly with 0 when its reader closes the pipe (`| head`)', async () => {
+    const child = spawn(join(BIN, 'tsx'), [CLI_ENTRY, '--help'], {
+      cwd: ROOT,
+      env: childEnvironment(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed before the CLI has started: its first write finds no reader.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(stderrLines(stderr)).toEqual([]);
+    expect(code).toBe(0);
+  });
+});
+
+describe('--help', () => {
+  it("shows each command's summary whole, wrapped to 100 columns", async () => {
+    const result = await cli(['--help']);
+    expect(result.code).toBe(0);
+    const text = result.stdout;
+    for (const line of text.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(100);
+    const flat = text.replace(/\s+/g, ' ');
+    for (const command of COMMANDS) {
+      // Every word of the summary, in order: nothing cut after its first line.
+      const words = command.summary.split(/\s+/).filter((word) => word !== '');
+      expect(flat, command.words.join(' ')).toContain(words.slice(-6).join(' '));
+      expect(flat).toContain(words.join(' ').slice(0, 60));
+    }
+  });
+
+  it('lists the commands with the flags before them, and a group with the flags around it', async () => {
+    const [top, group, command] = await Promise.all([
+      cli(['--local', '--help']),
+      cli(['--endpoint', 'http://127.0.0.1:1', 'schedule', '--help']),
+      cli(['--json', 'recording', '--help', '--local']),
+    ]);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toContain('meetings list');
+    expect(group.code).toBe(0);
+    expect(group.stdout).toContain('schedule cancel');
+    expect(command.code).toBe(0);
+    expect(command.stdout).toMatch(/^usage: meeting-pipeline recording <bot>/);
+  });
+});
+
+describe('cdk synth with a bad setting', () => {
+  const out = mkdtempSync(join(tmpdir(), 'synth-config-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('prints one line naming the context key, its value and what is wrong, and exits 1', {
+    timeout: 60_000,
+  }, async () => {
+    // As `cdk synth -c eventConcurrency=abc` runs the app: the context in CDK_CONTEXT_JSON.
+    const context = { ...cdkJsonContext(), eventConcurrency: 'abc' };
+    const result = await run(join(BIN, 'tsx'), [join(ROOT, 'bin/app.ts')], {
+      CDK_CONTEXT_JSON: JSON.stringify(context),
+      CDK_OUTDIR: out,
+    });
+    expect(result.code).toBe(1);
+    const lines = stderrLines(result.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^meeting-pipeline configuration: eventConcurrency \(given "abc"\): .*number/);
+    expect(result.stderr).not.toMatch(NO_TRACE);
+  });
+});
