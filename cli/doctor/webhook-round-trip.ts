@@ -6,7 +6,7 @@
  * `bot_doctor_…`. The first stage that does not happen within the wait is the one named.
  */
 import { randomUUID } from 'node:crypto';
-import { ERASE_API_ROUTES } from '../../lambdas/core/erase/erase-contract';
+import { ERASE_API_ROUTES, FORCE_PARAMETER } from '../../lambdas/core/erase/erase-contract';
 import { deliveryLog, meetingView, READ_API_ROUTES } from '../../lambdas/core/read/read-api-contract';
 import { webhookSignature } from '../../lambdas/core/signature/sign';
 import { WEBHOOK_SIGNATURE } from '../../lambdas/core/upstream/webhook-contract';
@@ -208,7 +208,7 @@ async function erase(input: WebhookRoundTripInput): Promise<Cleanup> {
 /** '' when the bot is erased and nothing of it answers; else what went wrong. */
 async function eraseOnce(api: WebhookRoundTripInput['api'], botId: string): Promise<string> {
   try {
-    const url = `${routeUrl(api, ERASE_API_ROUTES.eraseMeeting, { bot_id: botId })}?force=true`;
+    const url = `${routeUrl(api, ERASE_API_ROUTES.eraseMeeting, { bot_id: botId })}?${FORCE_PARAMETER}=true`;
     const answer = await api.fetch(url, { method: 'DELETE' });
     const text = await answer.text();
     if (!answer.ok && answer.status !== 404) return `the erase route answered ${answer.status} ${text.slice(0, 200)}`;
