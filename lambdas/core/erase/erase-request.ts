@@ -9,7 +9,8 @@
 import { holdsRecordsOf } from '../read/known-bot';
 import type { EraseDependencies } from './erase-dependencies';
 import { eraseMeeting } from './erase-meeting';
-import type { ErasureReceipt } from './receipt';
+import { takeStock } from './inventory';
+import { type ErasureReceipt, foundNothing } from './receipt';
 import { readTombstone } from './tombstone-writes';
 
 export type ErasureRequestOutcome =
@@ -23,8 +24,13 @@ export async function eraseOnRequest(
 ): Promise<ErasureRequestOutcome> {
   if (!options.force) {
     const meeting = await readTombstone(deps.table, botId);
-    // The meeting item, or its tombstone once an erasure started, or any other record of the bot.
-    const known = meeting !== undefined || (await holdsRecordsOf(deps.table, botId));
+    // The meeting item, or its tombstone once an erasure started, or any other record of the bot;
+    // failing those, the stock-take the erasure itself would make (read only), so a bot whose only
+    // trace is a quarantined webhook (refused for its signature, still holding its text) is erased.
+    const known =
+      meeting !== undefined ||
+      (await holdsRecordsOf(deps.table, botId)) ||
+      !foundNothing((await takeStock(botId, {}, deps)).counts);
     if (!known)
       return {
         outcome: 'unknown-bot',
