@@ -145,6 +145,7 @@ console.log(
 );
 const stack = await startLocalStack({
   dataDir,
+  eventsFile: DEFAULT_EVENTS_FILE,
   signingSecret,
   chaos: values.chaos ? DEFAULT_CHAOS : NO_CHAOS,
   stepMs,
