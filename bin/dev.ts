@@ -117,7 +117,7 @@ mkdirSync('.local', { recursive: true });
 const locked = acquireInstanceLock('.local');
 if ('heldBy' in locked)
   oneLineExit(
-    `local mode already runs in this folder (${describeHolder(locked.heldBy)}); stop it first (Ctrl-C in its terminal, or kill ${locked.heldBy.pid})`,
+    `local mode already runs in this folder (${describeHolder(locked.heldBy)}); stop it first (Ctrl-C in its terminal, or kill ${locked.heldBy.pid}; if that process is not local mode, delete .local/dev.lock)`,
   );
 const { lock } = locked;
 process.on('exit', () => lock.release());
@@ -145,6 +145,7 @@ console.log(
 );
 const stack = await startLocalStack({
   dataDir,
+  eventsFile: DEFAULT_EVENTS_FILE,
   signingSecret,
   chaos: values.chaos ? DEFAULT_CHAOS : NO_CHAOS,
   stepMs,

@@ -12,6 +12,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { meetingWebhookPayloads } from '../capacity/workload';
 import { keys, MEETING_SK, SK_PREFIX } from '../lambdas/core/store/table-layout';
 import { documentClient } from '../lambdas/shared/dynamo-client';
+import { DEFAULT_EVENTS_FILE } from '../local/event-log-publisher';
 import { newSigningSecret, startLocalStack } from '../local/local-stack';
 import { NO_CHAOS } from '../local/simulator/webhook-sender';
 import { signWebhook } from '../local/simulator/webhook-signer';
@@ -60,6 +61,7 @@ const secret = newSigningSecret();
 const accepted = new Map<string, number>();
 const endToEnd: number[] = [];
 const stack = await startLocalStack({
+  eventsFile: DEFAULT_EVENTS_FILE,
   signingSecret: secret,
   chaos: NO_CHAOS,
   stepMs: 1_000,

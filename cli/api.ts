@@ -1,6 +1,7 @@
 /** Calls to the HTTP API: answers checked against their contract, errors turned into exit codes. */
 import type { z } from 'zod';
 import { apiErrorMessage } from '../lambdas/core/api-error';
+import { describeIssues } from '../lambdas/core/validation';
 import { CliError, exitCodeForStatus } from './exit-codes';
 import type { Target } from './target';
 
@@ -77,7 +78,7 @@ export async function requestJson<S extends z.ZodType>(
   const parsed = schema.safeParse(raw);
   if (!parsed.success)
     throw new CliError(
-      `${url} answered in an unexpected shape (CLI and API versions differ?): ${parsed.error.message}`,
+      `${url} answered in an unexpected shape (CLI and API versions differ? deploy this version): ${describeIssues(parsed.error).slice(0, 3).join('; ')}`,
     );
   return { raw, value: parsed.data };
 }

@@ -69,7 +69,8 @@ export async function main(argv: string[]): Promise<ExitCode> {
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
   if (first === undefined || first === 'help') {
     const asked = wantsHelp || first === 'help';
-    writeOut(`${overview(COMMANDS, HEADING)}\n`);
+    // Asked for, the overview is the answer (stdout); a line without a command is a mistake (stderr).
+    (asked ? writeOut : writeErr)(`${overview(COMMANDS, HEADING)}\n`);
     return asked ? EXIT.ok : EXIT.usage;
   }
   const command = COMMANDS.find((c) => c.words.every((word, i) => words[i] === word));

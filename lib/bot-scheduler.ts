@@ -268,7 +268,7 @@ export class BotScheduler extends Construct {
     acknowledge(
       this.calendarDeadLetterQueue,
       'Serverless-SQSRedrivePolicy',
-      'This is the dead-letter queue of the calendar rule and of the schedules function; its events are replayed by hand (README runbook).',
+      'This is the dead-letter queue of the calendar rule and of the schedules function; its events are replayed by hand (runbook: docs/operating.md).',
     );
     // cdk-nag recognizes DLQs by a queue's redrive policy; an EventBridge target's DLQ has none.
     acknowledge(

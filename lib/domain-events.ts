@@ -1,6 +1,6 @@
 /**
  * The domain events bus: the customer's systems subscribe to it with their own
- * rules (README, "Domain events"). Only the functions that publish may put
+ * rules (docs/domain-events.md). Only the functions that publish may put
  * events on it, and only on it. An archive keeps what was published, so a
  * consumer that was down (or is new) can have it replayed.
  */

@@ -101,7 +101,7 @@ export class Monitoring extends Construct {
     const app = appMetric;
     const alarm = (name: string, description: string, metric: IMetric, threshold = 1, evaluationPeriods = 1) => {
       const created = new Alarm(this, name, {
-        alarmDescription: `${description} Runbook: README, "Alarms" → ${name}.`,
+        alarmDescription: `${description} Runbook: docs/operating.md, "Alarms" → ${name}.`,
         metric,
         threshold,
         evaluationPeriods,

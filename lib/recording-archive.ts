@@ -139,7 +139,7 @@ export class RecordingArchive extends Construct {
     acknowledge(
       this.deadLetterQueue,
       'Serverless-SQSRedrivePolicy',
-      'This is the dead-letter queue; its jobs are re-driven by hand once the cause is fixed (README runbook).',
+      'This is the dead-letter queue; its jobs are re-driven by hand once the cause is fixed (runbook: docs/operating.md).',
     );
     // Capped so that meetings ending together neither take the account's concurrency from the ingress
     // nor write to the table all at once; jobs wait on the queue instead.

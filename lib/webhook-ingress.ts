@@ -164,7 +164,7 @@ export class WebhookIngress extends Construct {
     acknowledge(
       this.eventsDeadLetterQueue,
       'Serverless-SQSRedrivePolicy',
-      'This is the dead-letter queue; its messages are re-driven by hand once the cause is fixed (README runbook).',
+      'This is the dead-letter queue; its messages are re-driven by hand once the cause is fixed (runbook: docs/operating.md).',
     );
     this.webhookUrl = `${props.api.url}${WEBHOOK_PATH}`;
   }

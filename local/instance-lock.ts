@@ -24,12 +24,35 @@ export interface InstanceLock {
 }
 
 /** Whether a process with this id runs (EPERM: it runs, as another user). */
-export function processAlive(pid: number): boolean {
+function processRuns(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether the lock's process is still local mode. A pid alone can mislead: after a container restart
+ * the dead instance's pid (often a small one) belongs to another program. Where `/proc` tells a
+ * process's command line (Linux), it must name local mode's entry; elsewhere a running pid is taken
+ * at its word.
+ */
+export function processAlive(pid: number, readCommandLine = procCommandLine): boolean {
+  if (!processRuns(pid)) return false;
+  const commandLine = readCommandLine(pid);
+  return commandLine === undefined || commandLine.includes(LOCAL_MODE_ENTRY);
+}
+
+/** The file every `npm run dev` runs (bin/dev.ts). */
+export const LOCAL_MODE_ENTRY = 'dev.ts';
+
+function procCommandLine(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return undefined;
   }
 }
 

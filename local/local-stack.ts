@@ -45,12 +45,7 @@ import { DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS } from '../lib/domain-events';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { startSqsS3Emulator } from './emulators/fauxqs';
-import {
-  DEFAULT_EVENTS_FILE,
-  describeDomainEvent,
-  eventLogPublisher,
-  LOCAL_EVENT_BUS_NAME,
-} from './event-log-publisher';
+import { describeDomainEvent, eventLogPublisher, LOCAL_EVENT_BUS_NAME } from './event-log-publisher';
 import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
 import { LONG_POLL_SECONDS, QueuePoller } from './queue-poller';
@@ -97,8 +92,11 @@ export interface LocalStackOptions {
   httpPort?: number;
   /** Every log call of every handler, as the function's structured log line would carry it. */
   onLog?: (level: string, message: string, attributes: Record<string, unknown>) => void;
-  /** Where every domain event's PutEvents entry is appended, one JSON line each (default `.local/events.jsonl`). */
-  eventsFile?: string;
+  /**
+   * Where every domain event's PutEvents entry is appended, one JSON line each (`npm run dev`:
+   * `.local/events.jsonl`). Named by every caller, so no test writes into the repository.
+   */
+  eventsFile: string;
   /** `eraseUpstream` (default false): an erasure also asks the service to delete its copy. */
   eraseUpstream?: boolean;
   /** `eraseOnUpstreamDelete` (default true): the service's `data_deleted` erases the meeting here too. */
@@ -285,7 +283,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   webhookUrl = httpApi.webhookUrl;
 
   // The event bus of local mode: the timeline, and the PutEvents entries in a file.
-  const eventsFile = options.eventsFile ?? DEFAULT_EVENTS_FILE;
+  const { eventsFile } = options;
   const events = eventLogPublisher({
     file: eventsFile,
     onEvent: (event) => options.print(`${stamp()}  ${describeDomainEvent(event)}`),

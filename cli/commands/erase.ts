@@ -18,16 +18,17 @@ export const erase = defineCommand({
   async run({ values, args, target }) {
     const botId = args[0];
     if (botId === undefined || botId === '') throw new UsageError('which bot? meeting-pipeline erase <bot>');
+    if (values.yes !== true && !onTerminal())
+      throw new UsageError(`erasing ${botId} cannot be undone: pass --yes to erase it without being asked`);
+    // The target first: a wrong --stack or a local mode that is not running fails before anyone types.
+    const api = await target();
     if (values.yes !== true) {
-      if (!onTerminal())
-        throw new UsageError(`erasing ${botId} cannot be undone: pass --yes to erase it without being asked`);
       const confirmed = await confirmByTyping(
         `Erase ${botId} everywhere the pipeline keeps it? This cannot be undone. Type the bot id to confirm: `,
         botId,
       );
       if (!confirmed) throw new CliError(`not erased: the answer was not ${botId}`);
     }
-    const api = await target();
     const url = routeUrl(
       api,
       ERASE_API_ROUTES.eraseMeeting,

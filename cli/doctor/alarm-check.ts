@@ -31,6 +31,6 @@ export async function checkAlarms(
   return failed(
     CHECK,
     `${firing.length} in ALARM: ${firing.join(', ')}`,
-    'each alarm\'s description names its runbook (README, "Alarms"); the dashboard (output DashboardName) shows why',
+    'each alarm\'s description names its runbook (docs/operating.md, "Alarms"); the dashboard (output DashboardName) shows why',
   );
 }

@@ -225,7 +225,7 @@ async function eraseOnce(api: WebhookRoundTripInput['api'], botId: string): Prom
 
 function withCleanup(result: CheckResult, cleanup: Cleanup, botId: string): CheckResult {
   if (cleanup.erased) return result;
-  const advice = `erase it by hand: meeting-pipeline erase ${botId}`;
+  const advice = `erase it by hand: meeting-pipeline erase ${botId} --yes --force (with this run's --stack or --local)`;
   return {
     ...result,
     status: 'fail',

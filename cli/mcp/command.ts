@@ -12,7 +12,7 @@ export const mcp = defineCommand({
 Tools search_meetings, get_meeting, get_transcript (paged), get_summary, list_participants and
 get_recording_link, and meeting:// resources. Requests are signed with your own AWS credentials (SigV4),
 so IAM decides what an assistant sees. stdout carries only the protocol; logs go to stderr. Add it to
-an MCP client as the command \`npx meeting-pipeline mcp --stack NAME\` (README, "MCP server").`,
+an MCP client as the command \`npx meeting-pipeline mcp --stack NAME\` (docs/cli.md, "MCP server").`,
   options: {},
   async run({ target }) {
     // Resolved now so a bad target shows in the log at once; tool calls report it too, with the reason.

@@ -108,7 +108,7 @@ describe('README', () => {
   it.each(runnable.map((block) => [block.line, block.body] as const))(
     'runs the block at README.md line %i as pasted',
     (_line, body) => {
-      const result = spawnSync('bash', ['-e', '-c', body], {
+      const result = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', body], {
         cwd: home,
         encoding: 'utf8',
         timeout: 120_000,

@@ -10,6 +10,7 @@ import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/
 import { recordingSha256 } from '../../local/simulator/api-server';
 import { type StandaloneSimulator, startStandaloneSimulator } from '../../local/simulator/standalone';
 import { NO_CHAOS } from '../../local/simulator/webhook-sender';
+import { scratchEventsFile } from '../fixtures/event-log';
 import { meetingItem } from '../fixtures/store-reader';
 
 let simulator: StandaloneSimulator | undefined;
@@ -25,6 +26,7 @@ describe('local mode with --upstream', () => {
     const lines: string[] = [];
     simulator = await startStandaloneSimulator({ signingSecret, stepMs: 200, recordingBytes: 1024 * 1024 });
     stack = await startLocalStack({
+      eventsFile: scratchEventsFile(),
       signingSecret,
       upstream: { baseUrl: simulator.apiBaseUrl, apiKey: simulator.apiKey },
       chaos: NO_CHAOS,

@@ -28,6 +28,7 @@ import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/
 import { webhook } from '../../local/simulator/payloads';
 import type { PyValue } from '../../local/simulator/python-json';
 import { signWebhook } from '../../local/simulator/webhook-signer';
+import { scratchEventsFile } from '../fixtures/event-log';
 import { httpApiEvent } from '../fixtures/webhooks';
 
 const signingSecret = newSigningSecret();
@@ -39,6 +40,7 @@ const RECORDING = 60;
 
 beforeAll(async () => {
   stack = await startLocalStack({
+    eventsFile: scratchEventsFile(),
     signingSecret,
     chaos: { duplicate: 0.5, maxDelayMs: 0, drop: 0, droppable: new Set() },
     stepMs: 150,

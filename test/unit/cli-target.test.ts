@@ -175,3 +175,23 @@ describe('local targets', () => {
     ]);
   });
 });
+
+describe('an answer in a shape the CLI does not know', () => {
+  it('is one line naming the fields, not a zod dump', async () => {
+    const { requestJson } = await import('../../cli/api');
+    const { z } = await import('zod');
+    const target = targetFromEndpoint('http://127.0.0.1:9', async () =>
+      Promise.reject(new Error('loopback: unsigned')),
+    );
+    const olderStack = { ...target, fetch: async () => new Response(JSON.stringify({ state_at: 1, bot_id: 2 })) };
+    const failure = await requestJson(
+      olderStack,
+      `${target.apiBaseUrl}/meetings/bot_1`,
+      z.object({ bot_id: z.string(), state_at: z.string() }),
+    ).catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(Error);
+    const { message } = failure as Error;
+    expect(message).not.toContain('\n');
+    expect(message).toMatch(/bot_id: .*; state_at: /);
+  });
+});

@@ -1,4 +1,4 @@
-/** Calendar events on EventBridge: the other way in for integrations (documented in the README). */
+/** Calendar events on EventBridge: the other way in for integrations (documented in docs/scheduling.md). */
 import * as z from 'zod/mini';
 
 export const CALENDAR_EVENT_SOURCE = 'meeting-pipeline.calendar';
