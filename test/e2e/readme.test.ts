@@ -4,7 +4,7 @@
  * into bash against it. A command the README prints that stopped working fails here.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -51,6 +51,7 @@ describe('README', () => {
   // Local mode in a folder of its own inside the repository (.local is git-ignored), so a
   // developer's own `npm run dev` and this test never share a lock or an endpoints file.
   const home = join(ROOT, '.local', `readme-${process.pid}`);
+  const hadLocalFolder = existsSync(join(ROOT, '.local'));
   let dev: ChildProcess | undefined;
   let output = '';
 
@@ -88,6 +89,8 @@ describe('README', () => {
       if (dev.exitCode === null) dev.kill('SIGKILL');
     }
     rmSync(home, { recursive: true, force: true });
+    // Leave the repository as the run found it: .local only if it was there before.
+    if (!hadLocalFolder) rmSync(join(ROOT, '.local'), { recursive: true, force: true });
   }, 60_000);
 
   it('marks at least the quick start and the CLI blocks runnable', () => {
