@@ -219,13 +219,20 @@ describe('events.list refusals', () => {
       ['429', 429, 'rateLimitExceeded'],
     ] as const;
     for (const [refusal, code, reason] of cases) {
-      sim.quotas.limits.set(CY, { requests: 2, windowMs: 60_000, refusal });
+      sim.quotas.limits.set(CY, {
+        requests: 2,
+        windowMs: 60_000,
+        refusal,
+        ...(code === 429 ? { retryAfterSeconds: 7 } : {}),
+      });
       sim.control.advanceClock(61_000);
       expect((await listEvents(token, {})).status).toBe(200);
       expect((await listEvents(token, {})).status).toBe(200);
-      const { status, body } = await listEvents(token, {});
+      const { status, body, headers } = await listEvents(token, {});
       expect(status).toBe(code);
       expect(body.error?.errors[0]?.reason).toBe(reason);
+      expect(body.error?.status).toBe(code === 429 ? 'RESOURCE_EXHAUSTED' : 'PERMISSION_DENIED');
+      expect(headers.get('retry-after')).toBe(code === 429 ? '7' : null);
     }
     sim.control.advanceClock(61_000);
     expect((await listEvents(token, {})).status).toBe(200);
@@ -321,6 +328,21 @@ describe('full and incremental sync', () => {
     expect(body.nextPageToken).toBeUndefined();
     const again = await listEvents(token, { singleEvents: 'true', syncToken: body.nextSyncToken! });
     expect(again.body.items).toHaveLength(0);
+    syncToken = again.body.nextSyncToken!;
+  });
+
+  it('lists a cancelled instance of a series incrementally with its series and original start', async () => {
+    sim.control.cancelInstance(ADA, 'weekly', 2);
+    const token = await accessTokenFor(ADA);
+    const { body } = await listEvents(token, { singleEvents: 'true', syncToken });
+    expect(body.items).toEqual([
+      expect.objectContaining({
+        id: 'weekly_20260330T080000Z',
+        status: 'cancelled',
+        recurringEventId: 'weekly',
+        originalStartTime: { dateTime: '2026-03-30T10:00:00+02:00', timeZone: BERLIN },
+      }),
+    ]);
   });
 
   it("gives an invitee's copy the same iCalUID and shows the invitee's decline in their calendar", async () => {
