@@ -8,10 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import type { CalendarStore, EventTiming, ResponseStatus, StoredEvent } from './calendar-store';
 import type { SimulatedClock } from './clock';
-import { timingBounds } from './event-instances';
+import { occurrenceTiming, timingBounds } from './event-instances';
 import type { EventsList } from './events-list';
 import type { Tenant } from './tenant';
-import { addLocalDays } from './zoned-time';
 
 export interface NewEvent {
   id?: string;
@@ -139,12 +138,7 @@ export class CalendarControl {
     if (series.weeklyCount === undefined || index < 0 || index >= series.weeklyCount) {
       throw new Error(`${seriesId} has no occurrence ${index}`);
     }
-    const t = series.timing;
-    const originalTiming: EventTiming =
-      t.kind === 'allDay'
-        ? { ...t, date: addLocalDays(`${t.date}T00:00:00`, 7 * index).slice(0, 10) }
-        : { ...t, startLocal: addLocalDays(t.startLocal, 7 * index) };
-    const originalStartMs = timingBounds(originalTiming).startMs;
+    const originalStartMs = timingBounds(occurrenceTiming(series, index)).startMs;
     // Cancelling a moved instance keeps where it had been moved to.
     const timing = change.timing ?? series.exceptions.get(originalStartMs)?.timing;
     series.exceptions.set(originalStartMs, {

@@ -64,7 +64,8 @@ function renderTimes(timing: EventTiming): { start: EventTime; end: EventTime } 
   };
 }
 
-function occurrenceTiming(series: StoredEvent, index: number): EventTiming {
+/** Occurrence `index` (0-based) of a weekly series, before any exception: same wall time, 7 days apart. */
+export function occurrenceTiming(series: StoredEvent, index: number): EventTiming {
   const t = series.timing;
   if (t.kind === 'allDay') return { ...t, date: addLocalDays(`${t.date}T00:00:00`, 7 * index).slice(0, 10) };
   return { ...t, startLocal: addLocalDays(t.startLocal, 7 * index) };
