@@ -1,0 +1,103 @@
+/**
+ * A strict local stand-in for Google's OAuth 2.0 token endpoint and the Calendar API
+ * v3 `events.list`, on one real HTTP server bound to 127.0.0.1:
+ * - `POST /token` (form-encoded JWT bearer grant; token-endpoint.ts)
+ * - `GET /calendar/v3/calendars/{calendarId}/events` (events-list.ts)
+ * Point the pipeline's token URL at `tokenUrl` and its Calendar API base at `apiBase`.
+ * Tests drive calendars and the tenant through `control`, and time through `clock`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CalendarControl } from './calendar-control';
+import { CalendarStore } from './calendar-store';
+import { SimulatedClock } from './clock';
+import { EventsList } from './events-list';
+import { apiError, type SimulatorAnswer } from './google-errors';
+import { Tenant } from './tenant';
+import { answerTokenRequest } from './token-endpoint';
+import { UserQuotas } from './user-quota';
+
+const EVENTS_PATH = /^\/calendar\/v3\/calendars\/([^/]+)\/events$/;
+/** A token request is a short form; anything longer is refused rather than buffered. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+export class GoogleCalendarSimulator {
+  readonly clock: SimulatedClock;
+  readonly tenant = new Tenant();
+  readonly store = new CalendarStore();
+  readonly quotas = new UserQuotas();
+  readonly eventsList: EventsList;
+  readonly control: CalendarControl;
+  private server: Server | undefined;
+  private base = '';
+
+  constructor(startMs: number) {
+    this.clock = new SimulatedClock(startMs);
+    this.eventsList = new EventsList(this.store, this.tenant, this.quotas, this.clock);
+    this.control = new CalendarControl(this.store, this.tenant, this.eventsList, this.clock);
+  }
+
+  get tokenUrl(): string {
+    return `${this.base}/token`;
+  }
+
+  /** Base of the Calendar API, like `https://www.googleapis.com/calendar/v3`. */
+  get apiBase(): string {
+    return `${this.base}/calendar/v3`;
+  }
+
+  async start(port = 0): Promise<void> {
+    const server = createServer((req, res) => {
+      void this.handle(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    this.server = server;
+    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.base);
+    let answer: SimulatorAnswer;
+    try {
+      if (url.pathname === '/token' && req.method === 'POST') {
+        const form = await readForm(req);
+        answer = form
+          ? answerTokenRequest(form, this.tokenUrl, this.tenant, this.clock)
+          : { status: 400, body: { error: 'invalid_request', error_description: 'expected a small form body' } };
+      } else {
+        const calendar = EVENTS_PATH.exec(url.pathname);
+        answer =
+          calendar && req.method === 'GET'
+            ? this.eventsList.answer(decodeURIComponent(calendar[1]!), url.searchParams, req.headers.authorization)
+            : apiError(404, 'notFound', 'Not Found');
+      }
+    } catch (error) {
+      answer = apiError(500, 'backendError', error instanceof Error ? error.message : 'Backend Error');
+    }
+    res.writeHead(answer.status, { 'content-type': 'application/json; charset=UTF-8', ...answer.headers });
+    res.end(JSON.stringify(answer.body));
+  }
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+    req.resume();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
