@@ -4,6 +4,7 @@
  * exactly the changes on the next one, and expands a weekly series across the
  * end of March DST change at the right UTC times.
  */
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventFields } from '../../local/simulator/microsoft-graph/calendar-store';
 import { MicrosoftGraphSimulator } from '../../local/simulator/microsoft-graph/simulator';
@@ -404,5 +405,29 @@ describe('full and incremental sync', () => {
     const bobLast = await round(bobNext.deltaLink, token, [UTC]);
     expect(bobLast.items).toHaveLength(1);
     expect(bobLast.items[0]).toMatchObject({ id: copy.id, isCancelled: true });
+  });
+});
+
+describe('loopback only', () => {
+  it('refuses a request addressed to another host name with 421', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const port = Number(new URL(base).port);
+      httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: `/${TENANT}/oauth2/v2.0/token`,
+          method: 'POST',
+          headers: { host: 'evil.example' },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      )
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(421);
   });
 });

@@ -6,6 +6,7 @@
  * Graph's error shape.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { onlyLoopbackHosts } from '../../loopback-host';
 import type { CalendarViewDelta } from './calendar-view-delta';
 import type { Directory } from './directory';
 import { type GraphRefusal, graphErrorBody, identityErrorBody } from './graph-errors';
@@ -54,6 +55,8 @@ export class GraphHttpServer {
           );
       });
     });
+    // Like every local server: a web page that rebinds its name to 127.0.0.1 is refused (421).
+    onlyLoopbackHosts(server);
     this.server = server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
