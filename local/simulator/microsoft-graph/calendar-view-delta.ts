@@ -1,0 +1,225 @@
+/**
+ * `GET /v1.0/users/{id | userPrincipalName}/calendarView/delta` for an app-only
+ * token, refusing what Graph refuses:
+ * - 401 `InvalidAuthenticationToken`: no bearer token, an unknown or expired one,
+ *   or one whose audience is not Graph;
+ * - 403 `ErrorAccessDenied`: the app holds no calendar read permission (or it was
+ *   revoked), or the tenant's application access policy leaves this mailbox out;
+ * - 404 `ErrorInvalidUser`: no such user in the token's tenant;
+ * - 429 `ApplicationThrottled` with `Retry-After` (throttle.ts);
+ * - 400 `ErrorInvalidParameter`: a first call without both ends of the window;
+ * - 400 `ErrorInvalidUrlQuery`: a skip or delta token that is unknown, was handed out
+ *   for another mailbox, app or window (Graph ignores a window sent beside a token;
+ *   the simulator refuses it, so a client that thinks it moved its window learns it did not);
+ * - 410 `syncStateNotFound`: a token the mailbox voided (a full sync must follow).
+ * A round's first call pages the whole view; the last page's deltaLink then
+ * returns what changed since the round began: changed items in full, and items
+ * deleted or moved out of the window as `@removed` with reason `deleted`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CalendarStore } from './calendar-store';
+import { type Directory, GRAPH_AUDIENCE } from './directory';
+import { eventJson } from './event-json';
+import type { GraphRefusal } from './graph-errors';
+import type { MailboxThrottle } from './throttle';
+import { isKnownZone } from './time-zones';
+
+const CALENDAR_READ_ROLES = ['Calendars.Read', 'Calendars.ReadBasic.All', 'Calendars.ReadWrite'];
+/** Graph's page size for this call when the client states none. */
+const DEFAULT_PAGE_SIZE = 10;
+
+interface SyncState {
+  tenantId: string;
+  clientId: string;
+  userId: string;
+  start: number;
+  end: number;
+  generation: number;
+  /** Sequence of the mailbox's change log when the round began. */
+  roundSeq: number;
+  /** For a skip token: the ids the round returns, and where the next page starts. */
+  pending?: string[];
+  offset?: number;
+  /** For a skip token in an incremental round: the sequence the changes are counted from. */
+  since?: number;
+}
+
+export interface DeltaRequest {
+  userKey: string;
+  query: URLSearchParams;
+  authorization: string | undefined;
+  prefer: string[];
+  baseUrl: string;
+}
+
+export type DeltaAnswer =
+  | { status: 200; body: Record<string, unknown>; headers: Record<string, string> }
+  | { status: number; refusal: GraphRefusal };
+
+function refuse(status: number, code: string, message: string, headers?: Record<string, string>): DeltaAnswer {
+  return { status, refusal: { status, code, message, ...(headers === undefined ? {} : { headers }) } };
+}
+
+function parsePrefer(prefer: string[]): { pageSize: number; zone: string; applied: string[] } {
+  let pageSize = DEFAULT_PAGE_SIZE;
+  let zone = 'UTC';
+  const applied: string[] = [];
+  for (const part of prefer.flatMap((header) => header.split(','))) {
+    const [rawName, ...rest] = part.trim().split('=');
+    const name = rawName?.trim().toLowerCase();
+    const value = rest.join('=').trim().replace(/^"|"$/g, '');
+    if (name === 'odata.maxpagesize' && /^\d+$/.test(value) && Number(value) > 0) {
+      pageSize = Number(value);
+      applied.push(`odata.maxpagesize=${pageSize}`);
+    } else if (name === 'outlook.timezone' && isKnownZone(value)) {
+      zone = value;
+      applied.push(`outlook.timezone="${zone}"`);
+    }
+  }
+  return { pageSize, zone, applied };
+}
+
+export class CalendarViewDelta {
+  private readonly states = new Map<string, SyncState>();
+
+  constructor(
+    private readonly directory: Directory,
+    private readonly store: CalendarStore,
+    private readonly throttle: MailboxThrottle,
+  ) {}
+
+  answer(request: DeltaRequest): DeltaAnswer {
+    const now = this.directory.now();
+    const bearer = /^Bearer (\S+)$/i.exec(request.authorization ?? '')?.[1];
+    if (bearer === undefined) return refuse(401, 'InvalidAuthenticationToken', 'The access token is missing or empty.');
+    const token = this.directory.tokens.get(bearer);
+    if (token === undefined)
+      return refuse(401, 'InvalidAuthenticationToken', 'The access token is not one this service issued.');
+    if (token.expiresAt <= now)
+      return refuse(401, 'InvalidAuthenticationToken', 'Lifetime validation failed: the token has expired.');
+    if (token.audience !== GRAPH_AUDIENCE)
+      return refuse(401, 'InvalidAuthenticationToken', 'Access token validation failure: invalid audience.');
+    const tenant = this.directory.tenants.get(token.tenantId)!;
+    const app = tenant.apps.get(token.clientId);
+    // The token's roles as issued, and the grant as it stands now (a revoked grant refuses at once).
+    const canRead = CALENDAR_READ_ROLES.some((role) => token.roles.includes(role) && app?.roles.has(role));
+    if (!canRead || app === undefined)
+      return refuse(403, 'ErrorAccessDenied', 'Access is denied: the app holds no permission to read calendars.');
+    const user = this.directory.findUser(token.tenantId, request.userKey);
+    if (user === undefined)
+      return refuse(404, 'ErrorInvalidUser', `The requested user '${request.userKey}' is invalid.`);
+    if (app.allowedUsers !== undefined && !app.allowedUsers.has(user.id))
+      return refuse(
+        403,
+        'ErrorAccessDenied',
+        "Access to OData is disabled: the tenant's application access policy does not let this app read this mailbox.",
+      );
+    const wait = this.throttle.admit(app.clientId, user.id, now);
+    if (wait !== undefined)
+      return refuse(
+        429,
+        'ApplicationThrottled',
+        'The application is over its request limit for this mailbox; retry after the time given.',
+        { 'Retry-After': String(wait) },
+      );
+
+    const { pageSize, zone, applied } = parsePrefer(request.prefer);
+    const skipToken = request.query.get('$skiptoken');
+    const deltaToken = request.query.get('$deltatoken');
+    const startParam = request.query.get('startDateTime') ?? request.query.get('startdatetime');
+    const endParam = request.query.get('endDateTime') ?? request.query.get('enddatetime');
+    const calendar = this.store.calendar(user.id);
+
+    let state: SyncState;
+    let ids: string[];
+    let offset: number;
+    let since: number | undefined;
+    if (skipToken !== null || deltaToken !== null) {
+      const found = this.states.get((skipToken ?? deltaToken)!);
+      const isSkip = skipToken !== null;
+      if (
+        found === undefined ||
+        isSkip !== (found.pending !== undefined) ||
+        found.tenantId !== token.tenantId ||
+        found.clientId !== app.clientId ||
+        found.userId !== user.id
+      )
+        return refuse(400, 'ErrorInvalidUrlQuery', 'The skip or delta token is not valid for this mailbox and query.');
+      if (
+        (startParam !== null && Date.parse(startParam) !== found.start) ||
+        (endParam !== null && Date.parse(endParam) !== found.end)
+      )
+        return refuse(400, 'ErrorInvalidUrlQuery', 'The token was handed out for another window.');
+      if (found.generation !== calendar.syncGeneration)
+        return refuse(
+          410,
+          'syncStateNotFound',
+          'The sync state is gone; synchronize this calendar view again in full.',
+        );
+      state = found;
+      if (isSkip) {
+        ids = found.pending!;
+        offset = found.offset!;
+        since = found.since;
+      } else {
+        // An incremental round: everything logged since the last round began.
+        since = found.roundSeq;
+        state = { ...found, roundSeq: this.store.sequence() };
+        ids = this.store.changedSince(user.id, since);
+        offset = 0;
+      }
+    } else {
+      if (startParam === null || endParam === null)
+        return refuse(
+          400,
+          'ErrorInvalidParameter',
+          'This request needs a time window: give both startDateTime and endDateTime.',
+        );
+      const start = Date.parse(startParam);
+      const end = Date.parse(endParam);
+      if (Number.isNaN(start) || Number.isNaN(end) || end <= start)
+        return refuse(400, 'ErrorInvalidParameter', 'startDateTime and endDateTime must be dates, start before end.');
+      state = {
+        tenantId: token.tenantId,
+        clientId: app.clientId,
+        userId: user.id,
+        start,
+        end,
+        generation: calendar.syncGeneration,
+        roundSeq: this.store.sequence(),
+      };
+      ids = this.store.view(user.id, start, end).map((item) => item.id);
+      offset = 0;
+    }
+
+    const page = ids.slice(offset, offset + pageSize);
+    const value = page.map((id) => {
+      const item = this.store.findInView(user.id, id, state.start, state.end);
+      return item === undefined ? { '@removed': { reason: 'deleted' }, id } : eventJson(item, zone);
+    });
+    const link = `${request.baseUrl}/v1.0/users/${encodeURIComponent(request.userKey)}/calendarView/delta`;
+    const body: Record<string, unknown> = {
+      '@odata.context': `${request.baseUrl}/v1.0/$metadata#Collection(event)`,
+    };
+    const handle = randomBytes(24).toString('base64url');
+    if (offset + pageSize < ids.length) {
+      this.states.set(handle, {
+        ...state,
+        pending: ids,
+        offset: offset + pageSize,
+        ...(since === undefined ? {} : { since }),
+      });
+      body['@odata.nextLink'] = `${link}?$skiptoken=${handle}`;
+    } else {
+      const { pending: _pending, offset: _offset, since: _since, ...closed } = state;
+      this.states.set(handle, closed);
+      body['@odata.deltaLink'] = `${link}?$deltatoken=${handle}`;
+    }
+    body.value = value;
+    return {
+      status: 200,
+      body,
+      headers: applied.length === 0 ? {} : { 'Preference-Applied': applied.join(', ') },
+    };
+  }
+}

@@ -1,0 +1,433 @@
+/**
+ * The Microsoft Graph simulator refuses what Graph and the identity platform
+ * refuse (one test each), pages a first calendar-view delta round, returns
+ * exactly the changes on the next one, and expands a weekly series across the
+ * end of March DST change at the right UTC times.
+ */
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventFields } from '../../local/simulator/microsoft-graph/calendar-store';
+import { MicrosoftGraphSimulator } from '../../local/simulator/microsoft-graph/simulator';
+
+const TENANT = '8f1c2d3e-0000-4000-8000-00000000c0de';
+const APP = { clientId: 'app-calendar', secret: 'right-secret', roles: ['Calendars.Read'] };
+const GRAPH_SCOPE = 'https://graph.microsoft.com/.default';
+const WINDOW = 'startDateTime=2027-03-01T00:00:00Z&endDateTime=2027-05-01T00:00:00Z';
+const UTC = 'outlook.timezone="UTC"';
+
+const users = {
+  ada: { id: 'u-ada', userPrincipalName: 'ada@contoso.example', displayName: 'Ada' },
+  bob: { id: 'u-bob', userPrincipalName: 'bob@contoso.example', displayName: 'Bob' },
+  eve: { id: 'u-eve', userPrincipalName: 'eve@contoso.example', displayName: 'Eve' },
+};
+
+function meeting(subject: string, start: string, end: string, extra: Partial<EventFields> = {}): EventFields {
+  return {
+    subject,
+    start,
+    end,
+    timeZone: 'UTC',
+    organizer: { address: users.ada.userPrincipalName, name: 'Ada' },
+    attendees: [{ address: users.bob.userPrincipalName, name: 'Bob', response: 'none' }],
+    joinUrl: `https://teams.microsoft.com/l/meetup-join/${encodeURIComponent(subject)}`,
+    ...extra,
+  };
+}
+
+type Json = Record<string, unknown> & { value?: Array<Record<string, unknown>> };
+
+let sim: MicrosoftGraphSimulator;
+let base: string;
+
+async function tokenRequest(fields: Record<string, string>, tenant = TENANT): Promise<{ status: number; body: Json }> {
+  const response = await fetch(`${base}/${tenant}/oauth2/v2.0/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: response.status, body: (await response.json()) as Json };
+}
+
+async function tokenFor(clientId: string, secret: string, scope = GRAPH_SCOPE): Promise<string> {
+  const { status, body } = await tokenRequest({
+    grant_type: 'client_credentials',
+    client_id: clientId,
+    client_secret: secret,
+    scope,
+  });
+  expect(status).toBe(200);
+  return body.access_token as string;
+}
+
+async function get(
+  url: string,
+  token: string | undefined,
+  prefer: string[] = [UTC],
+): Promise<{ status: number; body: Json; headers: Headers }> {
+  const headers: Record<string, string> = { prefer: prefer.join(', ') };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  const response = await fetch(url, { headers });
+  return { status: response.status, body: (await response.json()) as Json, headers: response.headers };
+}
+
+function deltaUrl(user: string, query = WINDOW): string {
+  return `${base}/v1.0/users/${encodeURIComponent(user)}/calendarView/delta?${query}`;
+}
+
+/** Follows nextLinks to the deltaLink; answers the pages' items and the deltaLink. */
+async function round(first: string, token: string, prefer: string[]) {
+  const pages: Json[] = [];
+  let url: string | undefined = first;
+  while (url !== undefined) {
+    const { status, body } = await get(url, token, prefer);
+    expect(status).toBe(200);
+    pages.push(body);
+    url = body['@odata.nextLink'] as string | undefined;
+  }
+  return {
+    pages,
+    items: pages.flatMap((page) => page.value ?? []),
+    deltaLink: pages.at(-1)!['@odata.deltaLink'] as string,
+  };
+}
+
+function graphCode(body: Json): string {
+  return (body.error as { code: string }).code;
+}
+
+beforeAll(async () => {
+  sim = new MicrosoftGraphSimulator({ now: Date.parse('2027-03-01T06:00:00Z') });
+  base = await sim.start();
+  sim.addApp(TENANT, APP);
+  sim.addApp(TENANT, { clientId: 'app-users-only', secret: 's', roles: ['User.Read.All'] });
+  sim.addApp(TENANT, { clientId: 'app-revoked', secret: 's', roles: ['Calendars.Read'] });
+  sim.addApp(TENANT, { clientId: 'app-policy', secret: 's', roles: ['Calendars.Read'] });
+  sim.setAccessPolicy(TENANT, 'app-policy', [users.ada.id]);
+  for (const user of Object.values(users)) sim.addUser(TENANT, user);
+  sim.addEvent(users.eve.id, meeting('eve one', '2027-03-10T10:00:00', '2027-03-10T10:30:00'));
+  sim.addEvent(users.eve.id, meeting('eve two', '2027-03-11T10:00:00', '2027-03-11T10:30:00'));
+});
+
+afterAll(async () => {
+  await sim.stop();
+});
+
+describe('token endpoint refusals', () => {
+  it('refuses a wrong client secret with 401 invalid_client (AADSTS7000215)', async () => {
+    const { status, body } = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: APP.clientId,
+      client_secret: 'wrong',
+      scope: GRAPH_SCOPE,
+    });
+    expect(status).toBe(401);
+    expect(body.error).toBe('invalid_client');
+    expect(body.error_codes).toEqual([7000215]);
+    expect(body.error_description).toMatch(/^AADSTS7000215: /);
+  });
+
+  it('refuses an unknown tenant with 400 invalid_request (AADSTS90002)', async () => {
+    const { status, body } = await tokenRequest(
+      { grant_type: 'client_credentials', client_id: APP.clientId, client_secret: APP.secret, scope: GRAPH_SCOPE },
+      'no-such-tenant',
+    );
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_request');
+    expect(body.error_codes).toEqual([90002]);
+  });
+
+  it('refuses an app unknown in the tenant with 400 unauthorized_client (AADSTS700016)', async () => {
+    const { status, body } = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: 'never-registered',
+      client_secret: 'x',
+      scope: GRAPH_SCOPE,
+    });
+    expect(status).toBe(400);
+    expect(body.error).toBe('unauthorized_client');
+    expect(body.error_codes).toEqual([700016]);
+  });
+
+  it('refuses a scope that is not a resource/.default with 400 invalid_scope', async () => {
+    const { status, body } = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: APP.clientId,
+      client_secret: APP.secret,
+      scope: 'https://graph.microsoft.com/Calendars.Read',
+    });
+    expect(status).toBe(400);
+    expect(body.error).toBe('invalid_scope');
+  });
+
+  it('answers a right request with a Bearer token that lives 3599 seconds', async () => {
+    const { status, body } = await tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: APP.clientId,
+      client_secret: APP.secret,
+      scope: GRAPH_SCOPE,
+    });
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3599 });
+    expect(typeof body.access_token).toBe('string');
+  });
+});
+
+describe('calendarView/delta refusals', () => {
+  it('refuses a request without a token with 401 InvalidAuthenticationToken', async () => {
+    const { status, body } = await get(deltaUrl(users.ada.id), undefined);
+    expect(status).toBe(401);
+    expect(graphCode(body)).toBe('InvalidAuthenticationToken');
+    expect(body.error).toHaveProperty('innerError.request-id');
+  });
+
+  it('refuses an expired token with 401 InvalidAuthenticationToken', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    sim.advanceClock(3600 * 1000);
+    const { status, body } = await get(deltaUrl(users.ada.id), token);
+    expect(status).toBe(401);
+    expect(graphCode(body)).toBe('InvalidAuthenticationToken');
+    expect((body.error as { message: string }).message).toMatch(/expired/);
+  });
+
+  it('refuses a token issued for another resource with 401 InvalidAuthenticationToken', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret, 'https://management.azure.com/.default');
+    const { status, body } = await get(deltaUrl(users.ada.id), token);
+    expect(status).toBe(401);
+    expect((body.error as { message: string }).message).toMatch(/audience/);
+  });
+
+  it('refuses an app without Calendars.Read with 403 ErrorAccessDenied', async () => {
+    const token = await tokenFor('app-users-only', 's');
+    const { status, body } = await get(deltaUrl(users.ada.id), token);
+    expect(status).toBe(403);
+    expect(graphCode(body)).toBe('ErrorAccessDenied');
+  });
+
+  it('refuses at once after an administrator revokes Calendars.Read (403 ErrorAccessDenied)', async () => {
+    const token = await tokenFor('app-revoked', 's');
+    expect((await get(deltaUrl(users.ada.id), token)).status).toBe(200);
+    sim.revokePermission(TENANT, 'app-revoked', 'Calendars.Read');
+    const { status, body } = await get(deltaUrl(users.ada.id), token);
+    expect(status).toBe(403);
+    expect(graphCode(body)).toBe('ErrorAccessDenied');
+  });
+
+  it('refuses a user outside the application access policy with 403 ErrorAccessDenied', async () => {
+    const token = await tokenFor('app-policy', 's');
+    expect((await get(deltaUrl(users.ada.userPrincipalName), token)).status).toBe(200);
+    const { status, body } = await get(deltaUrl(users.bob.userPrincipalName), token);
+    expect(status).toBe(403);
+    expect(graphCode(body)).toBe('ErrorAccessDenied');
+  });
+
+  it('refuses an unknown user with 404 ErrorInvalidUser', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const { status, body } = await get(deltaUrl('nobody@contoso.example'), token);
+    expect(status).toBe(404);
+    expect(graphCode(body)).toBe('ErrorInvalidUser');
+  });
+
+  it('refuses a first call without startDateTime and endDateTime with 400', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const { status, body } = await get(deltaUrl(users.ada.id, 'startDateTime=2027-03-01T00:00:00Z'), token);
+    expect(status).toBe(400);
+    expect(graphCode(body)).toBe('ErrorInvalidParameter');
+  });
+
+  it("refuses another mailbox's skip token and delta token, and a delta token with another window, with 400", async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const first = await get(deltaUrl(users.eve.id), token, [UTC, 'odata.maxpagesize=1']);
+    const skip = new URL(first.body['@odata.nextLink'] as string).searchParams.get('$skiptoken')!;
+    const foreignSkip = await get(deltaUrl(users.bob.id, `$skiptoken=${skip}`), token);
+    expect(foreignSkip.status).toBe(400);
+    expect(graphCode(foreignSkip.body)).toBe('ErrorInvalidUrlQuery');
+
+    const { deltaLink } = await round(deltaUrl(users.eve.id), token, [UTC]);
+    const delta = new URL(deltaLink).searchParams.get('$deltatoken')!;
+    expect((await get(deltaUrl(users.bob.id, `$deltatoken=${delta}`), token)).status).toBe(400);
+    const otherWindow = `$deltatoken=${delta}&startDateTime=2027-04-01T00:00:00Z&endDateTime=2027-06-01T00:00:00Z`;
+    expect((await get(deltaUrl(users.eve.id, otherWindow), token)).status).toBe(400);
+    expect((await get(deltaLink, token)).status).toBe(200);
+  });
+
+  it('answers 410 syncStateNotFound for a voided delta token, and a new full round works', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const { deltaLink } = await round(deltaUrl(users.eve.id), token, [UTC]);
+    sim.voidDeltaTokens(users.eve.id);
+    const { status, body } = await get(deltaLink, token);
+    expect(status).toBe(410);
+    expect(graphCode(body)).toBe('syncStateNotFound');
+    const again = await round(deltaUrl(users.eve.id), token, [UTC]);
+    expect(again.items).toHaveLength(2);
+  });
+
+  it('throttles past the per-app, per-mailbox limit with 429 ApplicationThrottled and Retry-After', async () => {
+    const throttled = new MicrosoftGraphSimulator({
+      now: Date.parse('2027-03-01T06:00:00Z'),
+      throttle: { requests: 2, windowSeconds: 60 },
+    });
+    const throttledBase = await throttled.start();
+    try {
+      throttled.addApp(TENANT, APP);
+      throttled.addUser(TENANT, users.ada);
+      throttled.addUser(TENANT, users.bob);
+      const form = { grant_type: 'client_credentials', client_id: APP.clientId, client_secret: APP.secret };
+      const tokenResponse = await fetch(`${throttledBase}/${TENANT}/oauth2/v2.0/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...form, scope: GRAPH_SCOPE }).toString(),
+      });
+      const token = ((await tokenResponse.json()) as Json).access_token as string;
+      const url = (user: string) => `${throttledBase}/v1.0/users/${user}/calendarView/delta?${WINDOW}`;
+      expect((await get(url(users.ada.id), token)).status).toBe(200);
+      throttled.advanceClock(20_000);
+      expect((await get(url(users.ada.id), token)).status).toBe(200);
+      const third = await get(url(users.ada.id), token);
+      expect(third.status).toBe(429);
+      expect(graphCode(third.body)).toBe('ApplicationThrottled');
+      expect(third.headers.get('retry-after')).toBe('40');
+      // The limit is per mailbox: another user is still answered; after the wait, so is this one.
+      expect((await get(url(users.bob.id), token)).status).toBe(200);
+      throttled.advanceClock(40_000);
+      expect((await get(url(users.ada.id), token)).status).toBe(200);
+    } finally {
+      await throttled.stop();
+    }
+  });
+});
+
+describe('full and incremental sync', () => {
+  it('pages a first round by maxpagesize, then returns exactly a move, a cancel and a new event', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const singles = [1, 2, 3, 4, 5].map((day) =>
+      sim.addEvent(
+        users.ada.id,
+        meeting(`standup ${day}`, `2027-03-0${day + 1}T09:00:00`, `2027-03-0${day + 1}T09:15:00`),
+      ),
+    );
+    const series = sim.addWeeklySeries(
+      users.ada.id,
+      meeting('weekly sync', '2027-03-15T09:00:00', '2027-03-15T09:30:00', { timeZone: 'W. Europe Standard Time' }),
+      5,
+    );
+    // An exception after the DST change (moved to 10:00 local) and a cancelled occurrence.
+    sim.changeOccurrence(users.ada.id, series.id, '2027-03-29', {
+      start: '2027-03-29T10:00:00',
+      end: '2027-03-29T10:30:00',
+    });
+    sim.cancelOccurrence(users.ada.id, series.id, '2027-04-05');
+
+    const first = await round(deltaUrl(users.ada.id), token, [UTC, 'odata.maxpagesize=4']);
+    expect(first.pages.map((page) => page.value!.length)).toEqual([4, 4, 1]);
+    expect(first.items).toHaveLength(9);
+    expect(
+      first.pages
+        .slice(0, -1)
+        .every((page) => '$skiptoken' in Object.fromEntries(new URL(page['@odata.nextLink'] as string).searchParams)),
+    ).toBe(true);
+    expect(new URL(first.deltaLink).searchParams.has('$deltatoken')).toBe(true);
+
+    // The series in UTC: 08:00Z before the change on 28 March 2027, 07:00Z after; the exception at 10:00 local.
+    const occurrences = first.items.filter((item) => item.seriesMasterId === series.id);
+    expect(occurrences.map((item) => [item.type, (item.start as { dateTime: string }).dateTime])).toEqual([
+      ['occurrence', '2027-03-15T08:00:00.0000000'],
+      ['occurrence', '2027-03-22T08:00:00.0000000'],
+      ['exception', '2027-03-29T08:00:00.0000000'],
+      ['occurrence', '2027-04-12T07:00:00.0000000'],
+    ]);
+    expect(occurrences.every((item) => (item.start as { timeZone: string }).timeZone === 'UTC')).toBe(true);
+
+    const moved = sim.moveEvent(users.ada.id, singles[0]!.id, '2027-03-20T14:00:00', '2027-03-20T14:30:00');
+    sim.cancelEvent(users.ada.id, singles[1]!.id);
+    const added = sim.addEvent(users.ada.id, meeting('new review', '2027-03-25T16:00:00', '2027-03-25T17:00:00'));
+
+    const next = await round(first.deltaLink, token, [UTC]);
+    expect(next.items).toHaveLength(3);
+    expect(next.items[0]).toMatchObject({ id: moved.id, start: { dateTime: '2027-03-20T14:00:00.0000000' } });
+    expect(next.items[1]).toEqual({ '@removed': { reason: 'deleted' }, id: singles[1]!.id });
+    expect(next.items[2]).toMatchObject({
+      id: added.id,
+      subject: 'new review',
+      onlineMeeting: { joinUrl: expect.stringContaining('teams.microsoft.com') },
+    });
+
+    // Nothing changed since: the following round is empty.
+    const quiet = await round(next.deltaLink, token, [UTC]);
+    expect(quiet.items).toHaveLength(0);
+
+    // A deleted occurrence of the series arrives as a removal of that occurrence's id alone.
+    sim.cancelOccurrence(users.ada.id, series.id, '2027-04-12');
+    const lastOccurrence = occurrences[3]!.id as string;
+    expect((await round(quiet.deltaLink, token, [UTC])).items).toEqual([
+      { '@removed': { reason: 'deleted' }, id: lastOccurrence },
+    ]);
+  });
+
+  it('answers in UTC when the client names no zone, as Graph does', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const { items } = await round(deltaUrl(users.eve.id), token, []);
+    expect(items.map((item) => item.start)).toEqual([
+      { dateTime: '2027-03-10T10:00:00.0000000', timeZone: 'UTC' },
+      { dateTime: '2027-03-11T10:00:00.0000000', timeZone: 'UTC' },
+    ]);
+  });
+
+  it('answers in the zone the client asks for: a series keeps its wall time across the DST change (the 12 April occurrence is cancelled by then)', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const { items } = await round(deltaUrl(users.ada.id), token, ['outlook.timezone="W. Europe Standard Time"']);
+    const starts = items
+      .filter((item) => item.type === 'occurrence')
+      .map((item) => item.start as { dateTime: string; timeZone: string });
+    expect(starts).toEqual([
+      { dateTime: '2027-03-15T09:00:00.0000000', timeZone: 'W. Europe Standard Time' },
+      { dateTime: '2027-03-22T09:00:00.0000000', timeZone: 'W. Europe Standard Time' },
+    ]);
+  });
+
+  it("an invitee's copy shares the iCalUId; a decline shows in both calendars; a cancelled copy stays marked", async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const original = sim.addEvent(users.ada.id, meeting('design review', '2027-04-20T13:00:00', '2027-04-20T14:00:00'));
+    const copy = sim.addInviteeCopy(users.bob.id, original);
+    const bobFirst = await round(deltaUrl(users.bob.id), token, [UTC]);
+    const adaFirst = await round(deltaUrl(users.ada.id), token, [UTC]);
+    expect(bobFirst.items.map((item) => item.iCalUId)).toEqual([original.iCalUId]);
+    expect(bobFirst.items[0]!.id).not.toBe(original.id);
+
+    sim.respond(users.bob.id, copy.id, 'declined', { userId: users.ada.id, eventId: original.id });
+    const bobNext = await round(bobFirst.deltaLink, token, [UTC]);
+    expect(bobNext.items).toHaveLength(1);
+    expect(bobNext.items[0]).toMatchObject({ responseStatus: { response: 'declined' } });
+    const adaNext = await round(adaFirst.deltaLink, token, [UTC]);
+    expect(adaNext.items).toHaveLength(1);
+    expect(adaNext.items[0]).toMatchObject({ attendees: [{ status: { response: 'declined' } }] });
+
+    sim.markCancelled(users.bob.id, copy.id);
+    const bobLast = await round(bobNext.deltaLink, token, [UTC]);
+    expect(bobLast.items).toHaveLength(1);
+    expect(bobLast.items[0]).toMatchObject({ id: copy.id, isCancelled: true });
+  });
+});
+
+describe('loopback only', () => {
+  it('refuses a request addressed to another host name with 421', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const port = Number(new URL(base).port);
+      httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          path: `/${TENANT}/oauth2/v2.0/token`,
+          method: 'POST',
+          headers: { host: 'evil.example' },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        },
+      )
+        .on('error', reject)
+        .end();
+    });
+    expect(status).toBe(421);
+  });
+});
