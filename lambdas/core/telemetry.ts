@@ -110,6 +110,19 @@ export const METRICS = {
    * closed set): a feed too big or too busy to read whole, a recurrence not read, new schedules held back.
    */
   calendarLimitReached: metric('CalendarLimitReached', 'Count', ['limit']),
+  /** Company calendar users synced (Google Workspace, Microsoft 365), by provider: one per user sync that completed. */
+  calendarUserSynced: metric('CalendarUserSynced', 'Count', ['provider']),
+  /**
+   * Company calendar users (or whole sources) newly cut off: the admin grant revoked, the secret wrong, the user
+   * outside the access policy. The calendar shows the provider's reason; `calendar.disconnected` is published.
+   */
+  calendarUserDisconnected: metric('CalendarUserDisconnected', 'Count', ['provider']),
+  /** Provider answers that asked us to slow down (Google 403 rate limits or 429, Graph 429): that user backs off. */
+  calendarProviderThrottled: metric('CalendarProviderThrottled', 'Count', ['provider']),
+  /** Requests sent to a calendar provider (tokens, listings, subscriptions), by provider: against its quota. */
+  calendarProviderCalls: metric('CalendarProviderCalls', 'Count', ['provider']),
+  /** Push notifications refused at the route (unknown channel or subscription, wrong token or clientState), by provider. */
+  calendarPushRefused: metric('CalendarPushRefused', 'Count', ['provider']),
   /** Webhooks (late, re-sent or re-driven) of an erased meeting: acknowledged and dropped, by trigger. */
   eventDroppedErased: metric('EventDroppedErased', 'Count', ['trigger']),
   /** Erasures completed, by reason (ERASURE_REASONS: request, upstream-data-deleted, retention). */

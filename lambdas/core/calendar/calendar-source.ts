@@ -4,6 +4,7 @@
  * (PUT /calendars/{id}).
  */
 import * as z from 'zod/mini';
+import type { CompanySourceConfig } from './company/provider-contract';
 
 /** How far ahead a sync schedules bots; a Standard workflow (the launcher) waits at most a year. */
 export const LOOKAHEAD_DAYS = { default: 14, max: 180 } as const;
@@ -63,6 +64,22 @@ export interface CalendarSource {
   updatedAt: string;
   lastSync?: { at: string; outcome: string };
 }
+
+/**
+ * A company calendar source (Google Workspace, Microsoft 365): one admin grant,
+ * many users, each synced on their own (company/company-sync.ts). Stored beside
+ * ICS sources under the same key; `kind` tells them apart (ICS items have none).
+ */
+export interface CompanyCalendarSource extends Omit<CalendarSource, 'sealedIcsUrl' | 'maskedIcsUrl'> {
+  kind: 'company';
+  company: CompanySourceConfig;
+}
+
+/** What the calendars partition holds: an ICS source or a company one. */
+export type StoredCalendarSource = CalendarSource | CompanyCalendarSource;
+
+export const isCompanySource = (source: StoredCalendarSource): source is CompanyCalendarSource =>
+  'kind' in source && source.kind === 'company';
 
 /**
  * What may be shown of a feed address: its scheme and host. Secret feed addresses
