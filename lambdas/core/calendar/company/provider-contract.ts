@@ -147,6 +147,14 @@ export class ProviderUnavailableError extends Error {
  */
 export type ProviderFactory = (source: CompanySourceConfig, credentials: string) => CalendarProvider;
 
+/** What every provider implementation is made with (google/google-provider.ts, microsoft/microsoft-provider.ts). */
+export interface ProviderOptions {
+  endpoints: ProviderEndpoints;
+  now(): number;
+  /** Defaults to the global fetch; tests may wrap it to inject a fault. */
+  fetch?: typeof fetch;
+}
+
 /** The provider part of a company calendar source as registered (PUT /calendars/{id}). */
 export type CompanySourceConfig =
   | {
