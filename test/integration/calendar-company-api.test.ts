@@ -17,9 +17,10 @@ import type { CompanyCalendarApi, CompanyUserStateView } from '../../lambdas/cor
 import type { FeedFetcher } from '../../lambdas/core/calendar/feed-fetch';
 import type { Occurrence } from '../../lambdas/core/calendar/ics-occurrences';
 import { upsertSchedule } from '../../lambdas/core/schedule/schedules';
+import { METRICS } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { calendarHarness, type FeedServer, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
-import { type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
+import { type LocalPipeline, recordingTelemetry, startLocalPipeline } from '../fixtures/local-pipeline';
 
 const NOW = Date.parse('2027-03-01T00:00:00Z');
 const now = () => NOW;
@@ -317,7 +318,13 @@ describe('POST /calendars/{id}/sync of a company source', () => {
       feedFetches++;
       throw new Error('the ICS sync ran on a company source');
     };
-    const calendars = await calendarHarness(now, { company: fakeCompany().company, userSyncQueue: queue, fetchFeed });
+    const recorded = recordingTelemetry();
+    const calendars = await calendarHarness(now, {
+      company: fakeCompany().company,
+      userSyncQueue: queue,
+      fetchFeed,
+      telemetry: recorded.telemetry,
+    });
     await calendars.call('PUT', '/calendars/acme', google());
     const sync = await calendars.call('POST', '/calendars/acme/sync');
     expect(sync).toEqual({ status: 202, body: { calendar_id: 'acme', enqueued: 2 } });
@@ -326,6 +333,8 @@ describe('POST /calendars/{id}/sync of a company source', () => {
       { calendar_id: 'acme', user: 'bob@acme.example', reason: 'manual' },
     ]);
     expect(feedFetches).toBe(0);
+    // Queued is not failed: each user's sync counts itself.
+    expect(recorded.metrics.map((metric) => metric.name)).not.toContain(METRICS.calendarSyncFailed.name);
   });
 
   it("queues a group's members as the provider lists them now, and says why when it refuses", async () => {
