@@ -187,6 +187,18 @@ describe('PUT /calendars/{id} with a company source', () => {
       'bob@acme.example',
       'carl@acme.example',
     ]);
+    // Long addresses: the list must still fit in the calendar's one table item.
+    const long = (i: number) => `${'x'.repeat(60)}${i}@${'long-domain.'.repeat(20)}example`;
+    const roomy = await calendarHarness(now, { company: fakeCompany().company, maxUsersPerSource: 10_000 });
+    const huge = await roomy.call(
+      'PUT',
+      '/calendars/acme',
+      google({ users: Array.from({ length: 1_200 }, (_, i) => long(i)) }),
+    );
+    expect(huge.status).toBe(400);
+    expect(errorOf(huge.body).message).toMatch(
+      /^google\.users: the list takes \d+ bytes; at most 262144 fit in the calendar's record/,
+    );
     const four = await calendars.call('PUT', '/calendars/acme', google({ users: [...three, 'dora@acme.example'] }));
     expect(four.status).toBe(400);
     expect(errorOf(four.body).message).toBe(

@@ -76,6 +76,9 @@ interface Answer {
 
 const error = (status: number, code: string, message: string): Answer => ({ status, body: apiError(code, message) });
 
+/** The stored user list's size at most: the source is one table item, and an item holds 400 KB. */
+export const USERS_LIST_MAX_BYTES = 256 * 1024;
+
 /** Users previewed in one answer without `?user=`: each is a read, and the answer must stay small. */
 export const PREVIEW_USERS_PER_ANSWER = 50;
 
@@ -95,6 +98,13 @@ export function refuseCompanySource(config: CompanySourceConfig, deps: CompanyAp
       `${config.provider}.credentials_secret: the secret's name must start with "${prefix}": the sync functions may read secrets under that prefix only`,
     );
   const max = deps.maxUsersPerSource ?? COMPANY_USERS.default;
+  const bytes = Buffer.byteLength(JSON.stringify(config.users ?? []));
+  if (bytes > USERS_LIST_MAX_BYTES)
+    return error(
+      400,
+      'invalid-calendar',
+      `${config.provider}.users: the list takes ${bytes} bytes; at most ${USERS_LIST_MAX_BYTES} fit in the calendar's record (use a group)`,
+    );
   if (config.users !== undefined && config.users.length > max)
     return error(
       400,
