@@ -124,8 +124,12 @@ export function samplePlan(now: number): SamplePlan {
   const moved = lastBefore >= 1 ? lastBefore : lastBefore + 1;
   const cancelled = moved + 1;
   const tomorrowIndex = Math.round((Date.parse(`${tomorrowLocal}Z`) - Date.parse(`${firstLocal}Z`)) / (7 * DAY_MS));
-  // Two regular instances after the cancelled one, and at least three from tomorrow on.
-  const count = Math.max(cancelled + 3, tomorrowIndex + 3);
+  // Two regular instances after the cancelled one, and at least three regular ones from tomorrow on.
+  let count = cancelled + 3;
+  const regularAhead = () =>
+    Array.from({ length: count }, (_, i) => i).filter((i) => i >= tomorrowIndex && i !== moved && i !== cancelled)
+      .length;
+  while (regularAhead() < 3) count += 1;
   const movedLocal = instance(moved).replace('T10:00:00', 'T11:00:00');
 
   const everyone = Array.from({ length: USERS }, (_, user) => ({ user, response: 'accepted' as const }));
