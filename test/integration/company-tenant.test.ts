@@ -278,4 +278,25 @@ describe.each([
     expect(tenant.endpoints.googleDirectoryApi).toMatch(/\/admin\/directory\/v1$/);
     expect(tenant.endpoints.microsoftGraph).toMatch(/\/v1\.0$/);
   });
+
+  it('moves both simulators clocks with the wall clock: an assertion dated two hours on is taken, a token from then refused', async () => {
+    const user = tenant.google.users[0]!;
+    const { token: early } = await googleToken(user, 'https://www.googleapis.com/auth/calendar.readonly');
+    const { token: graphEarly } = await graphToken(tenant.secrets.get(tenant.microsoft.source.credentialsSecret)!);
+    // The last test of the group: the clocks stay two hours on.
+    now += 2 * 3_600_000;
+    tenant.followClock();
+    // Issued two hours ago: both expired on the simulators' clocks.
+    const google = await fetch(`${tenant.endpoints.googleCalendarApi}/calendars/primary/events`, {
+      headers: { authorization: `Bearer ${early}` },
+    });
+    expect(google.status).toBe(401);
+    const graph = await fetch(
+      `${tenant.endpoints.microsoftGraph}/users/${encodeURIComponent(tenant.microsoft.users[0]!)}/calendarView/delta?startDateTime=${new Date(now).toISOString()}&endDateTime=${new Date(now + DAY_MS).toISOString()}`,
+      { headers: { authorization: `Bearer ${graphEarly}` } },
+    );
+    expect(graph.status).toBe(401);
+    // An assertion dated now (two hours after the start) is current for the simulator.
+    expect((await googleToken(user, 'https://www.googleapis.com/auth/calendar.readonly')).status).toBe(200);
+  });
 });
