@@ -131,7 +131,7 @@ function occurrenceOf(instance: EventInstance, master: VEvent, originalStart: Da
 }
 
 /** A zone name Intl knows (IANA), or undefined. */
-function ianaZone(name: string | undefined): string | undefined {
+export function ianaZone(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   try {
     return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;

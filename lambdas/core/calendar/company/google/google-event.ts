@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { Attendee, LinkFields, Occurrence } from '../../ics-occurrences';
+import { type Attendee, ianaZone, type LinkFields, type Occurrence } from '../../ics-occurrences';
 import { MAX_LINK_FIELD_CHARS } from '../../meeting-link';
 import type { ProviderItem } from '../provider-contract';
 
@@ -98,7 +98,7 @@ export function readGoogleEvent(resource: unknown, owner: string): ReadEvent {
     originalStart: event.recurringEventId === undefined ? undefined : instantOf(event.originalStartTime)?.iso,
     start: start.iso,
     end: end !== undefined && end.iso >= start.iso ? end.iso : start.iso,
-    timeZone: ianaZone(event.start?.timeZone),
+    timeZone: zoneOf(event.start?.timeZone),
     title: cut(event.summary ?? '', GOOGLE_EVENT_LIMITS.titleChars),
     allDay: start.allDay,
     cancelled,
@@ -164,15 +164,9 @@ function emailOf(value: string | undefined): string | undefined {
   return value.toLowerCase();
 }
 
-/** A zone name Intl knows (IANA), or undefined. */
-function ianaZone(name: string | undefined): string | undefined {
-  if (name === undefined || name.length > 64) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
-}
+/** IANA zone names are short; a long one is no zone and is not handed to Intl. */
+const zoneOf = (name: string | undefined): string | undefined =>
+  name !== undefined && name.length <= 64 ? ianaZone(name) : undefined;
 
 const cut = (value: string, max: number): string => (value.length > max ? value.slice(0, max) : value);
 
