@@ -8,7 +8,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import { type Attendee, ianaZone, type LinkFields, type Occurrence } from '../../ics-occurrences';
+import { ianaZone } from '../../iana-zone';
+import type { Attendee, LinkFields, Occurrence } from '../../ics-occurrences';
 import { MAX_LINK_FIELD_CHARS } from '../../meeting-link';
 import type { ProviderItem } from '../provider-contract';
 
