@@ -5,6 +5,7 @@
  * resolution through the Directory API, and the listing's bounds.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createGoogleProvider,
@@ -224,6 +225,22 @@ describe('refusals', () => {
     sim.control.grantDelegation(OTHER_CLIENT_ID, [READONLY]);
   });
 
+  it('refuses the whole source when Google rejects the key itself (invalid_grant about the signature)', async () => {
+    const stranger = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const wrongKey = JSON.stringify({
+      client_email: SA,
+      private_key: stranger.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    });
+    const error = await refusal(
+      createGoogleProvider(config, wrongKey, options).listChanges(user('ray'), undefined, WINDOW),
+    );
+    expect(error).toBeInstanceOf(AccessRevokedError);
+    expect([(error as AccessRevokedError).scope, (error as AccessRevokedError).reason]).toEqual([
+      'source',
+      expect.stringContaining('invalid_grant'),
+    ]);
+  });
+
   it('refuses only the user for an address outside the tenant', async () => {
     const error = await refusal(provider.listChanges('stranger@else.example', undefined, WINDOW));
     expect(error).toBeInstanceOf(AccessRevokedError);
@@ -297,6 +314,39 @@ describe('refusals', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(response.status).toBe(200);
+  });
+});
+
+describe('tokens', () => {
+  it('asks with an RS256 assertion as Google requires it: iss, sub, aud, scope, kid, at most an hour', async () => {
+    const oli = user('oli');
+    const assertions: string[] = [];
+    const watched = createGoogleProvider(config, keyJson(SA), {
+      ...options,
+      fetch: (input, init) => {
+        if (String(input) === sim.tokenUrl)
+          assertions.push(new URLSearchParams(String(init?.body)).get('assertion') ?? '');
+        return fetch(input, init);
+      },
+    });
+    await watched.listChanges(oli, undefined, WINDOW);
+    expect(assertions).toHaveLength(1);
+    const claims = decodeJwt(assertions[0]!);
+    expect(decodeProtectedHeader(assertions[0]!)).toMatchObject({ alg: 'RS256', kid: 'k1' });
+    expect(claims).toMatchObject({ iss: SA, sub: oli, aud: sim.tokenUrl, scope: READONLY });
+    expect(claims.exp! - claims.iat!).toBeGreaterThan(0);
+    expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(3600);
+  });
+
+  it("keeps a user's token until shortly before it lapses, then asks for a new one", async () => {
+    const pia = user('pia');
+    const first = await provider.listChanges(pia, undefined, WINDOW);
+    expect(first.calls).toBe(2);
+    sim.control.advanceClock(50 * 60_000);
+    expect((await provider.listChanges(pia, first.cursor, WINDOW)).calls).toBe(1);
+    // Google's token lives 3599 s; it is renewed five minutes before that.
+    sim.control.advanceClock(6 * 60_000);
+    expect((await provider.listChanges(pia, first.cursor, WINDOW)).calls).toBe(2);
   });
 });
 

@@ -39,7 +39,8 @@ const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
 
 /** An invalid_grant about the user rather than the account ("Invalid email or User ID" and kin). */
 const ABOUT_THE_USER =
-  /\b(email|user\s*id|user)\b.*\b(invalid|not found|suspended|deleted|disabled)\b|\binvalid (email|user)/i;
+  /\b(email|user\s*id|user)\b.*\b(invalid|not found|suspended|deleted|disabled)\b|\b(invalid|not a valid) (email|user)/i;
+/\b(email|user\s*id|user)\b.*\b(invalid|not found|suspended|deleted|disabled)\b|\binvalid (email|user)/i;
 
 interface CachedToken {
   token: string;
