@@ -40,7 +40,6 @@ const MAX_TOKEN_ANSWER_BYTES = 64 * 1024;
 /** An invalid_grant about the user rather than the account ("Invalid email or User ID" and kin). */
 const ABOUT_THE_USER =
   /\b(email|user\s*id|user)\b.*\b(invalid|not found|suspended|deleted|disabled)\b|\b(invalid|not a valid) (email|user)/i;
-/\b(email|user\s*id|user)\b.*\b(invalid|not found|suspended|deleted|disabled)\b|\binvalid (email|user)/i;
 
 interface CachedToken {
   token: string;
@@ -109,7 +108,7 @@ export class GoogleTokens {
     if (answer.status >= 500 || answer.status < 400 || error === undefined) {
       throw new ProviderUnavailableError(`Google's token endpoint answered ${answer.status} for ${user}`);
     }
-    if (error === 'invalid_grant' && ABOUT_THE_USER.test(description)) {
+    if (error === 'invalid_grant' && ABOUT_THE_USER.test(quoted(description))) {
       throw new AccessRevokedError('user', `Google will not delegate to ${user}: ${words}`);
     }
     throw new AccessRevokedError('source', `Google refused the service account's grant: ${words}`);
