@@ -45,6 +45,7 @@ function formatterFor(iana: string): Intl.DateTimeFormat {
 
 /** The zone's offset from UTC at an instant, in milliseconds. */
 function offsetAt(iana: string, instant: number): number {
+  if (iana === 'UTC') return 0;
   const parts = formatterFor(iana).formatToParts(new Date(instant));
   const get = (type: string) => Number(parts.find((part) => part.type === type)!.value);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
