@@ -6,7 +6,7 @@
  * is bounded (PROVIDER_LIMITS): items past itemsPerUser are paged over and
  * dropped (`truncated`), and no more than pagesPerListing pages are read.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   AccessRevokedError,
   type ChangeSet,
@@ -22,14 +22,8 @@ import type { CallCount, HttpAnswer } from './graph-http';
 
 const DeltaPage = z.object({
   value: z.array(z.unknown()),
-  '@odata.nextLink': z
-    .string()
-    .max(16 * 1024)
-    .optional(),
-  '@odata.deltaLink': z
-    .string()
-    .max(16 * 1024)
-    .optional(),
+  '@odata.nextLink': z.optional(z.string().check(z.maxLength(16 * 1024))),
+  '@odata.deltaLink': z.optional(z.string().check(z.maxLength(16 * 1024))),
 });
 
 /** UTC times (the normaliser reads no other zone) and pages as large as we take. */

@@ -10,7 +10,7 @@
  * certificate it does not know, consent never granted) cut off the whole source:
  * AccessRevokedError('source') with the AADSTS code and Entra's own words.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { AccessRevokedError, ProviderUnavailableError, ThrottledError } from '../provider-contract';
 import { CLIENT_ASSERTION_TYPE, clientAssertion } from './client-assertion';
 import type { GraphClientCredential } from './graph-credentials';
@@ -22,18 +22,16 @@ const RENEW_BEFORE_MS = 5 * 60_000;
 const DEFAULT_THROTTLE_MS = 60_000;
 
 const TokenAnswer = z.object({
-  access_token: z
-    .string()
-    .min(1)
-    .max(64 * 1024),
-  token_type: z.string().regex(/^bearer$/i),
-  expires_in: z.coerce.number().int().positive(),
+  access_token: z.string().check(z.minLength(1), z.maxLength(64 * 1024)),
+  token_type: z.string().check(z.regex(/^bearer$/i)),
+  // Entra writes a number; a string of digits is read too.
+  expires_in: z.coerce.number().check(z.int(), z.positive()),
 });
 
 const EntraError = z.object({
-  error: z.string().max(200).optional(),
-  error_description: z.string().max(4_000).optional(),
-  error_codes: z.array(z.number()).optional(),
+  error: z.optional(z.string().check(z.maxLength(200))),
+  error_description: z.optional(z.string().check(z.maxLength(4_000))),
+  error_codes: z.optional(z.array(z.number())),
 });
 
 export interface EntraTokenSettings {

@@ -6,7 +6,7 @@
  * retried once with a fresh token (it may have been revoked early); a second
  * one means Entra's grant no longer holds for Graph.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { AccessRevokedError, ProviderUnavailableError, ThrottledError } from '../provider-contract';
 import type { EntraTokenSource } from './entra-token';
 import { type CallCount, exchange, type HttpAnswer, retryAfterMs, shownReason } from './graph-http';
@@ -15,7 +15,10 @@ import { type CallCount, exchange, type HttpAnswer, retryAfterMs, shownReason } 
 const DEFAULT_THROTTLE_MS = 60_000;
 
 const GraphErrorBody = z.object({
-  error: z.object({ code: z.string().max(200).optional(), message: z.string().max(4_000).optional() }),
+  error: z.object({
+    code: z.optional(z.string().check(z.maxLength(200))),
+    message: z.optional(z.string().check(z.maxLength(4_000))),
+  }),
 });
 
 /** Graph's error code and message (`ErrorAccessDenied: Access is denied…`), bounded. */

@@ -7,7 +7,7 @@
  * the value into an error: a malformed secret is named by its shape only.
  */
 import { createHash, createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { AccessRevokedError } from '../provider-contract';
 
 export type GraphClientCredential =
@@ -18,12 +18,11 @@ export type GraphClientCredential =
 /** Longer than any secret or PEM an app registration holds: a bigger value is not one. */
 const MAX_FIELD_CHARS = 16 * 1024;
 
+const field = z.string().check(z.minLength(1), z.maxLength(MAX_FIELD_CHARS));
+
 const CredentialsJson = z.union([
-  z.object({ client_secret: z.string().min(1).max(MAX_FIELD_CHARS) }),
-  z.object({
-    private_key: z.string().min(1).max(MAX_FIELD_CHARS),
-    certificate: z.string().min(1).max(MAX_FIELD_CHARS),
-  }),
+  z.object({ client_secret: field }),
+  z.object({ private_key: field, certificate: field }),
 ]);
 
 const SHAPE =

@@ -10,7 +10,7 @@
  * cannot be read (no times) is given back as removed by its id, so nothing
  * scheduled from an earlier copy of it stays.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Attendee, LinkFields, Occurrence } from '../../ics-occurrences';
 import { MAX_LINK_FIELD_CHARS } from '../../meeting-link';
 import type { ProviderItem } from '../provider-contract';
@@ -29,72 +29,71 @@ export type NormalisedEntry =
   /** A series master: its instances come as their own items. */
   | { kind: 'skipped' };
 
+/** Optional text, cut to `max`; a value of another type is read as absent. */
 const text = (max: number) =>
-  z
-    .string()
-    .transform((value) => (value.length > max ? value.slice(0, max) : value))
-    .nullish()
-    .catch(undefined);
+  z.catch(
+    z.nullish(
+      z.pipe(
+        z.string(),
+        z.transform((value) => (value.length > max ? value.slice(0, max) : value)),
+      ),
+    ),
+    undefined,
+  );
 
-const EmailAddress = z
-  .object({ address: text(320), name: text(MAX_TITLE_CHARS) })
-  .nullish()
-  .catch(undefined);
+/** An optional part of the event; a malformed one is read as absent, the rest of the event still counts. */
+const part = <T extends z.ZodMiniType>(schema: T) => z.catch(z.nullish(schema), undefined);
 
-const DateTimeTimeZone = z.object({ dateTime: z.string().max(64), timeZone: z.string().max(100).nullish() });
+/** A list cut to `max` entries, each entry read on its own later. */
+const list = (max: number) =>
+  part(
+    z.pipe(
+      z.array(z.unknown()),
+      z.transform((entries) => entries.slice(0, max)),
+    ),
+  );
+
+const id = z.string().check(z.minLength(1), z.maxLength(MAX_ID_CHARS));
+
+const EmailAddress = part(z.object({ address: text(320), name: text(MAX_TITLE_CHARS) }));
+
+const DateTimeTimeZone = z.object({
+  dateTime: z.string().check(z.maxLength(64)),
+  timeZone: z.nullish(z.string().check(z.maxLength(100))),
+});
 
 const GraphAttendee = z.object({
   emailAddress: EmailAddress,
-  status: z
-    .object({ response: text(40) })
-    .nullish()
-    .catch(undefined),
+  status: part(z.object({ response: text(40) })),
 });
 
 const Location = z.object({ displayName: text(MAX_LINK_FIELD_CHARS), locationUri: text(MAX_LINK_FIELD_CHARS) });
 
 const GraphEventJson = z.object({
-  id: z.string().min(1).max(MAX_ID_CHARS),
-  iCalUId: z.string().min(1).max(MAX_ID_CHARS).nullish().catch(undefined),
-  type: z.enum(['singleInstance', 'occurrence', 'exception', 'seriesMaster']).nullish().catch(undefined),
+  id,
+  iCalUId: part(id),
+  type: part(z.enum(['singleInstance', 'occurrence', 'exception', 'seriesMaster'])),
   subject: text(MAX_TITLE_CHARS),
   start: DateTimeTimeZone,
   end: DateTimeTimeZone,
-  originalStart: z.string().max(64).nullish().catch(undefined),
+  originalStart: part(z.string().check(z.maxLength(64))),
   originalStartTimeZone: text(100),
-  isAllDay: z.boolean().nullish().catch(undefined),
-  isCancelled: z.boolean().nullish().catch(undefined),
-  responseStatus: z
-    .object({ response: text(40) })
-    .nullish()
-    .catch(undefined),
-  organizer: z.object({ emailAddress: EmailAddress }).nullish().catch(undefined),
-  attendees: z
-    .array(z.unknown())
-    .transform((list) => list.slice(0, MAX_ATTENDEES))
-    .nullish()
-    .catch(undefined),
-  onlineMeeting: z
-    .object({ joinUrl: text(MAX_LINK_FIELD_CHARS) })
-    .nullish()
-    .catch(undefined),
+  isAllDay: part(z.boolean()),
+  isCancelled: part(z.boolean()),
+  responseStatus: part(z.object({ response: text(40) })),
+  organizer: part(z.object({ emailAddress: EmailAddress })),
+  attendees: list(MAX_ATTENDEES),
+  onlineMeeting: part(z.object({ joinUrl: text(MAX_LINK_FIELD_CHARS) })),
   onlineMeetingUrl: text(MAX_LINK_FIELD_CHARS),
-  location: Location.nullish().catch(undefined),
-  locations: z
-    .array(z.unknown())
-    .transform((list) => list.slice(0, MAX_LOCATIONS))
-    .nullish()
-    .catch(undefined),
-  body: z
-    .object({ contentType: text(10), content: text(MAX_LINK_FIELD_CHARS) })
-    .nullish()
-    .catch(undefined),
+  location: part(Location),
+  locations: list(MAX_LOCATIONS),
+  body: part(z.object({ contentType: text(10), content: text(MAX_LINK_FIELD_CHARS) })),
 });
 
 type GraphEventJson = z.infer<typeof GraphEventJson>;
 
-const RemovedJson = z.object({ id: z.string().min(1).max(MAX_ID_CHARS), '@removed': z.unknown() });
-const IdOnly = z.object({ id: z.string().min(1).max(MAX_ID_CHARS) });
+const RemovedJson = z.object({ id, '@removed': z.unknown() });
+const IdOnly = z.object({ id });
 
 /** Graph's attendee `status.response` (and an event's `responseStatus`) as iCalendar's PARTSTAT. */
 const PARTSTAT: Record<string, string> = {

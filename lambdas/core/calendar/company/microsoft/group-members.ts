@@ -6,7 +6,7 @@
  * bounded by PROVIDER_LIMITS.membersPerGroup. Needs the application permission
  * GroupMember.Read.All (or Group.Read.All, Directory.Read.All).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { AccessRevokedError, PROVIDER_LIMITS, ProviderUnavailableError } from '../provider-contract';
 import { type GraphClient, graphError } from './graph-client';
 import type { CallCount } from './graph-http';
@@ -16,16 +16,13 @@ const MEMBERS_PAGE_SIZE = '999';
 
 const MembersPage = z.object({
   value: z.array(z.unknown()),
-  '@odata.nextLink': z
-    .string()
-    .max(16 * 1024)
-    .optional(),
+  '@odata.nextLink': z.optional(z.string().check(z.maxLength(16 * 1024))),
 });
 
 const Member = z.object({
-  id: z.string().min(1).max(256),
-  userPrincipalName: z.string().min(1).max(1024).nullish(),
-  accountEnabled: z.boolean().nullish(),
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+  userPrincipalName: z.nullish(z.string().check(z.minLength(1), z.maxLength(1024))),
+  accountEnabled: z.nullish(z.boolean()),
 });
 
 export async function listGroupUsers(graph: GraphClient, groupId: string, count: CallCount): Promise<string[]> {
