@@ -424,6 +424,21 @@ describe('limits', () => {
     expect(error.message).toMatch(/more than 50 pages/);
   });
 
+  it('stops a listing whose pages keep it past its deadline', async () => {
+    // Each page takes 30 s of the provider's clock: the fifth request would start past two minutes.
+    const slow = async (input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      if (headers.has('prefer')) {
+        headers.set('prefer', 'outlook.timezone="UTC", odata.maxpagesize=1');
+        sim.advanceClock(30_000);
+      }
+      return fetch(input, { ...init, headers });
+    };
+    const error = await refusal(provider('app', SECRET, slow).listChanges(few.id, undefined, WINDOW));
+    expect(error).toBeInstanceOf(ProviderUnavailableError);
+    expect(error.message).toMatch(/took longer than 120 s/);
+  });
+
   it(`refuses a page over ${PROVIDER_LIMITS.responseBytes} bytes`, async () => {
     const huge = editingFetch((json) => ({ ...json, padding: 'x'.repeat(PROVIDER_LIMITS.responseBytes) }));
     const error = await refusal(provider('app', SECRET, huge).listChanges(eve.id, undefined, WINDOW));

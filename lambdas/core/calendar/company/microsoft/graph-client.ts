@@ -9,7 +9,14 @@
 import * as z from 'zod/mini';
 import { AccessRevokedError, ProviderUnavailableError, ThrottledError } from '../provider-contract';
 import type { EntraTokenSource } from './entra-token';
-import { type CallCount, exchange, type HttpAnswer, retryAfterMs, shownReason } from './graph-http';
+import {
+  type CallCount,
+  exchange,
+  type HttpAnswer,
+  LISTING_DEADLINE_MS,
+  retryAfterMs,
+  shownReason,
+} from './graph-http';
 
 /** When Graph throttles without a Retry-After, ask again after this. */
 const DEFAULT_THROTTLE_MS = 60_000;
@@ -38,6 +45,7 @@ export class GraphClient {
     readonly base: string,
     private readonly tokens: EntraTokenSource,
     private readonly fetchFn: typeof fetch,
+    private readonly now: () => number,
   ) {
     this.origin = new URL(base).origin;
   }
@@ -84,6 +92,8 @@ export class GraphClient {
   async get(url: string, headers: Record<string, string>, count: CallCount, what: string): Promise<HttpAnswer> {
     if (!this.isOwnLink(url))
       throw new ProviderUnavailableError(`refused to send the Graph token outside ${this.origin}`);
+    if (count.deadline !== undefined && this.now() >= count.deadline)
+      throw new ProviderUnavailableError(`reading ${what} took longer than ${LISTING_DEADLINE_MS / 1000} s; stopped`);
     let answer: HttpAnswer | undefined;
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const token = await this.tokens.token(count);

@@ -7,10 +7,19 @@
  */
 import { PROVIDER_LIMITS, ProviderUnavailableError } from '../provider-contract';
 
-/** Requests made in one provider operation: the ChangeSet's `calls`. */
+/** Requests made in one provider operation (the ChangeSet's `calls`), and when it must have ended. */
 export interface CallCount {
   calls: number;
+  /** ms since the epoch (the provider's clock); no request starts after it. */
+  deadline?: number;
 }
+
+/**
+ * One listing (every page of a user's calendar view, every page of a group) ends
+ * within this: 50 slow pages would otherwise hold a sync function for many minutes.
+ * The function running it needs this plus one request's timeout.
+ */
+export const LISTING_DEADLINE_MS = 120_000;
 
 /** A Graph page of 250 events answers within a few seconds; a request still open after 20 s is not coming back. */
 export const GRAPH_REQUEST_TIMEOUT_MS = 20_000;

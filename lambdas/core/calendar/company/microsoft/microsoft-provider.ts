@@ -18,6 +18,7 @@ import { listCalendarChanges } from './calendar-view-delta';
 import { EntraTokenSource } from './entra-token';
 import { GraphClient } from './graph-client';
 import { type GraphClientCredential, parseGraphCredentials } from './graph-credentials';
+import { type CallCount, LISTING_DEADLINE_MS } from './graph-http';
 import { listGroupUsers } from './group-members';
 
 export type MicrosoftSourceConfig = Extract<CompanySourceConfig, { provider: 'microsoft' }>;
@@ -54,19 +55,21 @@ export function createMicrosoftProvider(
             now: options.now,
           }),
           fetchFn,
+          options.now,
         );
   const ready = (): GraphClient => {
     if (graph === undefined)
       throw credential instanceof AccessRevokedError ? credential : new AccessRevokedError('source', 'no credentials');
     return graph;
   };
+  const listing = (): CallCount => ({ calls: 0, deadline: options.now() + LISTING_DEADLINE_MS });
   return {
     name: 'microsoft',
     async listChanges(user: string, cursor: string | undefined, window: SyncWindow): Promise<ChangeSet> {
-      return listCalendarChanges(ready(), user, cursor, window, { calls: 0 });
+      return listCalendarChanges(ready(), user, cursor, window, listing());
     },
     async resolveGroup(group: string): Promise<string[]> {
-      return listGroupUsers(ready(), group, { calls: 0 });
+      return listGroupUsers(ready(), group, listing());
     },
     async accessToken(_user: string): Promise<string> {
       return ready().token({ calls: 0 });
