@@ -378,6 +378,28 @@ describe('accessToken', () => {
   });
 });
 
+describe('national clouds', () => {
+  it("asks Entra for the configured Graph endpoint's own resource", async () => {
+    const scopes: string[] = [];
+    const recording = async (input: string | URL | Request, init?: RequestInit) => {
+      if (String(input).endsWith('/oauth2/v2.0/token'))
+        scopes.push(new URLSearchParams(String(init?.body)).get('scope') ?? '');
+      return fetch(input, init);
+    };
+    const usGov = createMicrosoftProvider(config('app'), SECRET, {
+      ...options(recording),
+      endpoints: {
+        ...DEFAULT_PROVIDER_ENDPOINTS,
+        microsoftGraph: 'https://graph.microsoft.us/v1.0',
+        microsoftLogin: base,
+      },
+    });
+    await usGov.accessToken(ada.userPrincipalName);
+    await provider('app', SECRET, recording).accessToken(ada.userPrincipalName);
+    expect(scopes).toEqual(['https://graph.microsoft.us/.default', `${base}/.default`]);
+  });
+});
+
 describe('resolveGroup', () => {
   beforeAll(() => {
     sim.addGroup(TENANT, { id: 'g-team', displayName: 'Team', members: [eve.id, bob.id] });
