@@ -9,6 +9,7 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXPANSION_LIMITS, type ExpansionLimits } from '../../lambdas/core/calendar/calendar-limits';
 import { type CompanyCalendarSource, calendarRulesSchema } from '../../lambdas/core/calendar/calendar-source';
 import type { CalendarEntry } from '../../lambdas/core/calendar/calendar-store';
 import {
@@ -77,11 +78,16 @@ interface CompanyHarness {
   entries(calendarId: string, user: string): Promise<CalendarEntry[]>;
 }
 
-async function companyHarness(options: { sourceSchedulesPerDay?: number } = {}): Promise<CompanyHarness> {
+async function companyHarness(
+  options: { sourceSchedulesPerDay?: number; expansionLimits?: ExpansionLimits } = {},
+): Promise<CompanyHarness> {
   const clock = { now: START };
   const now = () => clock.now;
   const { telemetry, metrics } = recordingTelemetry();
-  const calendars = await calendarHarness(now, { telemetry });
+  const calendars = await calendarHarness(now, {
+    telemetry,
+    ...(options.expansionLimits !== undefined && { expansionLimits: options.expansionLimits }),
+  });
   const table = calendars.deps.schedules.table;
   const provider = new ScriptedProvider('google');
   const published: DomainEvent[] = [];
@@ -441,5 +447,38 @@ describe('the schedule budget of a company calendar', () => {
     // The next UTC day, the rest.
     h.clock.now += DAY;
     expect((await h.run()).map((o) => counts(o).created).reduce((a, b) => a + b)).toBe(3);
+  });
+
+  it("applies the ICS path's per-event caps to a provider's instances: a stranger's sub-daily series, instances per event", async () => {
+    const h = await companyHarness({ expansionLimits: { ...EXPANSION_LIMITS, occurrencesPerEvent: 3 } });
+    await h.register('acme', { users: [ADA] });
+    const series = (uid: string, organizer: string, slots: number[]) => {
+      for (const [n, hours] of slots.entries())
+        h.provider.put(
+          ADA,
+          meetingItem({
+            id: `${uid}_${n}`,
+            uid,
+            start: START + hours * HOUR,
+            originalStart: START + hours * HOUR,
+            organizer,
+            attendees: { [ADA]: 'ACCEPTED' },
+          }),
+        );
+    };
+    series('every-two-hours', 'stranger@elsewhere.example', [26, 28, 30, 32]);
+    series('twice-a-day', ADA, [50, 54]);
+    series('daily', ADA, [75, 99, 123, 147, 171]);
+    const [outcome] = await h.run();
+    expect(counts(outcome)).toMatchObject({ created: 5 });
+    const active = (await h.entries('acme', ADA)).filter((e) => e.state === 'active');
+    expect(active.map((e) => e.uid).sort()).toEqual(['daily', 'daily', 'daily', 'twice-a-day', 'twice-a-day']);
+    expect(outcome?.outcome === 'synced' && outcome.result.limits.map((hit) => [hit.limit, hit.uid])).toEqual([
+      ['sub-daily-recurrence', 'every-two-hours'],
+      ['occurrences-per-event', 'daily'],
+    ]);
+    // The instances the cap left out are not cancellations: a later sync keeps the three it made.
+    h.clock.now += HOUR;
+    expect(counts((await h.run())[0])).toMatchObject({ created: 0, cancelled: 0, unchanged: 5 });
   });
 });

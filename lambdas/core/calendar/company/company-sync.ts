@@ -22,10 +22,10 @@ import {
   isCompanySource,
   type StoredCalendarSource,
 } from '../calendar-source';
-import type { Occurrence } from '../ics-occurrences';
 import { companyUserBudget, DEFAULT_SOURCE_SCHEDULES_PER_DAY } from '../schedule-budget';
 import { reconcileOccurrences, type SyncDependencies, type SyncResult } from '../sync-calendar';
 import type { CompanyStore, CompanyUserState, KeptItems } from './company-store';
+import { capListing } from './listing-caps';
 import {
   AccessRevokedError,
   type CalendarProvider,
@@ -170,23 +170,20 @@ async function syncUnderLease(
   if (!(await deps.company.putKept(scopeId, { items: current, cursor, window })))
     problems.push('the kept instances are too large to keep: the next sync lists this calendar in full again');
 
-  const occurrences: Occurrence[] = current
-    .filter((item) => Date.parse(item.occurrence.start) <= lookaheadEnd)
-    .map((item) => item.occurrence);
+  const rules = userRules(source.rules, user);
+  const capped = capListing(
+    current.filter((item) => Date.parse(item.occurrence.start) <= lookaheadEnd).map((item) => item.occurrence),
+    new Set(rules.owner_emails),
+    deps.expansionLimits,
+  );
   const result = await reconcileOccurrences(
+    { scopeId, calendarId, rules, botName: source.botName, lookaheadDays: source.lookaheadDays },
     {
-      scopeId,
-      calendarId,
-      rules: userRules(source.rules, user),
-      botName: source.botName,
-      lookaheadDays: source.lookaheadDays,
-    },
-    {
-      occurrences,
+      occurrences: capped.occurrences,
       // Missing from a cut listing is not gone from the calendar.
-      partial: { feed: limits.length > 0, uids: new Set() },
+      partial: { feed: limits.length > 0, uids: capped.partialUids },
       problems,
-      limits,
+      limits: [...limits, ...capped.limits],
       notModified: false,
       events: current.length,
     },
