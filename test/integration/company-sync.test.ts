@@ -31,7 +31,7 @@ import {
   ThrottledError,
   type UserSyncRequest,
 } from '../../lambdas/core/calendar/company/provider-contract';
-import { userScopeId } from '../../lambdas/core/calendar/company/user-scope';
+import { looksLikeUserScope, userScopeId } from '../../lambdas/core/calendar/company/user-scope';
 import type { DomainEvent } from '../../lambdas/core/domain-events/catalogue';
 import { toPutEventsEntry } from '../../lambdas/core/domain-events/publisher';
 import { getSchedule } from '../../lambdas/core/schedule/schedules';
@@ -194,6 +194,14 @@ describe('a company calendar user', () => {
     const kept = await keptOccurrences('acme', ADA, h.deps);
     expect(kept.occurrences.map((o) => o.uid)).toEqual(['standup', 'review', 'one-on-one']);
     expect(await listUserScopes('acme', h.deps)).toEqual([{ user: ADA, scopeId: userScopeId('acme', ADA) }]);
+    // An ICS calendar may not take a user's scope as its id.
+    expect([looksLikeUserScope(userScopeId('acme', ADA)), looksLikeUserScope('acme.ua')]).toEqual([true, false]);
+    // DELETE while a sync holds a user: refused for that user, tried again.
+    await h.deps.company.takeUserLease('acme', ADA, h.clock.now, 60_000);
+    expect((await cancelCompanyCalendar('acme', h.deps)).failed).toEqual([
+      expect.objectContaining({ reason: expect.stringMatching(/^sync-in-progress/) }),
+    ]);
+    await h.deps.company.releaseUserLease('acme', ADA);
     // DELETE: every schedule of every user cancelled, the users gone.
     expect(await cancelCompanyCalendar('acme', h.deps)).toEqual({ cancelled: 3, failed: [] });
     expect(await h.deps.company.listUsers('acme')).toEqual([]);
@@ -327,6 +335,16 @@ describe('a company calendar refused by its provider', () => {
     expect(new Set(h.published.map((e) => e.detail.event_id)).size).toBe(4);
     for (const user of [ADA, BOB, CY])
       expect(await h.deps.company.getUser('acme', user)).toMatchObject({ state: 'disconnected' });
+    // The users after it find themselves disconnected already: no second round over every user.
+    const mark = h.deps.company.markDisconnected.bind(h.deps.company);
+    const marked: string[] = [];
+    h.deps.company.markDisconnected = (calendarId, user, reason, at) => {
+      marked.push(user);
+      return mark(calendarId, user, reason, at);
+    };
+    expect(await h.sync('acme', BOB)).toMatchObject({ outcome: 'disconnected', newly_disconnected: 0 });
+    expect(marked).toEqual([BOB]);
+    expect(h.published).toHaveLength(4);
   });
 
   it('announces a disconnection whose publish failed at the next sync, under the same id', async () => {
@@ -401,6 +419,12 @@ describe('a company calendar group', () => {
 
     h.provider.groups.set('eng@acme.example', [ADA, CY]);
     h.clock.now += HOUR;
+    // A sync of Bob under way: he is removed at a later run, not under its feet.
+    expect(await h.deps.company.takeUserLease('eng', BOB, h.clock.now, 60_000)).toBe(true);
+    expect((await h.run()).map((o) => o.user)).toEqual([ADA, CY]);
+    expect(await h.deps.company.getUser('eng', BOB)).toMatchObject({ state: 'connected' });
+    expect(await getSchedule(String(bobsEntry?.scheduleId), h.deps.schedules)).toMatchObject({ status: 'scheduled' });
+    await h.deps.company.releaseUserLease('eng', BOB);
     const second = await h.run();
     expect(second.map((o) => o.user)).toEqual([ADA, CY]);
     expect(await getSchedule(String(bobsEntry?.scheduleId), h.deps.schedules)).toMatchObject({ status: 'cancelled' });

@@ -9,7 +9,7 @@ import { type CompanyCalendarSource, isCompanySource, type StoredCalendarSource 
 import type { Occurrence } from '../ics-occurrences';
 import { cancelCalendarSchedules, type SyncResult } from '../sync-calendar';
 import type { CompanyUserState } from './company-store';
-import { type CompanySyncDependencies, currentItems } from './company-sync';
+import { type CompanySyncDependencies, currentItems, USER_SYNC_LEASE_MS } from './company-sync';
 import {
   type CompanySourceConfig,
   PROVIDER_LIMITS,
@@ -37,7 +37,7 @@ export interface CompanyRunResult {
   removed: number;
   /** Sources whose group could not be resolved: their last users were kept and synced. */
   unresolved: Array<{ calendar_id: string; reason: string }>;
-  /** Schedules of removed users that could not be cancelled (the user is kept, and removed again at the next run). */
+  /** Schedules of users gone that could not be cancelled (the user is kept, and removed again at the next run). */
   failed: SyncResult['failed'];
 }
 
@@ -123,7 +123,11 @@ async function usersNow(
     if (wanted.has(key(state.user))) {
       users.push(state);
       wanted.delete(key(state.user));
-    } else if (await removeUser(calendarId, state.user, result, deps)) result.removed++;
+    } else {
+      const removal = await removeUser(calendarId, state.user, deps);
+      if (removal.removed) result.removed++;
+      else result.failed.push(...removal.failed);
+    }
   }
   for (const user of wanted.values()) {
     const state: CompanyUserState = { user, state: 'pending', eventsSeen: 0, fromGroup: group !== undefined };
@@ -134,23 +138,29 @@ async function usersNow(
   return users;
 }
 
-/** Cancels a user's future schedules and deletes what is kept of them; false (user kept) when a schedule could not be cancelled. */
+/**
+ * Cancels a user's future schedules and deletes what is kept of them, under the user's lease (a sync
+ * under way would write them again). `busy`: a sync holds the user; `failed`: a schedule could not be
+ * cancelled. Either way the user is kept, and removed again at the next run (or DELETE).
+ */
 async function removeUser(
   calendarId: string,
   user: string,
-  result: { failed: SyncResult['failed'] },
   deps: CompanySyncDependencies,
-): Promise<{ cancelled: number } | undefined> {
+): Promise<{ removed: true; cancelled: number } | { removed: false; busy: boolean; failed: SyncResult['failed'] }> {
+  if (!(await deps.company.takeUserLease(calendarId, user, deps.now(), USER_SYNC_LEASE_MS)))
+    return { removed: false, busy: true, failed: [] };
   const scopeId = userScopeId(calendarId, user);
   const { cancelled, failed } = await cancelCalendarSchedules(scopeId, deps);
   if (failed.length > 0) {
-    result.failed.push(...failed);
-    return undefined;
+    await deps.company.releaseUserLease(calendarId, user);
+    return { removed: false, busy: false, failed };
   }
   await deps.company.deleteKept(scopeId);
+  // The lease goes with the user's item.
   await deps.company.deleteUser(calendarId, user);
   deps.telemetry.log.info('company calendar user removed', { calendar_id: calendarId, scope_id: scopeId, cancelled });
-  return { cancelled };
+  return { removed: true, cancelled };
 }
 
 /** For DELETE /calendars/{id}: every user's future schedules cancelled, their items deleted. */
@@ -160,8 +170,15 @@ export async function cancelCompanyCalendar(
 ): Promise<{ cancelled: number; failed: SyncResult['failed'] }> {
   const outcome = { cancelled: 0, failed: [] as SyncResult['failed'] };
   for (const state of await deps.company.listUsers(calendarId)) {
-    const removed = await removeUser(calendarId, state.user, outcome, deps);
-    if (removed !== undefined) outcome.cancelled += removed.cancelled;
+    const removal = await removeUser(calendarId, state.user, deps);
+    if (removal.removed) outcome.cancelled += removal.cancelled;
+    else if (removal.busy)
+      outcome.failed.push({
+        schedule_id: userScopeId(calendarId, state.user),
+        start: new Date(deps.now()).toISOString(),
+        reason: 'sync-in-progress: a sync of this user is under way; try again shortly',
+      });
+    else outcome.failed.push(...removal.failed);
   }
   return outcome;
 }

@@ -326,7 +326,10 @@ async function disconnect(
   const reason = reasonOf(error);
   const at = new Date(deps.now()).toISOString();
   deps.telemetry.metrics.emit(METRICS.calendarProviderCalls, 1, { provider });
-  const affected = error.scope === 'source' ? await deps.company.listUsers(calendarId) : [state];
+  // The first user to find the whole grant refused disconnects every user; each of the others, already
+  // disconnected then, answers for itself only (else a run would write users² times).
+  const affected =
+    error.scope === 'source' && state.state !== 'disconnected' ? await deps.company.listUsers(calendarId) : [state];
   // Each user to announce, with the disconnection that names the event: found now, or earlier and not yet announced.
   const unannounced: Array<{ user: string; reason: string; at: string }> = [];
   let newly = 0;

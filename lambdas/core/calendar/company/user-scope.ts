@@ -17,3 +17,10 @@ export function userScopeId(calendarId: string, user: string): string {
   const digest = createHash('sha256').update(user.toLowerCase()).digest('base64url');
   return `${calendarId}.u${digest.slice(0, USER_DIGEST_CHARS)}`;
 }
+
+/**
+ * Whether a calendar id has the form of a user's scope: an ICS calendar so named
+ * would share that user's entries and schedule ids, so PUT /calendars refuses it.
+ */
+export const USER_SCOPE_SUFFIX = new RegExp(`\\.u[A-Za-z0-9_-]{${USER_DIGEST_CHARS}}$`);
+export const looksLikeUserScope = (calendarId: string): boolean => USER_SCOPE_SUFFIX.test(calendarId);
