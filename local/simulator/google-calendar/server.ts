@@ -3,7 +3,9 @@
  * v3 `events.list`, on one real HTTP server bound to 127.0.0.1:
  * - `POST /token` (form-encoded JWT bearer grant; token-endpoint.ts)
  * - `GET /calendar/v3/calendars/{calendarId}/events` (events-list.ts)
- * Point the pipeline's token URL at `tokenUrl` and its Calendar API base at `apiBase`.
+ * - `GET /admin/directory/v1/groups/{groupKey}/members` (directory.ts)
+ * Point the pipeline's token URL at `tokenUrl`, its Calendar API base at `apiBase`
+ * and its Directory API base at `directoryBase`.
  * Tests drive calendars and the tenant through `control`, and time through `clock`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -11,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { CalendarControl } from './calendar-control';
 import { CalendarStore } from './calendar-store';
 import { SimulatedClock } from './clock';
+import { Directory } from './directory';
 import { EventsList } from './events-list';
 import { apiError, type SimulatorAnswer } from './google-errors';
 import { Tenant } from './tenant';
@@ -18,6 +21,7 @@ import { answerTokenRequest } from './token-endpoint';
 import { UserQuotas } from './user-quota';
 
 const EVENTS_PATH = /^\/calendar\/v3\/calendars\/([^/]+)\/events$/;
+const MEMBERS_PATH = /^\/admin\/directory\/v1\/groups\/([^/]+)\/members$/;
 /** A token request is a short form; anything longer is refused rather than buffered. */
 const MAX_FORM_BYTES = 64 * 1024;
 
@@ -27,6 +31,7 @@ export class GoogleCalendarSimulator {
   readonly store = new CalendarStore();
   readonly quotas = new UserQuotas();
   readonly eventsList: EventsList;
+  readonly directory: Directory;
   readonly control: CalendarControl;
   private server: Server | undefined;
   private base = '';
@@ -34,6 +39,7 @@ export class GoogleCalendarSimulator {
   constructor(startMs: number) {
     this.clock = new SimulatedClock(startMs);
     this.eventsList = new EventsList(this.store, this.tenant, this.quotas, this.clock);
+    this.directory = new Directory(this.tenant, this.clock);
     this.control = new CalendarControl(this.store, this.tenant, this.eventsList, this.clock);
   }
 
@@ -44,6 +50,11 @@ export class GoogleCalendarSimulator {
   /** Base of the Calendar API, like `https://www.googleapis.com/calendar/v3`. */
   get apiBase(): string {
     return `${this.base}/calendar/v3`;
+  }
+
+  /** Base of the Admin SDK Directory API, like `https://admin.googleapis.com/admin/directory/v1`. */
+  get directoryBase(): string {
+    return `${this.base}/admin/directory/v1`;
   }
 
   async start(port = 0): Promise<void> {
@@ -74,10 +85,13 @@ export class GoogleCalendarSimulator {
           : { status: 400, body: { error: 'invalid_request', error_description: 'expected a small form body' } };
       } else {
         const calendar = EVENTS_PATH.exec(url.pathname);
+        const group = MEMBERS_PATH.exec(url.pathname);
         answer =
           calendar && req.method === 'GET'
             ? this.eventsList.answer(decodeURIComponent(calendar[1]!), url.searchParams, req.headers.authorization)
-            : apiError(404, 'notFound', 'Not Found');
+            : group && req.method === 'GET'
+              ? this.directory.answer(decodeURIComponent(group[1]!), url.searchParams, req.headers.authorization)
+              : apiError(404, 'notFound', 'Not Found');
       }
     } catch (error) {
       answer = apiError(500, 'backendError', error instanceof Error ? error.message : 'Backend Error');

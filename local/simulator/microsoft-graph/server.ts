@@ -1,8 +1,9 @@
 /**
  * One HTTP server on 127.0.0.1 answering as both the identity platform's token
  * endpoint and Graph (a client is configured with the same base URL for both):
- * `POST /{tenant}/oauth2/v2.0/token` and
- * `GET /v1.0/users/{user}/calendarView/delta`. Anything else is a 404 in
+ * `POST /{tenant}/oauth2/v2.0/token`,
+ * `GET /v1.0/users/{user}/calendarView/delta` and
+ * `GET /v1.0/groups/{id}/transitiveMembers/microsoft.graph.user`. Anything else is a 404 in
  * Graph's error shape.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -10,6 +11,7 @@ import { onlyLoopbackHosts } from '../../loopback-host';
 import type { CalendarViewDelta } from './calendar-view-delta';
 import type { Directory } from './directory';
 import { type GraphRefusal, graphErrorBody, identityErrorBody } from './graph-errors';
+import type { GroupMembers } from './group-members';
 import { answerTokenRequest } from './token-endpoint';
 
 /** Requests larger than this are refused: the token form is a few hundred bytes. */
@@ -17,6 +19,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 const TOKEN_PATH = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
 const DELTA_PATH = /^\/v1\.0\/users\/([^/]+)\/calendarView\/delta$/i;
+const MEMBERS_PATH = /^\/v1\.0\/groups\/([^/]+)\/transitiveMembers\/microsoft\.graph\.user$/i;
 
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
@@ -42,6 +45,7 @@ export class GraphHttpServer {
   constructor(
     private readonly directory: Directory,
     private readonly delta: CalendarViewDelta,
+    private readonly members: GroupMembers,
   ) {}
 
   async start(): Promise<string> {
@@ -61,6 +65,7 @@ export class GraphHttpServer {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     this.baseUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    this.directory.graphAudiences.add(this.baseUrl);
     return this.baseUrl;
   }
 
@@ -86,7 +91,12 @@ export class GraphHttpServer {
           ? body
           : '',
       );
-      const answer = answerTokenRequest(this.directory, decodeURIComponent(tokenMatch[1]!), form);
+      const answer = await answerTokenRequest(
+        this.directory,
+        decodeURIComponent(tokenMatch[1]!),
+        form,
+        `${this.baseUrl}${url.pathname}`,
+      );
       if ('refusal' in answer)
         sendJson(response, answer.status, identityErrorBody(answer.refusal, this.directory.now()));
       else sendJson(response, 200, answer.body, { 'cache-control': 'no-store' });
@@ -104,6 +114,18 @@ export class GraphHttpServer {
       });
       if ('refusal' in answer) this.graphRefusal(response, answer.refusal);
       else sendJson(response, 200, answer.body, answer.headers);
+      return;
+    }
+    const membersMatch = MEMBERS_PATH.exec(url.pathname);
+    if (membersMatch !== null && request.method === 'GET') {
+      const answer = this.members.answer({
+        groupId: decodeURIComponent(membersMatch[1]!),
+        query: url.searchParams,
+        authorization: request.headers.authorization,
+        baseUrl: this.baseUrl,
+      });
+      if ('refusal' in answer) this.graphRefusal(response, answer.refusal);
+      else sendJson(response, 200, answer.body);
       return;
     }
     this.graphRefusal(response, {
