@@ -6,18 +6,27 @@
  * queued per user, the preview per user, delete, and each user's schedules. The ICS
  * sync never runs on a company source.
  */
-import { createHash } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCalendarSyncRun } from '../../lambdas/calendars/adapter';
 import { occurrenceScheduleId } from '../../lambdas/core/calendar/calendar-ids';
 import type { CompanyCalendarSource } from '../../lambdas/core/calendar/calendar-source';
-import { AccessRevokedError, type UserSyncRequest } from '../../lambdas/core/calendar/company/provider-contract';
-import type { CompanyCalendarApi, CompanyUserStateView } from '../../lambdas/core/calendar/company-calendar-api';
+import { companyStore } from '../../lambdas/core/calendar/company/company-store';
+import {
+  AccessRevokedError,
+  type CalendarProvider,
+  type UserSyncRequest,
+} from '../../lambdas/core/calendar/company/provider-contract';
+import { userScopeId } from '../../lambdas/core/calendar/company/user-scope';
+import {
+  type CompanyCalendarApi,
+  type CompanyUserStateView,
+  companyCalendarApi,
+} from '../../lambdas/core/calendar/company-calendar-api';
 import type { FeedFetcher } from '../../lambdas/core/calendar/feed-fetch';
 import type { Occurrence } from '../../lambdas/core/calendar/ics-occurrences';
 import { upsertSchedule } from '../../lambdas/core/schedule/schedules';
-import { METRICS } from '../../lambdas/core/telemetry';
+import { METRICS, silentTelemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { calendarHarness, type FeedServer, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
 import { type LocalPipeline, recordingTelemetry, startLocalPipeline } from '../fixtures/local-pipeline';
@@ -36,10 +45,6 @@ afterAll(async () => {
   await pipeline?.stop();
 });
 
-/** Stand-in for company/user-scope.ts (not on this branch): the same rule, `<id>.u<12 chars of sha256>`. */
-const userScopeId = (calendarId: string, user: string) =>
-  `${calendarId}.u${createHash('sha256').update(user.toLowerCase()).digest('base64url').slice(0, 12)}`;
-
 /** The per-user sync as the routes see it: states, kept occurrences and cancellations in memory. */
 function fakeCompany(
   options: { users?: CompanyUserStateView[]; kept?: Record<string, Occurrence[]>; members?: string[] | Error } = {},
@@ -55,7 +60,10 @@ function fakeCompany(
       if (options.members instanceof Error) throw options.members;
       return options.members ?? [];
     },
-    keptOccurrences: async (_calendarId, user) => options.kept?.[user] ?? [],
+    keptOccurrences: async (calendarId, user) => ({
+      scopeId: userScopeId(calendarId, user),
+      occurrences: options.kept?.[user] ?? [],
+    }),
     cancelCompanyCalendar: async (calendarId) => {
       if (failCancel !== undefined) return { cancelled: 0, failed: [{ reason: failCancel }] };
       cancelled.push(calendarId);
@@ -490,5 +498,48 @@ describe('DELETE and GET /schedules of a company source', () => {
     });
     expect(fine.cancelled).toEqual(['acme']);
     expect((await again.call('GET', '/calendars/acme')).status).toBe(404);
+  });
+});
+
+describe('over the real per-user store (companyCalendarApi)', () => {
+  it("shows the stored users, resolves a group through the source's provider, and removes every user on delete", async () => {
+    const queue = recordingQueue();
+    const calendars = await calendarHarness(now, { userSyncQueue: queue });
+    const store = companyStore(calendars.deps.schedules.table);
+    const provider: CalendarProvider = {
+      name: 'google',
+      listChanges: async () => {
+        throw new Error('no listing in this test');
+      },
+      resolveGroup: async (group) => (group === 'eng@acme.example' ? ['ada@acme.example', 'bob@acme.example'] : []),
+      accessToken: async () => 'unused',
+    };
+    // Wired as each deployment wires it: the same table, the source's provider.
+    calendars.deps.company = companyCalendarApi({
+      ...calendars.deps,
+      company: store,
+      providerFor: async () => provider,
+      publisher: { publish: async () => {} },
+      telemetry: silentTelemetry,
+    });
+    const group = { google: { credentials_secret: SECRET, group: 'eng@acme.example', admin_email: 'it@acme.example' } };
+    expect((await calendars.call('PUT', '/calendars/eng', group)).status).toBe(201);
+    await store.putUser('eng', {
+      user: 'ada@acme.example',
+      state: 'connected',
+      lastSyncAt: '2027-02-28T23:00:00.000Z',
+      eventsSeen: 5,
+      fromGroup: true,
+    });
+    const got = await calendars.call('GET', '/calendars/eng');
+    expect(got.body).toMatchObject({
+      users: [{ user: 'ada@acme.example', state: 'connected', events_seen: 5 }],
+      totals: { users: 1, connected: 1 },
+    });
+    expect((await calendars.call('POST', '/calendars/eng/sync')).body).toEqual({ calendar_id: 'eng', enqueued: 2 });
+    const preview = await calendars.call('GET', '/calendars/eng/preview');
+    expect(preview.body).toMatchObject({ users: [{ user: 'ada@acme.example', occurrences: [] }] });
+    expect((await calendars.call('DELETE', '/calendars/eng')).status).toBe(200);
+    expect(await store.listUsers('eng')).toEqual([]);
   });
 });

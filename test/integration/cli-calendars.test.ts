@@ -36,7 +36,7 @@ const company: CompanyCalendarApi = {
   ],
   userScopeId: (calendarId, user) => `${calendarId}.u${user.length}`,
   resolveGroup: async () => [],
-  keptOccurrences: async () => [],
+  keptOccurrences: async (calendarId) => ({ scopeId: calendarId, occurrences: [] }),
   cancelCompanyCalendar: async () => ({ cancelled: 0, failed: [] }),
 };
 

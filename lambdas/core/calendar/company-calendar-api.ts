@@ -18,6 +18,8 @@ import {
   rulesForUser,
   secretNameOf,
 } from './calendar-source';
+import { cancelCompanyCalendar, keptOccurrences } from './company/company-run';
+import type { CompanySyncDependencies } from './company/company-sync';
 import {
   AccessRevokedError,
   type CompanySourceConfig,
@@ -25,6 +27,7 @@ import {
   ThrottledError,
   type UserSyncQueue,
 } from './company/provider-contract';
+import { userScopeId } from './company/user-scope';
 import type { Occurrence } from './ics-occurrences';
 import { previewRow } from './preview-row';
 
@@ -50,10 +53,25 @@ export interface CompanyCalendarApi {
   userScopeId(calendarId: string, user: string): string;
   /** The members of the source's group, read from the provider now (CalendarProvider.resolveGroup). */
   resolveGroup(source: CompanyCalendarSource): Promise<string[]>;
-  /** The occurrences the user's last sync kept (company-run.ts keptOccurrences); none before the first. */
-  keptOccurrences(calendarId: string, user: string): Promise<Occurrence[]>;
+  /** The occurrences the user's last sync kept, not yet ended (company-run.ts keptOccurrences); none before the first. */
+  keptOccurrences(calendarId: string, user: string): Promise<{ scopeId: string; occurrences: Occurrence[] }>;
   /** Cancels every user's schedules and drops their entries, kept items and states (company-run.ts). */
   cancelCompanyCalendar(calendarId: string): Promise<{ cancelled: number; failed: Array<{ reason: string }> }>;
+}
+
+/** The routes' view of the per-user sync, over its real functions (company/company-run.ts). */
+export function companyCalendarApi(deps: CompanySyncDependencies): CompanyCalendarApi {
+  return {
+    listUsers: (calendarId) => deps.company.listUsers(calendarId),
+    userScopeId,
+    resolveGroup: async (source) => {
+      const group = source.company.provider === 'google' ? source.company.group : source.company.groupId;
+      if (group === undefined) throw new Error(`calendar ${source.calendarId} has no group`);
+      return (await deps.providerFor(source)).resolveGroup(group);
+    },
+    keptOccurrences: (calendarId, user) => keptOccurrences(calendarId, user, deps),
+    cancelCompanyCalendar: (calendarId) => cancelCompanyCalendar(calendarId, deps),
+  };
 }
 
 /** The company part of the calendar API's dependencies. */
@@ -245,12 +263,11 @@ export async function previewCompany(
   const users = [];
   for (const state of chosen.slice(0, PREVIEW_USERS_PER_ANSWER)) {
     const rules = rulesForUser(source.rules, state.user);
-    const scope = company.userScopeId(source.calendarId, state.user);
     const kept = await company.keptOccurrences(source.calendarId, state.user);
-    const occurrences = kept
+    const occurrences = kept.occurrences
       .filter((occurrence) => Date.parse(occurrence.start) >= now && Date.parse(occurrence.start) < until)
       .sort((a, b) => a.start.localeCompare(b.start))
-      .map((occurrence) => previewRow(occurrence, rules, scope));
+      .map((occurrence) => previewRow(occurrence, rules, kept.scopeId));
     users.push({ user: state.user, state: state.state, occurrences });
   }
   return {
