@@ -208,16 +208,6 @@ export function sourceOfRequest(request: AnyCalendarRequest): ParsedCalendarRequ
   return { kind: 'ics', ics_url, ...common };
 }
 
-/**
- * The rules for one user's calendar of a company source: that user is its owner
- * (who organizes, who accepted or declined), beside any addresses the rules name.
- * The preview and the per-user sync both decide with these.
- */
-export function rulesForUser(rules: CalendarRules, user: string): CalendarRules {
-  const owners = new Set(rules.owner_emails.map((email) => email.toLowerCase()));
-  return owners.has(user.toLowerCase()) ? rules : { ...rules, owner_emails: [user, ...rules.owner_emails] };
-}
-
 /** A registered calendar as stored: the feed address only sealed (url-sealer.ts). */
 export interface CalendarSource {
   calendarId: string;

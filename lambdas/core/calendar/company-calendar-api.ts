@@ -15,11 +15,10 @@ import {
   COMPANY_USERS,
   type CompanyCalendarSource,
   DEFAULT_CREDENTIALS_SECRET_PREFIX,
-  rulesForUser,
   secretNameOf,
 } from './calendar-source';
 import { cancelCompanyCalendar, keptOccurrences } from './company/company-run';
-import type { CompanySyncDependencies } from './company/company-sync';
+import { type CompanySyncDependencies, userRules } from './company/company-sync';
 import {
   AccessRevokedError,
   type CompanySourceConfig,
@@ -262,7 +261,7 @@ export async function previewCompany(
   const until = now + days * DAY_MS;
   const users = [];
   for (const state of chosen.slice(0, PREVIEW_USERS_PER_ANSWER)) {
-    const rules = rulesForUser(source.rules, state.user);
+    const rules = userRules(source.rules, state.user);
     const kept = await company.keptOccurrences(source.calendarId, state.user);
     const occurrences = kept.occurrences
       .filter((occurrence) => Date.parse(occurrence.start) >= now && Date.parse(occurrence.start) < until)
