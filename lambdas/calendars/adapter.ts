@@ -16,6 +16,7 @@ import {
   runSync,
   syncNow,
 } from '../core/calendar/calendar-api';
+import { isCompanySource } from '../core/calendar/calendar-source';
 import { METRICS } from '../core/telemetry';
 
 const respond = (answer: Answer): APIGatewayProxyStructuredResultV2 => ({
@@ -78,17 +79,34 @@ function calendarRoute(deps: CalendarApiDependencies) {
 }
 
 /**
- * The scheduled run: every calendar, least recently synced first, until the time
- * left is short. One calendar failing (its feed down) never stops the others.
+ * The scheduled run: every company calendar's users enqueued for the user-sync
+ * consumer (`planCompany`, quick: no user is synced here), then every ICS calendar,
+ * least recently synced first, until the time left is short. One calendar failing
+ * (its feed down, a group unreadable) never stops the others.
  */
-export function createCalendarSyncRun(deps: CalendarApiDependencies, options: { budgetMs: number }) {
+export function createCalendarSyncRun(
+  deps: CalendarApiDependencies,
+  options: { budgetMs: number; planCompany?: () => Promise<unknown> },
+) {
   return async (): Promise<{ synced: number; failed: number; left: number }> => {
     const deadline = deps.now() + options.budgetMs;
-    const sources = (await deps.store.listSources()).sort((a, b) =>
-      (a.lastSync?.at ?? '').localeCompare(b.lastSync?.at ?? ''),
-    );
     let synced = 0;
     let failed = 0;
+    let planFailed = 0;
+    if (options.planCompany !== undefined) {
+      try {
+        deps.telemetry.log.info('company calendar users enqueued', { plan: await options.planCompany() });
+      } catch (error) {
+        planFailed = 1;
+        deps.telemetry.log.error('company calendar users not enqueued', {
+          reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+      }
+    }
+    // Company sources are synced a user at a time by the user-sync consumer.
+    const sources = (await deps.store.listSources())
+      .filter((source) => !isCompanySource(source))
+      .sort((a, b) => (a.lastSync?.at ?? '').localeCompare(b.lastSync?.at ?? ''));
     for (const source of sources) {
       if (deps.now() > deadline) break;
       try {
@@ -104,8 +122,9 @@ export function createCalendarSyncRun(deps: CalendarApiDependencies, options: { 
       }
     }
     deps.telemetry.metrics.emit(METRICS.calendarSynced, synced);
-    deps.telemetry.metrics.emit(METRICS.calendarSyncFailed, failed);
     const left = sources.length - synced - failed;
+    failed += planFailed;
+    deps.telemetry.metrics.emit(METRICS.calendarSyncFailed, failed);
     deps.telemetry.log.info('calendar sync run', { synced, failed, left });
     return { synced, failed, left };
   };

@@ -1,18 +1,36 @@
-/** The calendar functions' wiring in AWS: one place, for the API and the scheduled sync. */
+/** The calendar functions' wiring in AWS: one place, for the API, the scheduled sync and the user-sync consumer. */
 
 import type { CalendarApiDependencies } from '../core/calendar/calendar-api';
 import { calendarStore } from '../core/calendar/calendar-store';
+import type { UserSyncQueue } from '../core/calendar/company/provider-contract';
+import { providerSource } from '../core/calendar/company/providers';
 import { guardedFeedFetcher } from '../core/calendar/feed-fetch';
 import { DEFAULT_TIMING } from '../core/schedule/schedule-request';
+import { sqsClient } from '../shared/aws-clients';
 import { documentClient } from '../shared/dynamo-client';
+import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
 import { kmsClient, kmsUrlSealer } from '../shared/kms-url-sealer';
 import { telemetry } from '../shared/powertools';
+import { secretsManagerReader } from '../shared/secrets-manager';
 import { sfnClient, stepFunctionsExecutions } from '../shared/sfn-executions';
+import { sqsUserSyncQueue } from '../shared/sqs-user-sync-queue';
 import { upstreamClient } from '../shared/upstream';
-import { calendarsEnvironmentSchema } from './environment';
+import {
+  type CompanySyncDependencies,
+  companyStore,
+  createGoogleProvider,
+  createMicrosoftProvider,
+} from './company-parts';
+import {
+  type CalendarsEnvironment,
+  calendarsEnvironmentSchema,
+  companySyncEnvironmentSchema,
+  providerEndpointsOf,
+} from './environment';
 
-export function calendarDependencies(): CalendarApiDependencies {
-  const env = calendarsEnvironmentSchema.parse(process.env);
+export function calendarDependencies(
+  env: CalendarsEnvironment = calendarsEnvironmentSchema.parse(process.env),
+): CalendarApiDependencies {
   const table = { db: documentClient(), tableName: env.TABLE_NAME };
   return {
     store: calendarStore(table),
@@ -31,5 +49,27 @@ export function calendarDependencies(): CalendarApiDependencies {
     telemetry,
     allowLoopback: false,
     now: Date.now,
+  };
+}
+
+/**
+ * The two sync functions besides: the company users' store, each source's provider
+ * (credentials read from Secrets Manager by the name the source gives, cached for
+ * `secretCacheSeconds` like the API key), the domain events bus and the fan-out queue.
+ */
+export function companySyncDependencies(): CalendarApiDependencies &
+  CompanySyncDependencies & { queue: UserSyncQueue } {
+  const env = companySyncEnvironmentSchema.parse(process.env);
+  const base = calendarDependencies(env);
+  return {
+    ...base,
+    company: companyStore(base.schedules.table),
+    providerFor: providerSource({
+      credentials: secretsManagerReader(env.SECRET_CACHE_SECONDS),
+      factories: { google: createGoogleProvider, microsoft: createMicrosoftProvider },
+      options: { endpoints: providerEndpointsOf(env), now: Date.now },
+    }),
+    publisher: eventBridgePublisher(eventBridgeClient(), env.EVENT_BUS_NAME),
+    queue: sqsUserSyncQueue(sqsClient(), env.USER_SYNC_QUEUE_URL),
   };
 }

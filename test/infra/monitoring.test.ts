@@ -5,9 +5,10 @@ import { parseConfig } from '../../lib/config';
 import { sharedTemplate } from './synth';
 
 let template: Template;
+// Synthesizing bundles every function: on a busy machine that outlasts the default minute.
 beforeAll(() => {
   template = sharedTemplate({ alarmEmail: 'oncall@example.org' });
-});
+}, 300_000);
 
 const alarms = () => Object.values(template.findResources('AWS::CloudWatch::Alarm'));
 const alarmNamed = (fragment: string) =>
