@@ -217,6 +217,7 @@ export class MeetingPipelineStack extends Stack {
       },
       eventsQueue: this.ingress.eventsQueue,
       archiveQueue: this.recordingArchive.queue,
+      userSyncQueue: this.calendarSync.userSyncQueue,
       deadLetterQueues: Object.fromEntries(
         Object.entries(this.deadLetterQueues()).map(([name, { queue }]) => [name, queue]),
       ),
