@@ -75,10 +75,10 @@ export const DEFAULT_CALENDAR_CREDENTIALS_PREFIX = 'meeting-pipeline/calendars/'
 
 /**
  * User syncs in flight at once. 1,000 users every 5 minutes is 3.3 syncs/s; a sync is about half a
- * second (one listing page, a token now and then, a few table writes), so 10 instances drain the whole
- * run in under a minute while sending ~25 requests/s (about 1,500 a minute): 15% of Google Calendar's
- * 10,000 requests per minute per project, far from Graph's per-mailbox 10,000 per 10 minutes (one sync
- * touches one mailbox) and its 130,000 per 10 s per app. `npm run capacity` shows the figures.
+ * second (one listing page, a token now and then, a few table writes), so 10 instances drain a run in
+ * under a minute, sending at most 2,400 requests a minute (a listing and, for Google, a token per sync):
+ * a quarter of Google Calendar's 10,000 per minute per project, and far from Graph's 10,000 per 10
+ * minutes per mailbox (a sync touches one) or 130,000 per 10 s per app. `npm run capacity` shows the figures.
  */
 export const DEFAULT_CALENDAR_USER_SYNC_CONCURRENCY = 10;
 
