@@ -9,6 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { calendarReport, DEFAULT_CALENDAR_ASSUMPTIONS, formatCalendarReport } from '../capacity/calendar-load';
 import { configFor, deployedLimits } from '../capacity/deployed';
 import { measureWebhookCosts } from '../capacity/measure';
 import { type Assumptions, capacityReport, DEFAULT_ASSUMPTIONS } from '../capacity/model';
@@ -25,6 +26,9 @@ const HELP = `usage: npm run capacity -- --meetings N [--aligned] [--utterances 
   --recording-mb N      recording size per meeting-hour (default ${DEFAULT_ASSUMPTIONS.recordingMbPerHour})
   --ingress-p99-ms N    ingress p99 duration in AWS (default ${DEFAULT_ASSUMPTIONS.ingressP99Ms}; take it from CloudWatch)
   --batch-ms N          consumer duration per batch in AWS (default ${DEFAULT_ASSUMPTIONS.batchMs})
+  --calendar-users N    company calendar users (default ${DEFAULT_CALENDAR_ASSUMPTIONS.users})
+  --calendar-events N   events per user in the window (default ${DEFAULT_CALENDAR_ASSUMPTIONS.eventsPerUser})
+  --calendar-pushes N   pushed changes per user-hour (default ${DEFAULT_CALENDAR_ASSUMPTIONS.pushesPerUserHour})
   --json                the report as JSON
   --write-profile FILE  also write the measured per-webhook profile to FILE
 exit status: 0 the configuration holds, 1 it does not, 2 a bad flag`;
@@ -53,6 +57,9 @@ function parse() {
       'recording-mb': { type: 'string' },
       'ingress-p99-ms': { type: 'string' },
       'batch-ms': { type: 'string' },
+      'calendar-users': { type: 'string' },
+      'calendar-events': { type: 'string' },
+      'calendar-pushes': { type: 'string' },
       json: { type: 'boolean', default: false },
       'write-profile': { type: 'string' },
       help: { type: 'boolean', default: false, short: 'h' },
@@ -114,7 +121,23 @@ const report = capacityReport({
   profile,
   assumptions,
 });
+const calendar = calendarReport(config, {
+  ...DEFAULT_CALENDAR_ASSUMPTIONS,
+  users: positive('calendar-users', args.values['calendar-users'], DEFAULT_CALENDAR_ASSUMPTIONS.users),
+  eventsPerUser: positive(
+    'calendar-events',
+    args.values['calendar-events'],
+    DEFAULT_CALENDAR_ASSUMPTIONS.eventsPerUser,
+  ),
+  pushesPerUserHour: positive(
+    'calendar-pushes',
+    args.values['calendar-pushes'],
+    DEFAULT_CALENDAR_ASSUMPTIONS.pushesPerUserHour,
+  ),
+});
 process.stdout.write(
-  args.values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report).join('\n')}\n`,
+  args.values.json
+    ? `${JSON.stringify({ ...report, calendar }, null, 2)}\n`
+    : `${[...formatReport(report), '', ...formatCalendarReport(calendar)].join('\n')}\n`,
 );
-process.exit(report.holds ? 0 : 1);
+process.exit(report.holds && calendar.holds ? 0 : 1);

@@ -338,7 +338,7 @@ function partMiB(archive: DeployedFunction): number {
 
 /** Metric names times the dimension values they take (per service, which Powertools adds). */
 function customMetricCount(): number {
-  const cardinality: Record<string, number> = { trigger: KNOWN_TRIGGERS.length, reason: 3 };
+  const cardinality: Record<string, number> = { trigger: KNOWN_TRIGGERS.length, reason: 3, provider: 2 };
   return Object.values(METRICS).reduce(
     (sum, metric) => sum + metric.dimensions.reduce((n, d) => n * (cardinality[d] ?? 1), 1),
     0,

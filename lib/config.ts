@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
 import { RECORDING_TRANSFER_DEFAULTS } from '../lambdas/core/archive/recording-transfer';
+import { DEFAULT_PROVIDER_ENDPOINTS } from '../lambdas/core/calendar/company/provider-contract';
 import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { DEFAULT_QUARANTINE_LIMITS } from '../lambdas/core/ingress/quarantine';
 import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/rest-contract';
@@ -58,6 +59,28 @@ export const calendarEventProducerSchema = z
   .regex(/^(\d{12}|arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]+)$/, {
     message: 'must be a 12-digit AWS account id or an IAM role or user ARN (arn:aws:iam::<account>:role/<name>)',
   });
+
+/**
+ * A calendar provider's endpoint: https only (a bearer token and a service-account grant travel to
+ * it), no query or fragment (paths are appended), kept without a trailing slash.
+ */
+const providerEndpoint = z
+  .url({ message: 'must be a URL, e.g. https://graph.microsoft.com/v1.0' })
+  .refine((url) => url.startsWith('https://'), { message: 'must use https://' })
+  .refine((url) => !/[?#]/.test(url), { message: 'must have no query or fragment (paths are appended to it)' })
+  .transform((url) => url.replace(/\/+$/, ''));
+
+/** Where company calendars keep their credentials unless told otherwise (`calendarCredentialsSecretPrefix`). */
+export const DEFAULT_CALENDAR_CREDENTIALS_PREFIX = 'meeting-pipeline/calendars/';
+
+/**
+ * User syncs in flight at once. 1,000 users every 5 minutes is 3.3 syncs/s; a sync is about half a
+ * second (one listing page, a token now and then, a few table writes), so 10 instances drain a run in
+ * under a minute, sending at most 2,400 requests a minute (a listing and, for Google, a token per sync):
+ * a quarter of Google Calendar's 10,000 per minute per project, and far from Graph's 10,000 per 10
+ * minutes per mailbox (a sync touches one) or 130,000 per 10 s per app. `npm run capacity` shows the figures.
+ */
+export const DEFAULT_CALENDAR_USER_SYNC_CONCURRENCY = 10;
 
 /** A list in cdk.json, or with `-c key=value` one string: comma-separated values. */
 const contextList = <T extends z.ZodType>(item: T) =>
@@ -177,6 +200,27 @@ const configFields = z.object({
   calendarMaxNewSchedulesPerSync: contextNumber.min(1).max(10_000).default(DEFAULT_SCHEDULE_LIMITS.perSync),
   /** New schedules one calendar makes in a UTC day at most: a busy person's calendar gains a few dozen a day. */
   calendarMaxNewSchedulesPerDay: contextNumber.min(1).max(100_000).default(DEFAULT_SCHEDULE_LIMITS.perDay),
+  /**
+   * Company calendar credentials (a Google service-account key, a Microsoft client secret) are Secrets
+   * Manager secrets named under this prefix: the two sync functions may read those and nothing else of
+   * the account's secrets, and the calendar API refuses a source naming another. Ends in `/`, so
+   * `…/calendars/` never covers `…/calendars-other/`.
+   */
+  calendarCredentialsSecretPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_+=.@/-]+\/$/, {
+      message:
+        "must be a Secrets Manager name prefix ending in '/' (letters, digits and _+=.@-/), e.g. meeting-pipeline/calendars/",
+    })
+    .default(DEFAULT_CALENDAR_CREDENTIALS_PREFIX),
+  /** Provider endpoints (Microsoft national clouds have their own hosts; local mode points them at the simulators). */
+  googleCalendarApiUrl: providerEndpoint.default(DEFAULT_PROVIDER_ENDPOINTS.googleCalendarApi),
+  googleDirectoryApiUrl: providerEndpoint.default(DEFAULT_PROVIDER_ENDPOINTS.googleDirectoryApi),
+  googleTokenUrl: providerEndpoint.default(DEFAULT_PROVIDER_ENDPOINTS.googleTokenUrl),
+  microsoftGraphUrl: providerEndpoint.default(DEFAULT_PROVIDER_ENDPOINTS.microsoftGraph),
+  microsoftLoginUrl: providerEndpoint.default(DEFAULT_PROVIDER_ENDPOINTS.microsoftLogin),
+  /** Most user-sync instances the user-sync queue runs at once: what bounds the calls to the providers. */
+  calendarUserSyncConcurrency: contextNumber.min(2).max(1000).default(DEFAULT_CALENDAR_USER_SYNC_CONCURRENCY),
   /** A meeting whose non-final state has not changed for this long is checked with the service. */
   reconcileStaleAfterMinutes: contextNumber.min(1).default(15),
   /** Meetings checked (and archive jobs queued) at most per reconciler run. */
@@ -240,6 +284,22 @@ export const pipelineConfigSchema = configFields.superRefine((config, ctx) => {
       path: ['eventConcurrency'],
       message: `${config.eventConcurrency} with archiveConcurrency ${config.archiveConcurrency} exceeds the ${unreserved} unreserved of accountConcurrency ${config.accountConcurrency}`,
     });
+  } else if (config.eventConcurrency + config.archiveConcurrency + config.calendarUserSyncConcurrency > unreserved) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['calendarUserSyncConcurrency'],
+      message: `${config.calendarUserSyncConcurrency} with eventConcurrency ${config.eventConcurrency} and archiveConcurrency ${config.archiveConcurrency} exceeds the ${unreserved} unreserved of accountConcurrency ${config.accountConcurrency}`,
+    });
+  }
+  // A prefix covering the pipeline's own secrets would let a calendar source name one as its credential.
+  for (const key of ['apiKeySecretName', 'signingSecretName'] as const) {
+    if (config[key].startsWith(config.calendarCredentialsSecretPrefix)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['calendarCredentialsSecretPrefix'],
+        message: `covers ${key} (${config[key]}): the calendar sync functions could read it; choose a prefix only calendar credentials are named under`,
+      });
+    }
   }
   if (config.recordingUploadPartMiB * MiB * S3_MAX_PARTS < config.maxRecordingBytes) {
     ctx.addIssue({

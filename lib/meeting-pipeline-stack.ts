@@ -165,6 +165,15 @@ export class MeetingPipelineStack extends Stack {
         perSync: config.calendarMaxNewSchedulesPerSync,
         perDay: config.calendarMaxNewSchedulesPerDay,
       },
+      credentialsSecretPrefix: config.calendarCredentialsSecretPrefix,
+      providerEndpoints: {
+        googleCalendarApi: config.googleCalendarApiUrl,
+        googleDirectoryApi: config.googleDirectoryApiUrl,
+        googleTokenUrl: config.googleTokenUrl,
+        microsoftGraph: config.microsoftGraphUrl,
+        microsoftLogin: config.microsoftLoginUrl,
+      },
+      userSyncConcurrency: config.calendarUserSyncConcurrency,
       functions,
     });
 
@@ -184,6 +193,9 @@ export class MeetingPipelineStack extends Stack {
         this.reconciler.function,
         this.scheduler.launchFunction,
         this.erasure.function,
+        // calendar.disconnected: a company calendar user (or source) cut off.
+        this.calendarSync.syncFunction,
+        this.calendarSync.userSyncFunction,
       ],
     });
 
@@ -200,10 +212,12 @@ export class MeetingPipelineStack extends Stack {
         [SERVICES.readApi]: this.readApi.function,
         [SERVICES.calendars]: this.calendarSync.apiFunction,
         [SERVICES.calendarSync]: this.calendarSync.syncFunction,
+        [SERVICES.calendarUserSync]: this.calendarSync.userSyncFunction,
         [SERVICES.erase]: this.erasure.function,
       },
       eventsQueue: this.ingress.eventsQueue,
       archiveQueue: this.recordingArchive.queue,
+      userSyncQueue: this.calendarSync.userSyncQueue,
       deadLetterQueues: Object.fromEntries(
         Object.entries(this.deadLetterQueues()).map(([name, { queue }]) => [name, queue]),
       ),
@@ -232,6 +246,7 @@ export class MeetingPipelineStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.eventsQueueUrl, { value: this.ingress.eventsQueue.queueUrl });
     new CfnOutput(this, STACK_OUTPUTS.archiveQueueUrl, { value: this.recordingArchive.queue.queueUrl });
     new CfnOutput(this, STACK_OUTPUTS.erasureQueueUrl, { value: this.erasure.queue.queueUrl });
+    new CfnOutput(this, STACK_OUTPUTS.userSyncQueueUrl, { value: this.calendarSync.userSyncQueue.queueUrl });
     for (const [name, { queue, holds }] of Object.entries(this.deadLetterQueues())) {
       const output = dlqOutputs(name);
       new CfnOutput(this, output.url, { value: queue.queueUrl, description: holds });
@@ -288,6 +303,10 @@ export class MeetingPipelineStack extends Stack {
       [DEAD_LETTER_QUEUE_OUTPUTS.erasure]: {
         queue: this.erasure.deadLetterQueue,
         holds: 'Erasure jobs (upstream data_deleted, retention, second sweeps) that failed after their retries',
+      },
+      [DEAD_LETTER_QUEUE_OUTPUTS.userSync]: {
+        queue: this.calendarSync.userSyncDeadLetterQueue,
+        holds: 'Company calendar user syncs that failed after their retries',
       },
     };
   }

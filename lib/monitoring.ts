@@ -27,6 +27,7 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { CUT_OFF_REASONS } from '../lambdas/core/archive/download-guard';
 import { CALENDAR_LIMITS } from '../lambdas/core/calendar/calendar-limits';
+import type { ProviderName } from '../lambdas/core/calendar/company/provider-contract';
 import { EVENT_FAILURE_REASONS } from '../lambdas/core/events/failure-reasons';
 import {
   type DimensionArgs,
@@ -46,6 +47,8 @@ export interface MonitoringProps {
   functions: Record<ServiceName, IFunction>;
   eventsQueue: IQueue;
   archiveQueue: IQueue;
+  /** The company calendars' fan-out queue, for the dashboard. */
+  userSyncQueue: IQueue;
   deadLetterQueues: Record<string, IQueue>;
   stateMachine: StateMachine;
   alarmEmail?: string;
@@ -56,6 +59,22 @@ export interface MonitoringProps {
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
+
+/** Every company calendar provider, the `provider` dimension's values (a closed set one alarm covers). */
+export const CALENDAR_PROVIDERS = ['google', 'microsoft'] as const satisfies readonly ProviderName[];
+// A provider added to ProviderName and not here fails to compile: its alarms would miss it.
+type UnwatchedProvider = Exclude<ProviderName, (typeof CALENDAR_PROVIDERS)[number]>;
+export const EVERY_PROVIDER_WATCHED: [UnwatchedProvider] extends [never] ? true : UnwatchedProvider = true;
+
+/** The functions that sync company calendars: the consumer (each user) and the scheduled run (each group). */
+export const COMPANY_SYNC_SERVICES = [SERVICES.calendarUserSync, SERVICES.calendarSync] as const;
+
+/**
+ * Throttled provider answers per 5 minutes, three periods running, before it alarms. A throttled user
+ * backs off and syncs later, so a few are routine; this many for 15 minutes means the load is above the
+ * provider's quota: lower calendarUserSyncConcurrency, or ask the provider for more.
+ */
+export const PROVIDER_THROTTLED_ALARM = { perFiveMinutes: 10, periods: 3 } as const;
 
 /**
  * A metric the functions emit, as CloudWatch stores it: the `service` dimension plus
@@ -200,6 +219,38 @@ export class Monitoring extends Construct {
         }),
       );
     }
+    // Company calendars: each provider, from both functions that call the providers.
+    const perProvider = (metric: typeof METRICS.calendarUserDisconnected, id: string, label: string) =>
+      new MathExpression({
+        expression: COMPANY_SYNC_SERVICES.flatMap((_, s) =>
+          CALENDAR_PROVIDERS.map((__, p) => `FILL(${id}${s}p${p},0)`),
+        ).join(' + '),
+        usingMetrics: Object.fromEntries(
+          COMPANY_SYNC_SERVICES.flatMap((service, s) =>
+            CALENDAR_PROVIDERS.map((provider, p) => [`${id}${s}p${p}`, app(metric, service, { provider })]),
+          ),
+        ),
+        label,
+        period: FIVE_MINUTES,
+      });
+    const disconnected = perProvider(
+      METRICS.calendarUserDisconnected,
+      'd',
+      'CalendarUserDisconnected (every provider)',
+    );
+    const throttled = perProvider(METRICS.calendarProviderThrottled, 't', 'CalendarProviderThrottled (every provider)');
+    alarm(
+      'CalendarUsersDisconnected',
+      "A company calendar user (or a whole source) was cut off by its provider: the admin grant revoked, the credentials secret wrong or rotated on one side, the user outside the access policy. Their meetings get no bots until someone fixes it; GET /calendars/{id} shows who and the provider's reason, and a calendar.disconnected event was published.",
+      disconnected,
+    );
+    alarm(
+      'CalendarProviderThrottled',
+      `A calendar provider kept throttling (${PROVIDER_THROTTLED_ALARM.perFiveMinutes} or more answers per 5 minutes for ${PROVIDER_THROTTLED_ALARM.periods * 5} minutes): users back off and sync late. Lower calendarUserSyncConcurrency, or raise the provider's quota.`,
+      throttled,
+      PROVIDER_THROTTLED_ALARM.perFiveMinutes,
+      PROVIDER_THROTTLED_ALARM.periods,
+    );
     alarm(
       'ReconcilerFailures',
       'Checking a meeting failed in a reconciler run (the run went on; the log line names the bot and why).',
@@ -334,6 +385,26 @@ export class Monitoring extends Construct {
         app(METRICS.upstreamRateLimited, SERVICES.archive),
         app(METRICS.upstreamRateLimited, SERVICES.launchBot),
       ]),
+    );
+    this.dashboard.addWidgets(
+      graph('Company calendars: users', [
+        ...CALENDAR_PROVIDERS.map((provider) =>
+          app(METRICS.calendarUserSynced, SERVICES.calendarUserSync, { provider }),
+        ),
+        disconnected,
+        throttled,
+      ]),
+      graph(
+        'Company calendars: provider calls',
+        COMPANY_SYNC_SERVICES.flatMap((service) =>
+          CALENDAR_PROVIDERS.map((provider) => app(METRICS.calendarProviderCalls, service, { provider })),
+        ),
+      ),
+      graph(
+        'User-sync queue',
+        [props.userSyncQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES })],
+        [props.userSyncQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES })],
+      ),
     );
     this.dashboard.addWidgets(
       graph('Lambda errors', lambda('metricErrors')),

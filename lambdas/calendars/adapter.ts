@@ -89,19 +89,34 @@ function calendarRoute(deps: CalendarApiDependencies) {
 }
 
 /**
- * The scheduled run: every ICS calendar, least recently synced first, until the time
- * left is short. One calendar failing (its feed down) never stops the others.
- * Company sources are not synced here: their users are queued one by one by the
- * company run (company/company-run.ts planCompanySyncs).
+ * The scheduled run: every company calendar's users enqueued for the user-sync
+ * consumer (`planCompany`, quick: no user is synced here), then every ICS calendar,
+ * least recently synced first, until the time left is short. One calendar failing
+ * (its feed down, a group unreadable) never stops the others.
  */
-export function createCalendarSyncRun(deps: CalendarApiDependencies, options: { budgetMs: number }) {
+export function createCalendarSyncRun(
+  deps: CalendarApiDependencies,
+  options: { budgetMs: number; planCompany?: () => Promise<unknown> },
+) {
   return async (): Promise<{ synced: number; failed: number; left: number }> => {
     const deadline = deps.now() + options.budgetMs;
+    let synced = 0;
+    let failed = 0;
+    let planFailed = 0;
+    if (options.planCompany !== undefined) {
+      try {
+        deps.telemetry.log.info('company calendar users enqueued', { plan: await options.planCompany() });
+      } catch (error) {
+        planFailed = 1;
+        deps.telemetry.log.error('company calendar users not enqueued', {
+          reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+      }
+    }
+    // Company sources are synced a user at a time by the user-sync consumer.
     const sources = (await deps.store.listSources())
       .filter((source): source is CalendarSource => !isCompanySource(source))
       .sort((a, b) => (a.lastSync?.at ?? '').localeCompare(b.lastSync?.at ?? ''));
-    let synced = 0;
-    let failed = 0;
     for (const source of sources) {
       if (deps.now() > deadline) break;
       try {
@@ -117,8 +132,9 @@ export function createCalendarSyncRun(deps: CalendarApiDependencies, options: { 
       }
     }
     deps.telemetry.metrics.emit(METRICS.calendarSynced, synced);
-    deps.telemetry.metrics.emit(METRICS.calendarSyncFailed, failed);
     const left = sources.length - synced - failed;
+    failed += planFailed;
+    deps.telemetry.metrics.emit(METRICS.calendarSyncFailed, failed);
     deps.telemetry.log.info('calendar sync run', { synced, failed, left });
     return { synced, failed, left };
   };

@@ -1,18 +1,35 @@
-/** The calendar functions' wiring in AWS: one place, for the API and the scheduled sync. */
+/** The calendar functions' wiring in AWS: one place, for the API, the scheduled sync and the user-sync consumer. */
 
 import type { CalendarApiDependencies } from '../core/calendar/calendar-api';
 import { calendarStore } from '../core/calendar/calendar-store';
+import { companyStore } from '../core/calendar/company/company-store';
+import type { CompanySyncDependencies } from '../core/calendar/company/company-sync';
+import { createGoogleProvider } from '../core/calendar/company/google/google-provider';
+import { createMicrosoftProvider } from '../core/calendar/company/microsoft/microsoft-provider';
+import type { UserSyncQueue } from '../core/calendar/company/provider-contract';
+import { providerSource } from '../core/calendar/company/providers';
+import { companyCalendarApi } from '../core/calendar/company-calendar-api';
 import { guardedFeedFetcher } from '../core/calendar/feed-fetch';
 import { DEFAULT_TIMING } from '../core/schedule/schedule-request';
+import { sqsClient } from '../shared/aws-clients';
 import { documentClient } from '../shared/dynamo-client';
+import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
 import { kmsClient, kmsUrlSealer } from '../shared/kms-url-sealer';
 import { telemetry } from '../shared/powertools';
+import { secretsManagerReader } from '../shared/secrets-manager';
 import { sfnClient, stepFunctionsExecutions } from '../shared/sfn-executions';
+import { sqsUserSyncQueue } from '../shared/sqs-user-sync-queue';
 import { upstreamClient } from '../shared/upstream';
-import { calendarsEnvironmentSchema } from './environment';
+import {
+  type CalendarsEnvironment,
+  calendarsEnvironmentSchema,
+  companySyncEnvironmentSchema,
+  providerEndpointsOf,
+} from './environment';
 
-export function calendarDependencies(): CalendarApiDependencies {
-  const env = calendarsEnvironmentSchema.parse(process.env);
+export function calendarDependencies(
+  env: CalendarsEnvironment = calendarsEnvironmentSchema.parse(process.env),
+): CalendarApiDependencies {
   const table = { db: documentClient(), tableName: env.TABLE_NAME };
   return {
     store: calendarStore(table),
@@ -31,5 +48,39 @@ export function calendarDependencies(): CalendarApiDependencies {
     telemetry,
     allowLoopback: false,
     now: Date.now,
+  };
+}
+
+/** The calendar routes' dependencies: the calendar core's, the company users' store and the fan-out queue. */
+export function calendarApiDependencies(): CalendarApiDependencies {
+  const env = calendarsEnvironmentSchema.parse(process.env);
+  const base = calendarDependencies(env);
+  return {
+    ...base,
+    companyCalendars: companyCalendarApi({ ...base, company: companyStore(base.schedules.table) }),
+    userSyncQueue: sqsUserSyncQueue(sqsClient(), env.USER_SYNC_QUEUE_URL),
+    credentialsSecretPrefix: env.CALENDAR_CREDENTIALS_SECRET_PREFIX,
+  };
+}
+
+/**
+ * The two sync functions besides: the company users' store, each source's provider
+ * (credentials read from Secrets Manager by the name the source gives, cached for
+ * `secretCacheSeconds` like the API key), the domain events bus and the fan-out queue.
+ */
+export function companySyncDependencies(): CalendarApiDependencies &
+  CompanySyncDependencies & { queue: UserSyncQueue } {
+  const env = companySyncEnvironmentSchema.parse(process.env);
+  const base = calendarDependencies(env);
+  return {
+    ...base,
+    company: companyStore(base.schedules.table),
+    providerFor: providerSource({
+      credentials: secretsManagerReader(env.SECRET_CACHE_SECONDS),
+      factories: { google: createGoogleProvider, microsoft: createMicrosoftProvider },
+      options: { endpoints: providerEndpointsOf(env), now: Date.now },
+    }),
+    publisher: eventBridgePublisher(eventBridgeClient(), env.EVENT_BUS_NAME),
+    queue: sqsUserSyncQueue(sqsClient(), env.USER_SYNC_QUEUE_URL),
   };
 }

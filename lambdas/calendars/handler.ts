@@ -1,6 +1,6 @@
 /** Lambda entry point for the calendar routes. */
 import { withPowertools } from '../shared/powertools';
 import { createCalendarsHandler } from './adapter';
-import { calendarDependencies } from './dependencies';
+import { calendarApiDependencies } from './dependencies';
 
-export const handler = withPowertools(createCalendarsHandler(calendarDependencies()));
+export const handler = withPowertools(createCalendarsHandler(calendarApiDependencies()));

@@ -12,6 +12,8 @@ export const STACK_OUTPUTS = {
   eventsQueueUrl: 'EventsQueueUrl',
   archiveQueueUrl: 'ArchiveQueueUrl',
   erasureQueueUrl: 'ErasureQueueUrl',
+  /** The company calendars' fan-out queue (one message per user sync). */
+  userSyncQueueUrl: 'CalendarUserSyncQueueUrl',
   payloadBucket: 'PayloadBucketName',
   recordingsBucket: 'RecordingsBucketName',
   tableName: 'MeetingsTableName',
@@ -32,6 +34,7 @@ export const DEAD_LETTER_QUEUE_OUTPUTS = {
   archive: 'ArchiveDeadLetterQueue',
   calendar: 'CalendarEventsDeadLetterQueue',
   erasure: 'ErasureDeadLetterQueue',
+  userSync: 'CalendarUserSyncDeadLetterQueue',
 } as const;
 
 /** Each dead-letter queue has `<name>Url` and `<name>Arn` outputs. */

@@ -147,6 +147,8 @@ export const SERVICES = {
   readApi: 'read-api',
   calendars: 'calendars',
   calendarSync: 'calendar-sync',
+  /** The user-sync consumer: one company calendar user's incremental sync per message. */
+  calendarUserSync: 'calendar-user-sync',
   erase: 'erase',
 } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];

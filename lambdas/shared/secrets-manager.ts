@@ -18,3 +18,15 @@ export function secretsManagerSource(
     },
   };
 }
+
+/**
+ * Any secret by name or ARN, each value cached for `maxAgeSeconds` (one provider, so
+ * one cache): the company calendars' credentials, named by each source. The role's
+ * policy holds the names it may read (lib/calendar-sync.ts); the value is never logged.
+ */
+export function secretsManagerReader(
+  maxAgeSeconds: number,
+  provider = new SecretsProvider(),
+): (secretId: string) => Promise<string> {
+  return (secretId) => secretsManagerSource(secretId, maxAgeSeconds, provider).read();
+}

@@ -15,6 +15,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { archiveDependencies, createArchiveHandler } from '../../lambdas/archive/adapter';
 import { createCalendarSyncRun } from '../../lambdas/calendars/adapter';
+import { createUserSyncHandler } from '../../lambdas/calendars/user-sync-adapter';
 import { CALENDAR_LIMITS, EXPANSION_LIMITS } from '../../lambdas/core/calendar/calendar-limits';
 import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
 import { processQueuedEvent, type QueuedMessage } from '../../lambdas/core/events/process-event';
@@ -39,6 +40,7 @@ import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
+import { CALENDAR_PROVIDERS } from '../../lib/monitoring';
 import { type LocalResources, localIngressEnvironment } from '../../local/resources';
 import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
@@ -332,6 +334,46 @@ function calendarLimitsReached(service: typeof SERVICES.calendars | typeof SERVI
   });
 }
 
+/**
+ * A company calendar user cut off, and a provider throttling, for each provider, in each
+ * function that calls the providers. The code that meets them (core's syncCompanyUser and
+ * planCompanySyncs) is built beside this branch, so a stand-in emits what it promised
+ * (METRICS.calendarUserDisconnected / calendarProviderThrottled by `provider`): through the
+ * real user-sync consumer for that function, as the scheduled run's plan for the other.
+ * Once core is merged, these run the real sync against the provider simulators.
+ */
+function companyCalendarTrouble(service: (typeof SERVICES)['calendarUserSync' | 'calendarSync']) {
+  return invocation(service, async (telemetry) => {
+    const standIn = async () => {
+      for (const provider of CALENDAR_PROVIDERS) {
+        telemetry.metrics.emit(METRICS.calendarUserDisconnected, 1, { provider });
+        telemetry.metrics.emit(METRICS.calendarProviderThrottled, 1, { provider });
+      }
+    };
+    if (service === SERVICES.calendarUserSync) {
+      const batch = {
+        Records: [
+          {
+            messageId: 'm1',
+            body: JSON.stringify({ calendar_id: 'acme', user: 'ada@acme.example', reason: 'schedule' }),
+            attributes: { ApproximateReceiveCount: '1' },
+          },
+        ],
+      } as unknown as SQSEvent;
+      expect(await createUserSyncHandler(standIn, telemetry)(batch)).toEqual({ batchItemFailures: [] });
+    } else {
+      const noCalendars = {
+        store: { listSources: async () => [] },
+        telemetry,
+        now: Date.now,
+      } as unknown as Parameters<typeof createCalendarSyncRun>[0];
+      expect(await createCalendarSyncRun(noCalendars, { budgetMs: 1000, planCompany: standIn })()).toMatchObject({
+        failed: 0,
+      });
+    }
+  });
+}
+
 /** Each alarmed code path, run as the function that runs it in AWS. */
 const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
   [
@@ -477,6 +519,11 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
   ['an on-demand calendar sync reaches every limit', () => calendarLimitsReached(SERVICES.calendars)],
   ['a scheduled calendar sync reaches every limit', () => calendarLimitsReached(SERVICES.calendarSync)],
   [
+    'company calendar users are cut off and throttled (user sync)',
+    () => companyCalendarTrouble(SERVICES.calendarUserSync),
+  ],
+  ['company calendar groups are cut off and throttled (the plan)', () => companyCalendarTrouble(SERVICES.calendarSync)],
+  [
     'the API throttles a webhook (429): its access-log line',
     async () => publishedFor(accessLogLine(accessLog().format, 429)),
   ],
@@ -547,6 +594,25 @@ describe('alarms and the metrics the code emits', () => {
       );
       expect(new Set(reached.map((m) => m.dimensions.limit))).toEqual(new Set(CALENDAR_LIMITS));
       expect(reached.filter((m) => !watched.has(identity(m)))).toEqual([]);
+    }
+  });
+
+  it('watches CalendarUserDisconnected and CalendarProviderThrottled for every provider in both company sync functions', async () => {
+    const watched = alarmedMetrics();
+    for (const service of [SERVICES.calendarUserSync, SERVICES.calendarSync] as const) {
+      const emitted = await companyCalendarTrouble(service);
+      for (const [metric, alarm] of [
+        [METRICS.calendarUserDisconnected, /^MonitoringCalendarUsersDisconnected/],
+        [METRICS.calendarProviderThrottled, /^MonitoringCalendarProviderThrottled/],
+      ] as const) {
+        const points = emitted.filter((m) => m.name === metric.name);
+        expect(new Set(points.map((m) => m.dimensions.provider))).toEqual(new Set(CALENDAR_PROVIDERS));
+        for (const point of points)
+          expect(
+            watched.filter((m) => identity(m) === identity(point)).map((m) => m.alarm),
+            identity(point),
+          ).toEqual([expect.stringMatching(alarm)]);
+      }
     }
   });
 

@@ -89,6 +89,7 @@ describe('concurrency and cost defaults', () => {
       [SERVICES.readApi]: 512,
       [SERVICES.calendars]: 512,
       [SERVICES.calendarSync]: 512,
+      [SERVICES.calendarUserSync]: 512,
       [SERVICES.erase]: 512,
     });
   });

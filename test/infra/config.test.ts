@@ -38,6 +38,13 @@ describe('configuration', () => {
       calendarSyncEveryMinutes: 5,
       calendarMaxNewSchedulesPerSync: 50,
       calendarMaxNewSchedulesPerDay: 200,
+      calendarCredentialsSecretPrefix: 'meeting-pipeline/calendars/',
+      googleCalendarApiUrl: 'https://www.googleapis.com/calendar/v3',
+      googleDirectoryApiUrl: 'https://admin.googleapis.com/admin/directory/v1',
+      googleTokenUrl: 'https://oauth2.googleapis.com/token',
+      microsoftGraphUrl: 'https://graph.microsoft.com/v1.0',
+      microsoftLoginUrl: 'https://login.microsoftonline.com',
+      calendarUserSyncConcurrency: 10,
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,
       launchLeadSeconds: 900,
@@ -138,5 +145,67 @@ describe('configuration', () => {
   ])('refuses %j with a clear message', (raw, message) => {
     expect(() => parseConfig(raw)).toThrow(ConfigError);
     expect(() => parseConfig(raw)).toThrow(message);
+  });
+
+  describe('company calendar settings', () => {
+    const base = { upstreamBaseUrl: 'https://m.example.org/api/v1/' };
+    const oneLine = (raw: Record<string, unknown>): string => {
+      try {
+        parseConfig({ ...base, ...raw });
+      } catch (error) {
+        if (error instanceof ConfigError) return error.oneLine;
+        throw error;
+      }
+      throw new Error(`${JSON.stringify(raw)} was accepted`);
+    };
+
+    it('takes national-cloud endpoints as given, without a trailing slash', () => {
+      expect(
+        parseConfig({
+          ...base,
+          microsoftGraphUrl: 'https://graph.microsoft.us/v1.0/',
+          microsoftLoginUrl: 'https://login.microsoftonline.us',
+        }),
+      ).toMatchObject({
+        microsoftGraphUrl: 'https://graph.microsoft.us/v1.0',
+        microsoftLoginUrl: 'https://login.microsoftonline.us',
+      });
+    });
+
+    it.each([
+      [
+        { googleTokenUrl: 'http://oauth2.googleapis.com/token' },
+        /googleTokenUrl \(given "http:[^)]*\): must use https/,
+      ],
+      [
+        { microsoftGraphUrl: 'graph.microsoft.com' },
+        /microsoftGraphUrl \(given "graph.microsoft.com"\): must be a URL/,
+      ],
+      [{ googleCalendarApiUrl: 'https://www.googleapis.com/calendar/v3?key=x' }, /googleCalendarApiUrl .*no query/],
+      [{ googleDirectoryApiUrl: '' }, /googleDirectoryApiUrl/],
+      [{ microsoftLoginUrl: 'https://login.example/#x' }, /microsoftLoginUrl .*no query or fragment/],
+      [
+        { calendarCredentialsSecretPrefix: 'meeting-pipeline/calendars' },
+        /calendarCredentialsSecretPrefix .*ending in '\/'/,
+      ],
+      [{ calendarCredentialsSecretPrefix: 'calendars/*/' }, /calendarCredentialsSecretPrefix/],
+      [{ calendarCredentialsSecretPrefix: '' }, /calendarCredentialsSecretPrefix/],
+      [
+        { calendarCredentialsSecretPrefix: 'meeting-pipeline/' },
+        /calendarCredentialsSecretPrefix \(given "meeting-pipeline\/"\): covers apiKeySecretName/,
+      ],
+      [
+        { calendarCredentialsSecretPrefix: 'shared/', signingSecretName: 'shared/signing' },
+        /calendarCredentialsSecretPrefix \(given "shared\/"\): covers signingSecretName \(shared\/signing\)/,
+      ],
+      [{ calendarUserSyncConcurrency: 1 }, /calendarUserSyncConcurrency \(given 1\)/],
+      [{ calendarUserSyncConcurrency: 'ten' }, /calendarUserSyncConcurrency/],
+      [
+        { ingressReservedConcurrency: 800, eventConcurrency: 100, calendarUserSyncConcurrency: 80 },
+        /calendarUserSyncConcurrency \(given 80\): 80 with eventConcurrency 100 and archiveConcurrency 20 exceeds the 189 unreserved/,
+      ],
+    ])('refuses %j on one line, naming the setting and why', (raw, message) => {
+      expect(oneLine(raw)).toMatch(message);
+    });
   });
 });

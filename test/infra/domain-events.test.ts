@@ -26,6 +26,9 @@ const PUBLISHERS: readonly string[] = [
   SERVICES.reconciler,
   SERVICES.erase,
   SERVICES.launchBot,
+  // calendar.disconnected, when a company calendar user or source is cut off.
+  SERVICES.calendarSync,
+  SERVICES.calendarUserSync,
 ];
 
 const putsEvents = (s: Statement) => [s.Action].flat().includes('events:PutEvents');

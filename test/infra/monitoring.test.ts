@@ -5,9 +5,10 @@ import { parseConfig } from '../../lib/config';
 import { sharedTemplate } from './synth';
 
 let template: Template;
+// Synthesizing bundles every function: on a busy machine that outlasts the default minute.
 beforeAll(() => {
   template = sharedTemplate({ alarmEmail: 'oncall@example.org' });
-});
+}, 300_000);
 
 const alarms = () => Object.values(template.findResources('AWS::CloudWatch::Alarm'));
 const alarmNamed = (fragment: string) =>
@@ -30,7 +31,12 @@ describe('monitoring', () => {
   });
 
   it('alarms on any message in any DLQ', () => {
-    for (const dlq of ['EventsDeadLetterQueue', 'ArchiveDeadLetterQueue', 'CalendarEventsDeadLetterQueue']) {
+    for (const dlq of [
+      'EventsDeadLetterQueue',
+      'ArchiveDeadLetterQueue',
+      'CalendarEventsDeadLetterQueue',
+      'CalendarUserSyncDeadLetterQueue',
+    ]) {
       const [alarm] = alarmNamed(`${dlq}NotEmpty`);
       expect(alarm?.Properties).toMatchObject({
         MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -153,5 +159,31 @@ describe('monitoring', () => {
     expect(() => parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/', alarmEmail: 'oncall' })).toThrow(
       /alarmEmail: must be an e-mail address/,
     );
+  });
+
+  it('pages on any company calendar user cut off, and on a provider throttling for 15 minutes, not on one throttle', () => {
+    const byId = (prefix: string) =>
+      Object.entries(template.findResources('AWS::CloudWatch::Alarm'))
+        .filter(([id]) => id.startsWith(prefix))
+        .map(([, alarm]) => alarm);
+    const [disconnected, ...moreDisconnected] = byId('MonitoringCalendarUsersDisconnected');
+    expect(moreDisconnected).toEqual([]);
+    expect(disconnected?.Properties).toMatchObject({
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    const [throttled] = byId('MonitoringCalendarProviderThrottled');
+    expect(throttled?.Properties).toMatchObject({
+      Threshold: 10,
+      EvaluationPeriods: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    // Both providers, from both functions that call them.
+    for (const alarm of [disconnected, throttled])
+      expect(
+        ((alarm?.Properties.Metrics ?? []) as Array<{ MetricStat?: unknown }>).filter((m) => m.MetricStat),
+      ).toHaveLength(4);
   });
 });

@@ -8,9 +8,10 @@ import { synthTemplate } from './synth';
 
 let template: Template;
 let stack: MeetingPipelineStack;
+// Synthesizing bundles every function: on a busy machine that outlasts the default minute.
 beforeAll(() => {
   ({ template, stack } = synthTemplate());
-});
+}, 300_000);
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 const resources = () => template.toJSON().Resources as Record<string, Resource>;

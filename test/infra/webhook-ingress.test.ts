@@ -92,14 +92,15 @@ describe('webhook ingress', () => {
       RedrivePolicy: { deadLetterTargetArn: Match.anyValue(), maxReceiveCount: 5 },
     });
     const queues = Object.values(template.findResources('AWS::SQS::Queue'));
-    // Standard queues: events and its DLQ, the calendar rule's DLQ, erasure and its DLQ; the archive queues are FIFO.
-    expect(queues.filter((q) => q.Properties.FifoQueue !== true)).toHaveLength(5);
+    // Standard queues: events and its DLQ, the calendar rule's DLQ, erasure and its DLQ, user sync and its DLQ;
+    // the archive queues are FIFO.
+    expect(queues.filter((q) => q.Properties.FifoQueue !== true)).toHaveLength(7);
     expect(queues.every((q) => q.Properties.SqsManagedSseEnabled === true)).toBe(true);
   });
 
   it('denies non-TLS access to every queue', () => {
     const policies = Object.values(template.findResources('AWS::SQS::QueuePolicy'));
-    expect(policies).toHaveLength(7);
+    expect(policies).toHaveLength(9);
     for (const policy of policies) {
       expect(policy.Properties.PolicyDocument.Statement).toContainEqual(
         expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),

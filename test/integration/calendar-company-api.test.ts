@@ -12,11 +12,7 @@ import { createCalendarSyncRun } from '../../lambdas/calendars/adapter';
 import { occurrenceScheduleId } from '../../lambdas/core/calendar/calendar-ids';
 import type { CompanyCalendarSource } from '../../lambdas/core/calendar/calendar-source';
 import { companyStore } from '../../lambdas/core/calendar/company/company-store';
-import {
-  AccessRevokedError,
-  type CalendarProvider,
-  type UserSyncRequest,
-} from '../../lambdas/core/calendar/company/provider-contract';
+import { AccessRevokedError, type UserSyncRequest } from '../../lambdas/core/calendar/company/provider-contract';
 import { userScopeId } from '../../lambdas/core/calendar/company/user-scope';
 import {
   type CompanyCalendarApi,
@@ -130,7 +126,7 @@ const errorOf = (body: Record<string, unknown>) => body.error as { code: string;
 
 describe('PUT /calendars/{id} with a company source', () => {
   it('refuses every malformed source with a 400 that names the mistake', async () => {
-    const calendars = await calendarHarness(now, { company: fakeCompany().company });
+    const calendars = await calendarHarness(now, { companyCalendars: fakeCompany().company });
     const cases: Array<[unknown, RegExp]> = [
       [{}, /give exactly one source: ics_url, google or microsoft/],
       [{ rules: { join: 'all' } }, /give exactly one source/],
@@ -162,7 +158,7 @@ describe('PUT /calendars/{id} with a company source', () => {
   });
 
   it('takes the credentials secret by name or ARN only under the prefix the sync functions may read', async () => {
-    const calendars = await calendarHarness(now, { company: fakeCompany().company });
+    const calendars = await calendarHarness(now, { companyCalendars: fakeCompany().company });
     for (const secret of [
       'prod/google-key',
       'meeting-pipeline/other/key',
@@ -180,13 +176,16 @@ describe('PUT /calendars/{id} with a company source', () => {
     expect((byArn.body.google as { credentials_secret: string }).credentials_secret).toBe(arn);
 
     // The prefix is the deployment's setting.
-    const other = await calendarHarness(now, { company: fakeCompany().company, credentialsSecretPrefix: 'cal/' });
+    const other = await calendarHarness(now, {
+      companyCalendars: fakeCompany().company,
+      credentialsSecretPrefix: 'cal/',
+    });
     expect((await other.call('PUT', '/calendars/acme', google())).status).toBe(400);
     expect((await other.call('PUT', '/calendars/acme', google({ credentials_secret: 'cal/acme' }))).status).toBe(201);
   });
 
   it('counts users after folding case, up to the configured cap', async () => {
-    const calendars = await calendarHarness(now, { company: fakeCompany().company, maxUsersPerSource: 3 });
+    const calendars = await calendarHarness(now, { companyCalendars: fakeCompany().company, maxUsersPerSource: 3 });
     const three = ['Ada@Acme.example', 'ada@acme.example', 'bob@acme.example', 'carl@acme.example'];
     const put = await calendars.call('PUT', '/calendars/acme', google({ users: three }));
     expect(put.status).toBe(201);
@@ -197,7 +196,7 @@ describe('PUT /calendars/{id} with a company source', () => {
     ]);
     // Long addresses: the list must still fit in the calendar's one table item.
     const long = (i: number) => `${'x'.repeat(60)}${i}@${'long-domain.'.repeat(20)}example`;
-    const roomy = await calendarHarness(now, { company: fakeCompany().company, maxUsersPerSource: 10_000 });
+    const roomy = await calendarHarness(now, { companyCalendars: fakeCompany().company, maxUsersPerSource: 10_000 });
     const huge = await roomy.call(
       'PUT',
       '/calendars/acme',
@@ -215,7 +214,7 @@ describe('PUT /calendars/{id} with a company source', () => {
   });
 
   it('stores the secret name and the configuration, and a Microsoft source by tenant domain', async () => {
-    const calendars = await calendarHarness(now, { company: fakeCompany().company });
+    const calendars = await calendarHarness(now, { companyCalendars: fakeCompany().company });
     const put = await calendars.call('PUT', '/calendars/contoso', {
       ...microsoft({ tenant_id: 'contoso.onmicrosoft.com', users: undefined, group_id: CLIENT.toUpperCase() }),
       bot_name: 'Contoso notes',
@@ -249,7 +248,7 @@ describe('PUT /calendars/{id} with a company source', () => {
   });
 
   it('refuses to change a source from ICS to a provider, back, or to another provider (409)', async () => {
-    const calendars = await calendarHarness(now, { company: fakeCompany().company });
+    const calendars = await calendarHarness(now, { companyCalendars: fakeCompany().company });
     feeds.set('/kind.ics', testFeed([testEvent('kind-1', '20270302T090000Z')]));
     expect((await calendars.call('PUT', '/calendars/feed', { ics_url: feeds.url('/kind.ics') })).status).toBe(201);
     const toGoogle = await calendars.call('PUT', '/calendars/feed', google());
@@ -291,7 +290,7 @@ describe('GET /calendars/{id} of a company source', () => {
       // No longer listed, its schedules not yet gone: still shown.
       { user: 'dora@acme.example', state: 'connected', eventsSeen: 4, fromGroup: false },
     ];
-    const calendars = await calendarHarness(now, { company: fakeCompany({ users }).company });
+    const calendars = await calendarHarness(now, { companyCalendars: fakeCompany({ users }).company });
     await calendars.call(
       'PUT',
       '/calendars/acme',
@@ -340,7 +339,7 @@ describe('POST /calendars/{id}/sync of a company source', () => {
     };
     const recorded = recordingTelemetry();
     const calendars = await calendarHarness(now, {
-      company: fakeCompany().company,
+      companyCalendars: fakeCompany().company,
       userSyncQueue: queue,
       fetchFeed,
       telemetry: recorded.telemetry,
@@ -360,7 +359,7 @@ describe('POST /calendars/{id}/sync of a company source', () => {
   it("queues a group's members as the provider lists them now, and says why when it refuses", async () => {
     const queue = recordingQueue();
     const fake = fakeCompany({ members: ['ada@acme.example', 'eve@acme.example', 'finn@acme.example'] });
-    const calendars = await calendarHarness(now, { company: fake.company, userSyncQueue: queue });
+    const calendars = await calendarHarness(now, { companyCalendars: fake.company, userSyncQueue: queue });
     const group = { google: { credentials_secret: SECRET, group: 'eng@acme.example', admin_email: 'it@acme.example' } };
     await calendars.call('PUT', '/calendars/eng', group);
     expect((await calendars.call('POST', '/calendars/eng/sync')).body).toEqual({ calendar_id: 'eng', enqueued: 3 });
@@ -372,7 +371,7 @@ describe('POST /calendars/{id}/sync of a company source', () => {
     ]);
 
     const revoked = fakeCompany({ members: new AccessRevokedError('source', 'unauthorized_client: no delegation') });
-    const refusing = await calendarHarness(now, { company: revoked.company, userSyncQueue: recordingQueue() });
+    const refusing = await calendarHarness(now, { companyCalendars: revoked.company, userSyncQueue: recordingQueue() });
     await refusing.call('PUT', '/calendars/eng', group);
     const answer = await refusing.call('POST', '/calendars/eng/sync');
     expect(answer.status).toBe(502);
@@ -383,7 +382,7 @@ describe('POST /calendars/{id}/sync of a company source', () => {
   });
 
   it('leaves company sources to the company run in the scheduled ICS run', async () => {
-    const calendars = await calendarHarness(now, { company: fakeCompany().company });
+    const calendars = await calendarHarness(now, { companyCalendars: fakeCompany().company });
     feeds.set('/run.ics', testFeed([testEvent('run-1', '20270302T090000Z')]));
     await calendars.call('PUT', '/calendars/feed', { ics_url: feeds.url('/run.ics') });
     await calendars.call('PUT', '/calendars/acme', google());
@@ -406,7 +405,7 @@ describe('GET /calendars/{id}/preview of a company source', () => {
         occurrence('too-far', '2027-03-20T08:00:00.000Z', { links: { ...noLinks, ...meet } }),
       ],
     };
-    const calendars = await calendarHarness(now, { company: fakeCompany({ kept }).company });
+    const calendars = await calendarHarness(now, { companyCalendars: fakeCompany({ kept }).company });
     await calendars.call('PUT', '/calendars/acme', google());
     const preview = await calendars.call('GET', '/calendars/acme/preview?days=7');
     expect(preview.status).toBe(200);
@@ -444,7 +443,7 @@ describe('GET /calendars/{id}/preview of a company source', () => {
 describe('DELETE and GET /schedules of a company source', () => {
   it("lists every user's schedules, cancels them all on delete, and keeps the source when that fails", async () => {
     const fake = fakeCompany();
-    const calendars = await calendarHarness(now, { company: fake.company });
+    const calendars = await calendarHarness(now, { companyCalendars: fake.company });
     await calendars.call('PUT', '/calendars/acme', google());
     for (const [user, start] of [
       ['ada@acme.example', '2027-03-02T08:00:00.000Z'],
@@ -490,7 +489,7 @@ describe('DELETE and GET /schedules of a company source', () => {
     expect((await calendars.call('GET', '/calendars/acme')).status).toBe(200);
 
     const fine = fakeCompany();
-    const again = await calendarHarness(now, { company: fine.company });
+    const again = await calendarHarness(now, { companyCalendars: fine.company });
     await again.call('PUT', '/calendars/acme', google());
     expect(await again.call('DELETE', '/calendars/acme')).toEqual({
       status: 200,
@@ -502,24 +501,14 @@ describe('DELETE and GET /schedules of a company source', () => {
 });
 
 describe('over the real per-user store (companyCalendarApi)', () => {
-  it("shows the stored users, resolves a group through the source's provider, and removes every user on delete", async () => {
+  it('shows the stored users, syncs the group members the last run resolved (never a provider), and removes every user on delete', async () => {
     const queue = recordingQueue();
     const calendars = await calendarHarness(now, { userSyncQueue: queue });
     const store = companyStore(calendars.deps.schedules.table);
-    const provider: CalendarProvider = {
-      name: 'google',
-      listChanges: async () => {
-        throw new Error('no listing in this test');
-      },
-      resolveGroup: async (group) => (group === 'eng@acme.example' ? ['ada@acme.example', 'bob@acme.example'] : []),
-      accessToken: async () => 'unused',
-    };
-    // Wired as each deployment wires it: the same table, the source's provider.
-    calendars.deps.company = companyCalendarApi({
+    // Wired as the API function is: the same table, no provider (it may not read credentials).
+    calendars.deps.companyCalendars = companyCalendarApi({
       ...calendars.deps,
       company: store,
-      providerFor: async () => provider,
-      publisher: { publish: async () => {} },
       telemetry: silentTelemetry,
     });
     const group = { google: { credentials_secret: SECRET, group: 'eng@acme.example', admin_email: 'it@acme.example' } };
@@ -531,14 +520,20 @@ describe('over the real per-user store (companyCalendarApi)', () => {
       eventsSeen: 5,
       fromGroup: true,
     });
+    await store.putUser('eng', { user: 'bob@acme.example', state: 'pending', eventsSeen: 0, fromGroup: true });
     const got = await calendars.call('GET', '/calendars/eng');
     expect(got.body).toMatchObject({
-      users: [{ user: 'ada@acme.example', state: 'connected', events_seen: 5 }],
-      totals: { users: 1, connected: 1 },
+      users: [
+        { user: 'ada@acme.example', state: 'connected', events_seen: 5 },
+        { user: 'bob@acme.example', state: 'pending', events_seen: 0 },
+      ],
+      totals: { users: 2, connected: 1, pending: 1 },
     });
     expect((await calendars.call('POST', '/calendars/eng/sync')).body).toEqual({ calendar_id: 'eng', enqueued: 2 });
     const preview = await calendars.call('GET', '/calendars/eng/preview');
-    expect(preview.body).toMatchObject({ users: [{ user: 'ada@acme.example', occurrences: [] }] });
+    expect(preview.body).toMatchObject({
+      users: [{ user: 'ada@acme.example', occurrences: [] }, { user: 'bob@acme.example' }],
+    });
     expect((await calendars.call('DELETE', '/calendars/eng')).status).toBe(200);
     expect(await store.listUsers('eng')).toEqual([]);
   });

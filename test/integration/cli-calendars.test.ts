@@ -48,7 +48,7 @@ let endpoint = '';
 beforeAll(async () => {
   pipeline = await startLocalPipeline();
   calendars = await calendarHarness(() => NOW, {
-    company,
+    companyCalendars: company,
     userSyncQueue: { send: async (requests) => void queued.push(...requests) },
   });
   // The HTTP API in front of the handler, as local mode serves it.

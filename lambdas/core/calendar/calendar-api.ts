@@ -183,9 +183,9 @@ async function cancelAll(
   deps: CalendarApiDependencies,
 ): Promise<{ cancelled: number; failed: Array<{ reason: string }> }> {
   if (!isCompanySource(source)) return cancelCalendarSchedules(source.calendarId, deps);
-  if (deps.company === undefined)
+  if (deps.companyCalendars === undefined)
     return { cancelled: 0, failed: [{ reason: 'this deployment has no company calendar sync to cancel them with' }] };
-  return deps.company.cancelCompanyCalendar(source.calendarId);
+  return deps.companyCalendars.cancelCompanyCalendar(source.calendarId);
 }
 
 /** A feed that could not be fetched or read, as an answer naming why (never the address); a cut-off is counted. */

@@ -17,8 +17,8 @@ import {
   DEFAULT_CREDENTIALS_SECRET_PREFIX,
   secretNameOf,
 } from './calendar-source';
-import { cancelCompanyCalendar, keptOccurrences } from './company/company-run';
-import { type CompanySyncDependencies, userRules } from './company/company-sync';
+import { type CompanyScheduleDependencies, cancelCompanyCalendar, keptOccurrences } from './company/company-run';
+import { userRules } from './company/company-sync';
 import {
   AccessRevokedError,
   type CompanySourceConfig,
@@ -50,7 +50,7 @@ export interface CompanyCalendarApi {
   listUsers(calendarId: string): Promise<CompanyUserStateView[]>;
   /** The id a user's entries and schedules live under (user-scope.ts userScopeId). */
   userScopeId(calendarId: string, user: string): string;
-  /** The members of the source's group, read from the provider now (CalendarProvider.resolveGroup). */
+  /** The members of the source's group as the last scheduled run resolved them. */
   resolveGroup(source: CompanyCalendarSource): Promise<string[]>;
   /** The occurrences the user's last sync kept, not yet ended (company-run.ts keptOccurrences); none before the first. */
   keptOccurrences(calendarId: string, user: string): Promise<{ scopeId: string; occurrences: Occurrence[] }>;
@@ -58,16 +58,17 @@ export interface CompanyCalendarApi {
   cancelCompanyCalendar(calendarId: string): Promise<{ cancelled: number; failed: Array<{ reason: string }> }>;
 }
 
-/** The routes' view of the per-user sync, over its real functions (company/company-run.ts). */
-export function companyCalendarApi(deps: CompanySyncDependencies): CompanyCalendarApi {
+/**
+ * The routes' view of the per-user sync, over its real functions (company/company-run.ts).
+ * A group's members are those the last scheduled run resolved: resolving it again
+ * would need the source's credentials, which only the sync functions may read.
+ */
+export function companyCalendarApi(deps: CompanyScheduleDependencies): CompanyCalendarApi {
   return {
     listUsers: (calendarId) => deps.company.listUsers(calendarId),
     userScopeId,
-    resolveGroup: async (source) => {
-      const group = source.company.provider === 'google' ? source.company.group : source.company.groupId;
-      if (group === undefined) throw new Error(`calendar ${source.calendarId} has no group`);
-      return (await deps.providerFor(source)).resolveGroup(group);
-    },
+    resolveGroup: async (source) =>
+      (await deps.company.listUsers(source.calendarId)).filter((state) => state.fromGroup).map((state) => state.user),
     keptOccurrences: (calendarId, user) => keptOccurrences(calendarId, user, deps),
     cancelCompanyCalendar: (calendarId) => cancelCompanyCalendar(calendarId, deps),
   };
@@ -76,7 +77,7 @@ export function companyCalendarApi(deps: CompanySyncDependencies): CompanyCalend
 /** The company part of the calendar API's dependencies. */
 export interface CompanyApiDependencies {
   /** Absent: this deployment syncs ICS feeds only, and company sources are refused. */
-  company?: CompanyCalendarApi;
+  companyCalendars?: CompanyCalendarApi;
   /** Where POST /calendars/{id}/sync asks for each user's sync (the fan-out queue). */
   userSyncQueue?: UserSyncQueue;
   /** Credentials secrets must be named under this prefix; DEFAULT_CREDENTIALS_SECRET_PREFIX unless set. */
@@ -101,7 +102,7 @@ export const PREVIEW_USERS_PER_ANSWER = 50;
 
 /** Why the source's configuration cannot be stored, or undefined when it can. */
 export function refuseCompanySource(config: CompanySourceConfig, deps: CompanyApiDependencies): Answer | undefined {
-  if (deps.company === undefined)
+  if (deps.companyCalendars === undefined)
     return error(
       501,
       'company-calendars-unavailable',
@@ -176,7 +177,7 @@ const userView = (state: CompanyUserStateView) => ({
 });
 
 export async function companyView(source: CompanyCalendarSource, deps: CompanyApiDependencies) {
-  const users = deps.company === undefined ? [] : await knownUsers(source, deps.company);
+  const users = deps.companyCalendars === undefined ? [] : await knownUsers(source, deps.companyCalendars);
   const count = (state: CompanyUserStateView['state']) => users.filter((user) => user.state === state).length;
   return {
     calendar_id: source.calendarId,
@@ -230,9 +231,9 @@ async function usersToSync(
 
 /** POST /calendars/{id}/sync: every user's sync asked for now; the syncs run on the queue's consumers. */
 export async function syncCompanyNow(source: CompanyCalendarSource, deps: CompanyApiDependencies): Promise<Answer> {
-  if (deps.company === undefined || deps.userSyncQueue === undefined)
+  if (deps.companyCalendars === undefined || deps.userSyncQueue === undefined)
     return error(501, 'company-calendars-unavailable', 'This deployment has no company calendar sync.');
-  const found = await usersToSync(source, deps.company);
+  const found = await usersToSync(source, deps.companyCalendars);
   if ('answer' in found) return found.answer;
   await deps.userSyncQueue.send(
     found.users.map((user) => ({ calendar_id: source.calendarId, user, reason: 'manual' })),
@@ -249,7 +250,7 @@ export async function previewCompany(
   onlyUser: string | undefined,
   deps: CompanyApiDependencies,
 ): Promise<Answer> {
-  const company = deps.company;
+  const company = deps.companyCalendars;
   if (company === undefined)
     return error(501, 'company-calendars-unavailable', 'This deployment has no company calendar sync.');
   const known = await knownUsers(source, company);
@@ -286,7 +287,7 @@ export async function companyScopes(
   source: CompanyCalendarSource,
   deps: CompanyApiDependencies,
 ): Promise<Array<{ user: string; scopeId: string }>> {
-  const company = deps.company;
+  const company = deps.companyCalendars;
   if (company === undefined) return [];
   return (await knownUsers(source, company)).map((state) => ({
     user: state.user,

@@ -146,7 +146,7 @@ async function usersNow(
 async function removeUser(
   calendarId: string,
   user: string,
-  deps: CompanySyncDependencies,
+  deps: CompanyScheduleDependencies,
 ): Promise<{ removed: true; cancelled: number } | { removed: false; busy: boolean; failed: SyncResult['failed'] }> {
   if (!(await deps.company.takeUserLease(calendarId, user, deps.now(), USER_SYNC_LEASE_MS)))
     return { removed: false, busy: true, failed: [] };
@@ -163,10 +163,16 @@ async function removeUser(
   return { removed: true, cancelled };
 }
 
+/**
+ * What removing users needs: their store and schedules, never a provider or its
+ * credentials (the calendar API function, which deletes calendars, may not read them).
+ */
+export type CompanyScheduleDependencies = Omit<CompanySyncDependencies, 'providerFor' | 'publisher'>;
+
 /** For DELETE /calendars/{id}: every user's future schedules cancelled, their items deleted. */
 export async function cancelCompanyCalendar(
   calendarId: string,
-  deps: CompanySyncDependencies,
+  deps: CompanyScheduleDependencies,
 ): Promise<{ cancelled: number; failed: SyncResult['failed'] }> {
   const outcome = { cancelled: 0, failed: [] as SyncResult['failed'] };
   for (const state of await deps.company.listUsers(calendarId)) {

@@ -1,0 +1,10 @@
+/** Lambda entry point for the user-sync queue: one company calendar user's incremental sync per message. */
+
+import { syncCompanyUser } from '../core/calendar/company/company-sync';
+import { telemetry, withPowertools } from '../shared/powertools';
+import { companySyncDependencies } from './dependencies';
+import { createUserSyncHandler } from './user-sync-adapter';
+
+const deps = companySyncDependencies();
+
+export const handler = withPowertools(createUserSyncHandler((request) => syncCompanyUser(request, deps), telemetry));
