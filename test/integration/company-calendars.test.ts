@@ -260,6 +260,25 @@ describe.each(['google', 'microsoft'] as const)(
         expect(cursor).toBeDefined();
         expect(cursor).not.toBe(kept[i]);
       }
+
+      // A meeting cancelled while the cursor was void is absent from the full listing: what was kept is replaced, not kept on.
+      const cy = d.users[2]!;
+      d.cancelMeeting(cy, d.eventId(cy, 'Design review'));
+      d.voidCursor(cy);
+      h.advance(HOUR_MS);
+      expect(syncCounts(await h.sync('acme', cy))).toEqual({
+        full: true,
+        created: 0,
+        moved: 0,
+        cancelled: 1,
+        unchanged: 0,
+        skipped: ahead + 1,
+      });
+      expect(await scheduled(h, 'acme', d.users)).toMatchObject({
+        active: before.active - 1,
+        inForce: before.inForce - 1,
+        stopped: before.stopped + 1,
+      });
     });
 
     it("a revoked grant disconnects the user, then the source, with the provider's reason, a metric and one valid domain event each, while the other provider's users sync on", async () => {
