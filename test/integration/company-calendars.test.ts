@@ -493,6 +493,36 @@ describe.each(['google', 'microsoft'] as const)(
   },
 );
 
+describe('Microsoft: the admin consent to Calendars.Read removed', () => {
+  it("disconnects every user of the source with Graph's refusal, one event each, once", async () => {
+    const h = await start();
+    const d = h.microsoft;
+    await h.register('acme', d.source(d.users));
+    await h.run();
+    h.tenant.microsoft.simulator.revokePermission(
+      h.tenant.microsoft.tenantId,
+      h.tenant.microsoft.clientId,
+      'Calendars.Read',
+    );
+    h.advance(HOUR_MS);
+    const { outcomes } = await h.run();
+    expect(outcomes[0]).toMatchObject({ outcome: 'disconnected', scope: 'source', newly_disconnected: 5 });
+    expect(outcomes.map((o) => o.outcome)).toEqual(d.users.map(() => 'disconnected'));
+    for (const user of d.users)
+      expect(await h.deps.company.getUser('acme', user)).toMatchObject({
+        state: 'disconnected',
+        reason: expect.stringMatching(
+          /^Graph refused to read calendars \(the app needs Calendars\.Read\): ErrorAccessDenied/,
+        ),
+      });
+    expect(named(h.metrics, METRICS.calendarUserDisconnected)).toHaveLength(5);
+    expect(h.published.map((e) => (e.detail as { user: string }).user).sort()).toEqual([...d.users].sort());
+    // Schedules stay: a refused grant says nothing about the meetings.
+    const kept = await scheduled(h, 'acme', d.users);
+    expect(kept.inForce).toBe(kept.active);
+  });
+});
+
 describe('one meeting across both providers', () => {
   it('the same meeting link at the same time in a Google and a Microsoft calendar: one schedule, one launcher execution', async () => {
     const h = await start();
