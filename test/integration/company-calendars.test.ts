@@ -43,9 +43,14 @@ afterAll(async () => {
 });
 
 /** Wall time (ms) of the first run of the sample users and of the run after one change, by provider (report only). */
-const measured = {
-  full: {} as Partial<Record<ProviderName, number>>,
-  incremental: {} as Partial<Record<ProviderName, number>>,
+const measured: {
+  full: Partial<Record<ProviderName, number>>;
+  incremental: Partial<Record<ProviderName, number>>;
+  queuedFull?: number;
+  queuedIncremental?: number;
+} = {
+  full: {},
+  incremental: {},
 };
 afterAll(() => {
   if (process.env.COMPANY_CALENDARS_TIMES !== undefined)
@@ -492,6 +497,55 @@ describe.each(['google', 'microsoft'] as const)(
     });
   },
 );
+
+describe("both providers through local mode's user-sync queue", () => {
+  it('ten users synced four at a time: the same meetings scheduled once each, nothing failed, then an incremental run', async () => {
+    const h = await start();
+    await h.register('g', h.google.source(h.google.users));
+    await h.register('m', h.microsoft.source(h.microsoft.users));
+    const ahead = h.tenant.plan.instancesPerUser[0]! - 1;
+    let began = performance.now();
+    const first = await h.runQueued(4);
+    measured.queuedFull = performance.now() - began;
+    expect(first.failures).toEqual([]);
+    expect(first.planned).toMatchObject({ sources: 2, users: 10, enqueued: 10 });
+    expect(first.outcomes.map((o) => syncCounts(o).full)).toEqual(Array(10).fill(true));
+    // Each tenant: the series, its all-hands and the design review, once, whichever user's sync came first.
+    expect(totalCounts(first.outcomes)).toEqual({
+      created: 2 * (ahead + 2),
+      moved: 0,
+      cancelled: 0,
+      unchanged: 0,
+      skipped: 2 * (2 * ahead + 6),
+    });
+    const g = await scheduled(h, 'g', h.google.users);
+    const m = await scheduled(h, 'm', h.microsoft.users);
+    expect([g.active, m.active, h.calendars.executions.started.size]).toEqual([ahead + 2, ahead + 2, 2 * (ahead + 2)]);
+    for (const [calendarId, users] of [
+      ['g', h.google.users],
+      ['m', h.microsoft.users],
+    ] as const)
+      expect(
+        (await allEntries(h, calendarId, users))
+          .filter((e) => e.title === 'All hands')
+          .map((e) => e.state)
+          .sort(),
+      ).toEqual(['active', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+
+    h.advance(HOUR_MS);
+    began = performance.now();
+    const again = await h.runQueued(4);
+    measured.queuedIncremental = performance.now() - began;
+    expect(again.failures).toEqual([]);
+    expect(again.outcomes.map((o) => syncCounts(o).full)).toEqual(Array(10).fill(false));
+    expect(totalCounts(again.outcomes)).toMatchObject({
+      created: 0,
+      moved: 0,
+      cancelled: 0,
+      unchanged: 2 * (ahead + 2),
+    });
+  });
+});
 
 describe('Microsoft: the admin consent to Calendars.Read removed', () => {
   it("disconnects every user of the source with Graph's refusal, one event each, once", async () => {
