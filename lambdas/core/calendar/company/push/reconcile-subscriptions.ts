@@ -23,6 +23,27 @@ export interface ReconcileDependencies extends ChannelLifecycleDependencies {
   listUsers(calendarId: string): Promise<string[]>;
   renewMarginMs: number;
   telemetry: Telemetry;
+  /** Channel calls in flight at once (default RECONCILE_CONCURRENCY): each is a few provider round trips. */
+  concurrency?: number;
+}
+
+/**
+ * Users worked on at once. Sequentially, 2,000 channels at ~0.3 s of provider round trips
+ * each would not fit a 5-minute run; 8 at a time stays far below either provider's quotas.
+ */
+export const RECONCILE_CONCURRENCY = 8;
+
+/** Runs the steps, `limit` at a time. */
+async function runPooled(steps: Array<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < steps.length) {
+      const step = steps[next];
+      next += 1;
+      await step?.();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, steps.length) }, worker));
 }
 
 export interface ReconcileOutcome {
@@ -40,7 +61,8 @@ export async function reconcileSubscriptions(deps: ReconcileDependencies): Promi
     const users = new Set(await deps.listUsers(source.calendarId));
     const records = await deps.channels.listForCalendar(source.calendarId);
     const covered = new Set<string>();
-    const attempt = async (step: () => Promise<void>) => {
+    const steps: Array<() => Promise<void>> = [];
+    const attempt = (step: () => Promise<void>) => async () => {
       try {
         await step();
       } catch (error) {
@@ -53,34 +75,44 @@ export async function reconcileSubscriptions(deps: ReconcileDependencies): Promi
       }
     };
     for (const record of records) {
+      if (record.provider !== source.company.provider) {
+        // The calendar moved to the other provider: the old grant is not ours to use any more, so the
+        // channel is forgotten (its notifications are refused) and lapses on its own; the user gets a new one.
+        steps.push(
+          attempt(async () => {
+            await deps.channels.remove(record);
+            outcome.closed += 1;
+          }),
+        );
+        continue;
+      }
       covered.add(record.user);
-      const now = deps.now();
-      await attempt(async () => {
-        if (record.provider !== source.company.provider) {
-          // The calendar moved to the other provider: the old grant is not ours to use any more, so the
-          // channel is forgotten (its notifications are refused) and lapses on its own.
-          await deps.channels.remove(record);
-          covered.delete(record.user);
-          outcome.closed += 1;
-        } else if (!users.has(record.user)) {
-          await closeChannel(source, record, deps);
-          outcome.closed += 1;
-        } else if (record.expiresAtMs <= now) {
-          // Lapsed: the provider delivers nothing more, and a Graph subscription is gone.
-          await recreateChannel(source, record, deps);
-          outcome.recreated += 1;
-        } else if (record.expiresAtMs - now < deps.renewMarginMs) {
-          outcome[await renewChannel(source, record, deps)] += 1;
-        }
-      });
+      steps.push(
+        attempt(async () => {
+          const now = deps.now();
+          if (!users.has(record.user)) {
+            await closeChannel(source, record, deps);
+            outcome.closed += 1;
+          } else if (record.expiresAtMs <= now) {
+            // Lapsed: the provider delivers nothing more, and a Graph subscription is gone.
+            await recreateChannel(source, record, deps);
+            outcome.recreated += 1;
+          } else if (record.expiresAtMs - now < deps.renewMarginMs) {
+            outcome[await renewChannel(source, record, deps)] += 1;
+          }
+        }),
+      );
     }
     for (const user of users) {
       if (covered.has(user)) continue;
-      await attempt(async () => {
-        await openChannel(source, user, deps);
-        outcome.opened += 1;
-      });
+      steps.push(
+        attempt(async () => {
+          await openChannel(source, user, deps);
+          outcome.opened += 1;
+        }),
+      );
     }
+    await runPooled(steps, deps.concurrency ?? RECONCILE_CONCURRENCY);
   }
   return outcome;
 }
