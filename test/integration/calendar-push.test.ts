@@ -439,3 +439,27 @@ describe('users leaving the calendar', () => {
     expect((await store.listForCalendar(googleSource.calendarId)).map((r) => r.user)).toEqual([ADA]);
   });
 });
+
+describe('a user the grant does not cover', () => {
+  it('fails alone (counted, logged); the other users keep their channels', async () => {
+    const cy = {
+      id: 'c0000000-0000-4000-8000-0000000000c0',
+      userPrincipalName: 'cy@contoso.example',
+      displayName: 'Cy',
+    };
+    const dee = {
+      id: 'd0000000-0000-4000-8000-0000000000de',
+      userPrincipalName: 'dee@contoso.example',
+      displayName: 'Dee',
+    };
+    graph.addUser(TENANT, cy);
+    graph.addUser(TENANT, dee);
+    graph.setAccessPolicy(TENANT, APP.clientId, [MS_ADA.id, dee.id]);
+    usersOf.set(graphSource.calendarId, [MS_ADA.id, cy.id, dee.id]);
+    const outcome = await reconcile();
+    expect(outcome).toMatchObject({ opened: 1, failed: 1 });
+    expect([...graph.subscriptions.subscriptions.values()].map((s) => s.userId).sort()).toEqual(
+      [MS_ADA.id, dee.id].sort(),
+    );
+  });
+});
