@@ -7,10 +7,17 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { LocalEndpoints } from '../cli/local-endpoints';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
+import type { ProviderEndpoints } from '../lambdas/core/calendar/company/provider-contract';
 import { DEFAULT_EVENTS_FILE } from '../local/event-log-publisher';
 import { acquireInstanceLock, describeHolder } from '../local/instance-lock';
+import { readCredentialsFile } from '../local/local-credentials';
 import type { MeetingCheck } from '../local/local-stack';
 import { portProblem } from '../local/port-check';
+import {
+  anyEndpointFlag,
+  type ProviderEndpointFlags,
+  providerEndpointsFromFlags,
+} from '../local/provider-endpoint-flags';
 import type { ReadBack } from '../local/read-back';
 
 const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated meeting assistant service
@@ -30,6 +37,25 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
   --calendar SOURCE   no demo: register an ICS feed (a file, served from 127.0.0.1, an https URL, or \`sample\`: a feed
                       dated from today) as calendar "dev", print each occurrence's decision and reason for the next
                       14 days, sync it, and say what the sync scheduled (and why not, when nothing)
+  --calendar-simulators
+                      no demo: start the Google Calendar and Microsoft Graph simulators on 127.0.0.1 with a sample
+                      tenant each (five users; a weekly series across a DST change with a moved and a cancelled
+                      instance, an all-hands in all five calendars, a declined meeting, one without a link, one
+                      moved later), point the provider endpoints at them and register calendars "google-sample"
+                      and "microsoft-sample"; not with the four endpoint flags below
+  --calendar-secrets FILE
+                      credentials of company calendars: a JSON object, secret name -> value (a service-account key
+                      JSON, an app's client secret), read at each sync; the name is a source's credentials_secret
+  --google-api URL    root of Google's Calendar (calendar/v3) and Directory (admin/directory/v1) APIs
+                      (default: Google's own hosts)
+  --google-token-url URL
+                      Google's OAuth 2.0 token endpoint (default https://oauth2.googleapis.com/token)
+  --microsoft-graph URL
+                      Microsoft Graph with its version (default https://graph.microsoft.com/v1.0; a national
+                      cloud's own, e.g. https://graph.microsoft.us/v1.0)
+  --microsoft-login URL
+                      the Entra login host (default https://login.microsoftonline.com)
+                      Endpoint URLs are https (plain http only on this machine), without ?query or credentials.
   --help              this text
 
 The endpoints (webhook URL, schedule API, emulators) are printed and written to .local/endpoints.json.
@@ -68,6 +94,12 @@ function parse() {
       upstream: { type: 'string' },
       port: { type: 'string' },
       calendar: { type: 'string' },
+      'calendar-simulators': { type: 'boolean', default: false },
+      'calendar-secrets': { type: 'string' },
+      'google-api': { type: 'string' },
+      'google-token-url': { type: 'string' },
+      'microsoft-graph': { type: 'string' },
+      'microsoft-login': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -111,6 +143,24 @@ function upstreamOf(text: string): { baseUrl: string; apiKey: string } {
 }
 const rateLimit =
   values['rate-limit'] === undefined ? undefined : wholeNumber('rate-limit', values['rate-limit'], 1, 100_000);
+const calendarSimulators = values['calendar-simulators'];
+const providerEndpoints = providerEndpointsOf(values);
+
+/** Where the company calendar providers are: the flags' URLs (checked), or the simulators'. */
+function providerEndpointsOf(flags: ProviderEndpointFlags): ProviderEndpoints {
+  if (calendarSimulators && anyEndpointFlag(flags))
+    usageError(
+      '--calendar-simulators points the provider endpoints at the simulators: leave out --google-api, --google-token-url, --microsoft-graph and --microsoft-login',
+    );
+  const result = providerEndpointsFromFlags(flags);
+  if ('problem' in result) usageError(result.problem);
+  return result.endpoints;
+}
+const calendarSecretsFile = values['calendar-secrets'];
+if (calendarSecretsFile !== undefined) {
+  const secrets = readCredentialsFile(calendarSecretsFile);
+  if (!(secrets instanceof Map)) usageError(`--calendar-secrets: ${secrets.problem}`);
+}
 
 // Nothing is reset until this run has the folder to itself and its port: a refusal leaves the other run's data alone.
 mkdirSync('.local', { recursive: true });
@@ -131,6 +181,7 @@ const { runCalendarDemo } = await import('../local/calendar-feed-demo');
 const { LOCAL_REGION } = await import('../local/emulators/fauxqs');
 const { newSigningSecret, startLocalStack } = await import('../local/local-stack');
 const { readBack } = await import('../local/read-back');
+const { localCredentials } = await import('../local/local-credentials');
 const { DEFAULT_CHAOS, NO_CHAOS } = await import('../local/simulator/webhook-sender');
 
 const dataDir = '.local/dynamodb';
@@ -143,6 +194,21 @@ const signingSecret = process.env.SIGNING_SECRET ?? newSigningSecret();
 console.log(
   `meeting-pipeline local mode: emulators, real handlers, ${upstream === undefined ? 'simulated meeting assistant service' : `the service at ${upstream.baseUrl}`}\n`,
 );
+// The simulators come first: the company calendars' endpoints and credentials are theirs.
+const companyTenant = calendarSimulators
+  ? await (await import('../local/company-tenant/company-tenant'))
+      .startCompanyTenant()
+      .catch((error: unknown) =>
+        oneLineExit(`the calendar simulators cannot start: ${error instanceof Error ? error.message : String(error)}`),
+      )
+  : undefined;
+const companyCalendars = {
+  endpoints: companyTenant?.endpoints ?? providerEndpoints,
+  credentials: localCredentials({
+    ...(companyTenant !== undefined && { values: companyTenant.secrets }),
+    ...(calendarSecretsFile !== undefined && { file: calendarSecretsFile }),
+  }),
+};
 const stack = await startLocalStack({
   dataDir,
   eventsFile: DEFAULT_EVENTS_FILE,
@@ -156,6 +222,7 @@ const stack = await startLocalStack({
   ...(rateLimit !== undefined && { postsPerMinute: rateLimit }),
   ...(upstream !== undefined && { upstream }),
   ...(port !== undefined && { httpPort: port }),
+  companyCalendars,
   print: (line) => console.log(line),
 }).catch((error: unknown) => {
   // Another program may take the port between the check above and the bind.
@@ -201,8 +268,13 @@ console.log(
 );
 console.log(`  ${upstream === undefined ? 'simulated service' : 'service          '} ${stack.apiBaseUrl}`);
 console.log(
-  `  table             ${stack.resources.tableName} (${values.resume ? 'resumed' : 'fresh'}, data in ${dataDir})\n`,
+  `  table             ${stack.resources.tableName} (${values.resume ? 'resumed' : 'fresh'}, data in ${dataDir})`,
 );
+if (companyTenant !== undefined || anyEndpointFlag(values) || calendarSecretsFile !== undefined)
+  console.log(
+    `  company calendars Google ${companyCalendars.endpoints.googleCalendarApi}, Graph ${companyCalendars.endpoints.microsoftGraph}${companyTenant === undefined ? '' : ' (the simulators)'}; secrets: ${[companyTenant && 'the sample tenant', calendarSecretsFile].filter(Boolean).join(' and ') || 'none (--calendar-secrets FILE)'}`,
+  );
+console.log('');
 
 let stopping = false;
 const shutdown = async (code: number) => {
@@ -210,22 +282,33 @@ const shutdown = async (code: number) => {
   stopping = true;
   console.log('\nstopping…');
   await stack.stop();
+  await companyTenant?.stop();
   process.exit(code);
 };
 process.on('SIGINT', () => void shutdown(0));
 process.on('SIGTERM', () => void shutdown(0));
 
-if (values.calendar !== undefined) {
-  try {
-    await runCalendarDemo({
-      source: values.calendar,
+if (values.calendar !== undefined || companyTenant !== undefined) {
+  if (values.calendar !== undefined)
+    try {
+      await runCalendarDemo({
+        source: values.calendar,
+        apiUrl: stack.calendarApiUrl,
+        print: console.log,
+        stamp: stack.stamp,
+      });
+    } catch (error) {
+      console.error(`calendar: ${error instanceof Error ? error.message : String(error)}`);
+      await shutdown(1);
+    }
+  if (companyTenant !== undefined) {
+    const { runCompanyCalendarDemo } = await import('../local/company-calendar-demo');
+    await runCompanyCalendarDemo({
+      tenant: companyTenant,
       apiUrl: stack.calendarApiUrl,
       print: console.log,
       stamp: stack.stamp,
     });
-  } catch (error) {
-    console.error(`calendar: ${error instanceof Error ? error.message : String(error)}`);
-    await shutdown(1);
   }
   console.log('\nThe stack stays up; scheduled bots launch at their times. Ctrl-C stops.');
 } else if (values.serve) {

@@ -1,5 +1,6 @@
 /** `meeting-pipeline <command>`: finds the command by its words, runs it, turns errors into exit codes. */
 import { type Command, TARGET_HELP } from './command';
+import { calendarsDelete, calendarsGet, calendarsPut, calendarsSync } from './commands/calendars';
 import { dlqList, dlqRedrive } from './commands/dlq';
 import { doctor } from './commands/doctor';
 import { erase } from './commands/erase';
@@ -25,6 +26,10 @@ export const COMMANDS: Command[] = [
   schedulePut,
   scheduleGet,
   scheduleCancel,
+  calendarsPut,
+  calendarsGet,
+  calendarsSync,
+  calendarsDelete,
   dlqList,
   dlqRedrive,
   quarantineList,
@@ -59,8 +64,8 @@ function overview(commands: Command[], heading: string): string {
 const HEADING = `usage: meeting-pipeline <command> [arguments] [flags]
 
 Reads meetings, transcripts, recordings and delivery logs from the read API, serves them to AI
-assistants over MCP, erases meetings, manages schedules, and re-drives the dead-letter queues and
-the quarantine, of a deployed stack or of local mode.`;
+assistants over MCP, erases meetings, manages schedules and calendars, and re-drives the
+dead-letter queues and the quarantine, of a deployed stack or of local mode.`;
 
 export async function main(argv: string[]): Promise<ExitCode> {
   // The command is named by the words left once the common flags (--local, --json…) are taken out.

@@ -35,7 +35,8 @@ async function serveFeed(read: () => string | Buffer): Promise<{ url: string; st
   };
 }
 
-async function call(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
+/** Calls a local route; a refusal throws with its status and answer. */
+export async function call(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(url, {
     method,
     ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),

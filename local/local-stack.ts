@@ -18,6 +18,8 @@ import { createCalendarsHandler } from '../lambdas/calendars/adapter';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import type { CalendarApiDependencies } from '../lambdas/core/calendar/calendar-api';
 import { calendarStore } from '../lambdas/core/calendar/calendar-store';
+import type { CredentialsReader } from '../lambdas/core/calendar/company/credentials';
+import type { ProviderEndpoints } from '../lambdas/core/calendar/company/provider-contract';
 import { guardedFeedFetcher } from '../lambdas/core/calendar/feed-fetch';
 import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { memorySealer } from '../lambdas/core/calendar/url-sealer';
@@ -101,6 +103,17 @@ export interface LocalStackOptions {
   eraseUpstream?: boolean;
   /** `eraseOnUpstreamDelete` (default true): the service's `data_deleted` erases the meeting here too. */
   eraseOnUpstreamDelete?: boolean;
+  /**
+   * Company calendars (Google Workspace, Microsoft 365): where the providers are (the
+   * `--google-api`… flags, or the simulators of `--calendar-simulators`) and how a
+   * source's credentials secret is read locally. What the company sync is given.
+   */
+  companyCalendars?: LocalCompanyCalendars;
+}
+
+export interface LocalCompanyCalendars {
+  endpoints: ProviderEndpoints;
+  credentials: CredentialsReader;
 }
 
 export type { MeetingCheck };

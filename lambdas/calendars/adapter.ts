@@ -16,6 +16,7 @@ import {
   runSync,
   syncNow,
 } from '../core/calendar/calendar-api';
+import { type CalendarSource, isCompanySource } from '../core/calendar/calendar-source';
 import { METRICS } from '../core/telemetry';
 
 const respond = (answer: Answer): APIGatewayProxyStructuredResultV2 => ({
@@ -64,13 +65,23 @@ function calendarRoute(deps: CalendarApiDependencies) {
         return respond(await deleteCalendar(id, deps));
       case CALENDAR_API_ROUTES.sync: {
         const answer = await syncNow(id, deps);
-        deps.telemetry.metrics.emit(answer.status === 200 ? METRICS.calendarSynced : METRICS.calendarSyncFailed, 1);
+        // 202: a company source's users were queued; each user's sync counts itself (calendarUserSynced).
+        if (answer.status !== 202)
+          deps.telemetry.metrics.emit(answer.status === 200 ? METRICS.calendarSynced : METRICS.calendarSyncFailed, 1);
         return respond(answer);
       }
       case CALENDAR_API_ROUTES.preview:
-        return respond(await previewCalendar(id, event.queryStringParameters?.days, deps));
+        return respond(
+          await previewCalendar(id, event.queryStringParameters?.days, deps, event.queryStringParameters?.user),
+        );
       case CALENDAR_API_ROUTES.schedules:
-        return respond(await listCalendarSchedules(event.queryStringParameters?.calendar_id, deps));
+        return respond(
+          await listCalendarSchedules(
+            event.queryStringParameters?.calendar_id,
+            deps,
+            event.queryStringParameters?.user,
+          ),
+        );
       default:
         return respond({ status: 404, body: apiError('no-route', `No route ${event.routeKey}.`) });
     }
@@ -78,15 +89,17 @@ function calendarRoute(deps: CalendarApiDependencies) {
 }
 
 /**
- * The scheduled run: every calendar, least recently synced first, until the time
+ * The scheduled run: every ICS calendar, least recently synced first, until the time
  * left is short. One calendar failing (its feed down) never stops the others.
+ * Company sources are not synced here: their users are queued one by one by the
+ * company run (company/company-run.ts planCompanySyncs).
  */
 export function createCalendarSyncRun(deps: CalendarApiDependencies, options: { budgetMs: number }) {
   return async (): Promise<{ synced: number; failed: number; left: number }> => {
     const deadline = deps.now() + options.budgetMs;
-    const sources = (await deps.store.listSources()).sort((a, b) =>
-      (a.lastSync?.at ?? '').localeCompare(b.lastSync?.at ?? ''),
-    );
+    const sources = (await deps.store.listSources())
+      .filter((source): source is CalendarSource => !isCompanySource(source))
+      .sort((a, b) => (a.lastSync?.at ?? '').localeCompare(b.lastSync?.at ?? ''));
     let synced = 0;
     let failed = 0;
     for (const source of sources) {

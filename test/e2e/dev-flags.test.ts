@@ -25,6 +25,12 @@ describe('npm run dev flags', () => {
       '--rate-limit',
       '--step-ms',
       '--recording-mb',
+      '--calendar-simulators',
+      '--calendar-secrets',
+      '--google-api',
+      '--google-token-url',
+      '--microsoft-graph',
+      '--microsoft-login',
     ])
       expect(result.stdout).toContain(flag);
     expect(result.stdout).toContain('.local/endpoints.json');
@@ -44,6 +50,16 @@ describe('npm run dev flags', () => {
     ],
     [['--serve', '--upstream', 'https://sandbox.example.com/'], /must end in \/api\/v1\//],
     [['--serve', '--upstream', 'http://127.0.0.1:9/api/v1/'], /needs the service API key in UPSTREAM_API_KEY/],
+    [['--google-api', 'googleapis.com'], /--google-api takes the Google APIs' root .* as a URL, not "googleapis\.com"/],
+    [['--microsoft-graph', 'http://graph.microsoft.com/v1.0'], /--microsoft-graph must be https \(plain http only/],
+    [['--microsoft-login', 'https://u:p@login.example'], /--microsoft-login must not carry a user name or password/],
+    [['--google-token-url', 'https://oauth2.example/token?x=1'], /--google-token-url takes a base URL without \?query/],
+    [
+      ['--calendar-simulators', '--google-api', 'http://127.0.0.1:9/'],
+      /--calendar-simulators points the provider endpoints at the simulators/,
+    ],
+    [['--calendar-secrets', 'no-such-file.json'], /--calendar-secrets: cannot read no-such-file\.json \(ENOENT\)/],
+    [['--calendar-simulators=yes'], /--calendar-simulators/],
   ])('%j is one clear line and exit 2', (args, message) => {
     const result = dev(...args);
     expect(result.status).toBe(2);

@@ -4,10 +4,13 @@
  * exactly the changes on the next one, and expands a weekly series across the
  * end of March DST change at the right UTC times.
  */
+import { createHash, createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventFields } from '../../local/simulator/microsoft-graph/calendar-store';
 import { MicrosoftGraphSimulator } from '../../local/simulator/microsoft-graph/simulator';
+import { APP_CERTIFICATE, APP_PRIVATE_KEY, OTHER_CERTIFICATE, OTHER_PRIVATE_KEY } from '../fixtures/entra-certificates';
 
 const TENANT = '8f1c2d3e-0000-4000-8000-00000000c0de';
 const APP = { clientId: 'app-calendar', secret: 'right-secret', roles: ['Calendars.Read'] };
@@ -103,6 +106,9 @@ beforeAll(async () => {
   sim.addApp(TENANT, { clientId: 'app-revoked', secret: 's', roles: ['Calendars.Read'] });
   sim.addApp(TENANT, { clientId: 'app-policy', secret: 's', roles: ['Calendars.Read'] });
   sim.setAccessPolicy(TENANT, 'app-policy', [users.ada.id]);
+  sim.addApp(TENANT, { clientId: 'app-certificate', roles: ['Calendars.Read'] });
+  sim.addCertificate(TENANT, 'app-certificate', APP_CERTIFICATE);
+  sim.addApp(TENANT, { clientId: 'app-groups', secret: 's', roles: ['GroupMember.Read.All'] });
   for (const user of Object.values(users)) sim.addUser(TENANT, user);
   sim.addEvent(users.eve.id, meeting('eve one', '2027-03-10T10:00:00', '2027-03-10T10:30:00'));
   sim.addEvent(users.eve.id, meeting('eve two', '2027-03-11T10:00:00', '2027-03-11T10:30:00'));
@@ -169,6 +175,122 @@ describe('token endpoint refusals', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3599 });
     expect(typeof body.access_token).toBe('string');
+  });
+});
+
+describe('certificate credentials (client assertion)', () => {
+  const thumbprint = (pem: string) => createHash('sha1').update(new X509Certificate(pem).raw).digest('base64url');
+
+  async function assertion(
+    options: { key?: string; certificate?: string; aud?: string; expiresIn?: number; iss?: string } = {},
+  ): Promise<string> {
+    const now = Math.floor(sim.directory.now() / 1000);
+    return new SignJWT({ jti: randomUUID() })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', x5t: thumbprint(options.certificate ?? APP_CERTIFICATE) })
+      .setIssuer(options.iss ?? 'app-certificate')
+      .setSubject(options.iss ?? 'app-certificate')
+      .setAudience(options.aud ?? `${base}/${TENANT}/oauth2/v2.0/token`)
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + (options.expiresIn ?? 600))
+      .sign(createPrivateKey(options.key ?? APP_PRIVATE_KEY));
+  }
+
+  const assertionForm = async (signed: string) =>
+    tokenRequest({
+      grant_type: 'client_credentials',
+      client_id: 'app-certificate',
+      scope: GRAPH_SCOPE,
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      client_assertion: signed,
+    });
+
+  it("answers a token for an assertion signed with the registered certificate's key", async () => {
+    const { status, body } = await assertionForm(await assertion());
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3599 });
+  });
+
+  it('refuses a bad signature (another key under the registered thumbprint) with AADSTS700027', async () => {
+    const { status, body } = await assertionForm(await assertion({ key: OTHER_PRIVATE_KEY }));
+    expect(status).toBe(401);
+    expect(body.error).toBe('invalid_client');
+    expect(body.error_codes).toEqual([700027]);
+    expect(body.error_description).toMatch(/invalid signature/);
+  });
+
+  it('refuses an unregistered certificate thumbprint with AADSTS700027', async () => {
+    const signed = await assertion({ key: OTHER_PRIVATE_KEY, certificate: OTHER_CERTIFICATE });
+    const { status, body } = await assertionForm(signed);
+    expect(status).toBe(401);
+    expect(body.error_codes).toEqual([700027]);
+    expect(body.error_description).toMatch(/not registered/);
+  });
+
+  it('refuses an assertion addressed to another token endpoint with AADSTS700023', async () => {
+    const signed = await assertion({ aud: `https://login.microsoftonline.com/${TENANT}/oauth2/v2.0/token` });
+    const { status, body } = await assertionForm(signed);
+    expect(status).toBe(401);
+    expect(body.error_codes).toEqual([700023]);
+  });
+
+  it('refuses an expired assertion with AADSTS700024', async () => {
+    const { status, body } = await assertionForm(await assertion({ expiresIn: -3600 }));
+    expect(status).toBe(401);
+    expect(body.error_codes).toEqual([700024]);
+  });
+
+  it("refuses an assertion whose issuer is another app's id with AADSTS700021", async () => {
+    const { status, body } = await assertionForm(await assertion({ iss: 'app-calendar' }));
+    expect(status).toBe(401);
+    expect(body.error_codes).toEqual([700021]);
+  });
+});
+
+describe('group transitiveMembers', () => {
+  const membersUrl = (group: string, query = '$select=id,userPrincipalName,accountEnabled') =>
+    `${base}/v1.0/groups/${group}/transitiveMembers/microsoft.graph.user?${query}`;
+
+  beforeAll(() => {
+    sim.addUser(TENANT, { id: 'u-zed', userPrincipalName: 'zed@contoso.example', displayName: 'Zed' });
+    sim.addGroup(TENANT, { id: 'g-inner', displayName: 'Inner', members: ['u-eve', 'u-zed'] });
+    sim.addGroup(TENANT, { id: 'g-outer', displayName: 'Outer', members: ['u-ada', 'g-inner', 'u-bob'] });
+    sim.disableUser(TENANT, 'u-zed');
+  });
+
+  it('flattens nested groups, pages by $top, and shows accountEnabled when selected', async () => {
+    const token = await tokenFor('app-groups', 's');
+    const first = await get(membersUrl('g-outer', '$select=id,userPrincipalName,accountEnabled&$top=3'), token, []);
+    expect(first.status).toBe(200);
+    expect(first.body.value).toHaveLength(3);
+    const second = await get(first.body['@odata.nextLink'] as string, token, []);
+    expect(second.body['@odata.nextLink']).toBeUndefined();
+    expect([...first.body.value!, ...second.body.value!]).toEqual([
+      { id: 'u-ada', userPrincipalName: 'ada@contoso.example', accountEnabled: true },
+      { id: 'u-eve', userPrincipalName: 'eve@contoso.example', accountEnabled: true },
+      { id: 'u-zed', userPrincipalName: 'zed@contoso.example', accountEnabled: false },
+      { id: 'u-bob', userPrincipalName: 'bob@contoso.example', accountEnabled: true },
+    ]);
+  });
+
+  it('leaves accountEnabled out unless $select names it', async () => {
+    const token = await tokenFor('app-groups', 's');
+    const { body } = await get(membersUrl('g-inner', ''), token, []);
+    expect(body.value![0]).not.toHaveProperty('accountEnabled');
+  });
+
+  it('refuses an app without a group read permission with 403 Authorization_RequestDenied', async () => {
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const { status, body } = await get(membersUrl('g-outer'), token, []);
+    expect(status).toBe(403);
+    expect(graphCode(body)).toBe('Authorization_RequestDenied');
+  });
+
+  it('refuses an unknown group with 404 Request_ResourceNotFound', async () => {
+    const token = await tokenFor('app-groups', 's');
+    const { status, body } = await get(membersUrl('g-none'), token, []);
+    expect(status).toBe(404);
+    expect(graphCode(body)).toBe('Request_ResourceNotFound');
   });
 });
 

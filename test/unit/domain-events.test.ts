@@ -51,6 +51,14 @@ const samples: DomainEvent[] = [
     erased_at: '2026-11-23T12:00:00.000Z',
     counts: { meeting_items: 3, ledger_records: 3 },
   }),
+  domainEvents.calendarDisconnected({
+    calendar_id: 'acme-google',
+    user: 'ada@acme.example',
+    provider: 'google',
+    reason: 'invalid_grant: Not a valid email or user ID.',
+    scope: 'user',
+    disconnected_at: '2026-11-24T09:00:00Z',
+  }),
 ];
 
 const entry = (event: DomainEvent): PutEventsEntry => toPutEventsEntry(event, 'bus');
@@ -91,6 +99,31 @@ describe('the domain event catalogue', () => {
       observed_by: 'webhook',
     });
     expect(changed.detail.event_id).not.toBe(samples[1]!.detail.event_id);
+  });
+
+  it('names a disconnection by calendar, user and when it was found: the same on re-publish, another for the next one', () => {
+    const fields = {
+      calendar_id: 'acme-google',
+      user: 'ada@acme.example',
+      provider: 'google' as const,
+      reason: 'invalid_grant',
+      scope: 'source' as const,
+      disconnected_at: '2026-11-24T09:00:00.000Z',
+    };
+    const first = domainEvents.calendarDisconnected(fields);
+    expect(
+      domainEvents.calendarDisconnected({ ...fields, user: 'Ada@acme.example', reason: 'other words' }).detail.event_id,
+    ).toBe(first.detail.event_id);
+    for (const other of [
+      { user: 'bob@acme.example' },
+      { calendar_id: 'acme-2' },
+      { disconnected_at: '2026-11-25T09:00:00.000Z' },
+    ])
+      expect(domainEvents.calendarDisconnected({ ...fields, ...other }).detail.event_id).not.toBe(
+        first.detail.event_id,
+      );
+    const broken = { ...JSON.parse(entry(first).Detail), scope: 'tenant' };
+    expect(entryProblems({ ...entry(first), Detail: JSON.stringify(broken) })).not.toEqual([]);
   });
 });
 

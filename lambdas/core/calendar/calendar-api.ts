@@ -2,6 +2,8 @@
  * The calendar routes, Lambda-free: register, read and delete a calendar, sync it
  * now, preview its decisions, and list its schedules. Answers are status and body;
  * the adapter turns them into HTTP. The feed address is answered masked only.
+ * A company source (Google Workspace, Microsoft 365) takes the same routes; what
+ * differs for it is in company-calendar-api.ts.
  */
 
 import { apiError } from '../api-error';
@@ -17,11 +19,29 @@ import { METRICS, type Telemetry } from '../telemetry';
 import { utcTimestamp } from '../text/utc-timestamp';
 import { describeIssues } from '../validation';
 import { loadOccurrences } from './calendar-feed';
-import { occurrenceScheduleId } from './calendar-ids';
 import type { LimitReached } from './calendar-limits';
-import { CALENDAR_ID, type CalendarSource, calendarRequestSchema, LOOKAHEAD_DAYS, maskIcsUrl } from './calendar-source';
-import { scheduleOf } from './calendar-store';
-import { decide } from './rules';
+import {
+  anyCalendarRequestSchema,
+  CALENDAR_ID,
+  type CalendarSource,
+  type CompanyCalendarSource,
+  isCompanySource,
+  LOOKAHEAD_DAYS,
+  maskIcsUrl,
+  type ParsedCalendarRequest,
+  type StoredCalendarSource,
+  sourceOfRequest,
+} from './calendar-source';
+import { type CalendarEntry, scheduleOf } from './calendar-store';
+import {
+  type CompanyApiDependencies,
+  companyScopes,
+  companyView,
+  previewCompany,
+  refuseCompanySource,
+  syncCompanyNow,
+} from './company-calendar-api';
+import { previewRow } from './preview-row';
 import { cancelCalendarSchedules, type SyncDependencies, type SyncResult, syncCalendar } from './sync-calendar';
 
 /** Route keys, shared by the stack (IAM-authorized routes) and local mode. */
@@ -34,7 +54,7 @@ export const CALENDAR_API_ROUTES = {
   schedules: 'GET /schedules',
 } as const;
 
-export interface CalendarApiDependencies extends SyncDependencies {
+export interface CalendarApiDependencies extends SyncDependencies, CompanyApiDependencies {
   telemetry: Telemetry;
   /** Local mode: a feed on this machine may be plain http. */
   allowLoopback: boolean;
@@ -54,7 +74,7 @@ const error = (status: number, code: string, message: string, extra?: { issues?:
 /** A sync holds its calendar this long at most (the sync function's timeout is shorter). */
 export const SYNC_LEASE_MS = 5 * 60_000;
 
-function view(source: CalendarSource) {
+function icsView(source: CalendarSource) {
   return {
     calendar_id: source.calendarId,
     ics_url: source.maskedIcsUrl,
@@ -67,6 +87,14 @@ function view(source: CalendarSource) {
   };
 }
 
+/** What GET and PUT answer about a calendar. */
+const view = async (source: StoredCalendarSource, deps: CalendarApiDependencies) =>
+  isCompanySource(source) ? companyView(source, deps) : icsView(source);
+
+/** What kind of source this is (a stored one or a request), for the refusal of a change of kind. */
+const kindOf = (source: StoredCalendarSource | ParsedCalendarRequest) =>
+  'company' in source ? `a ${source.company.provider} source` : 'an ICS feed';
+
 const badId = (id: string) =>
   CALENDAR_ID.test(id)
     ? undefined
@@ -75,21 +103,33 @@ const badId = (id: string) =>
 export async function putCalendar(id: string, body: unknown, deps: CalendarApiDependencies): Promise<Answer> {
   const refused = badId(id);
   if (refused !== undefined) return refused;
-  const parsed = calendarRequestSchema.safeParse(body);
+  const parsed = anyCalendarRequestSchema.safeParse(body);
   if (!parsed.success) {
     const issues = describeIssues(parsed.error, '(body)');
     return error(400, 'invalid-calendar', issues.join('; '), { issues });
   }
-  const request = parsed.data;
-  const url = new URL(request.ics_url);
-  if (url.protocol !== 'https:' && !(deps.allowLoopback && isLoopbackHost(url.hostname)))
-    return error(400, 'invalid-calendar', 'ics_url: must be an https address (webcal:// feeds are https:// too)');
+  const request = sourceOfRequest(parsed.data);
+  let url: URL | undefined;
+  if (request.kind === 'ics') {
+    url = new URL(request.ics_url);
+    if (url.protocol !== 'https:' && !(deps.allowLoopback && isLoopbackHost(url.hostname)))
+      return error(400, 'invalid-calendar', 'ics_url: must be an https address (webcal:// feeds are https:// too)');
+  } else {
+    const refusal = refuseCompanySource(request.company, deps);
+    if (refusal !== undefined) return refusal;
+  }
   const existing = await deps.store.getSource(id);
+  // Entries and schedules live under the calendar id (ICS) or under each user's scope (company),
+  // and a provider's cursors mean nothing to another: a changed kind would orphan them all.
+  if (existing !== undefined && kindOf(existing) !== kindOf(request))
+    return error(
+      409,
+      'calendar-kind-change',
+      `Calendar ${id} is ${kindOf(existing)}; it cannot become ${kindOf(request)}, or its schedules would be orphaned. Delete it first (its schedules are cancelled), or use another id.`,
+    );
   const now = new Date(deps.now()).toISOString();
-  const source: CalendarSource = {
+  const kept = {
     calendarId: id,
-    sealedIcsUrl: await deps.sealer.seal(request.ics_url, id),
-    maskedIcsUrl: maskIcsUrl(request.ics_url),
     rules: request.rules,
     botName: request.bot_name,
     lookaheadDays: request.lookahead_days,
@@ -97,20 +137,35 @@ export async function putCalendar(id: string, body: unknown, deps: CalendarApiDe
     updatedAt: now,
     ...(existing?.lastSync !== undefined && { lastSync: existing.lastSync }),
   };
+  const source: StoredCalendarSource =
+    request.kind === 'ics'
+      ? {
+          ...kept,
+          sealedIcsUrl: await deps.sealer.seal(request.ics_url, id),
+          maskedIcsUrl: maskIcsUrl(request.ics_url),
+        }
+      : { ...kept, kind: 'company', company: request.company };
   await deps.store.putSource(source);
-  deps.telemetry.log.info('calendar saved', { calendar_id: id, ics_host: url.host });
-  return { status: existing === undefined ? 201 : 200, body: view(source) };
+  deps.telemetry.log.info(
+    'calendar saved',
+    url === undefined
+      ? { calendar_id: id, provider: isCompanySource(source) ? source.company.provider : 'ics' }
+      : { calendar_id: id, ics_host: url.host },
+  );
+  return { status: existing === undefined ? 201 : 200, body: await view(source, deps) };
 }
 
 export async function getCalendar(id: string, deps: CalendarApiDependencies): Promise<Answer> {
   const source = await deps.store.getSource(id);
-  return source === undefined ? error(404, 'not-found', `No calendar ${id}.`) : { status: 200, body: view(source) };
+  return source === undefined
+    ? error(404, 'not-found', `No calendar ${id}.`)
+    : { status: 200, body: await view(source, deps) };
 }
 
 export async function deleteCalendar(id: string, deps: CalendarApiDependencies): Promise<Answer> {
   const source = await deps.store.getSource(id);
   if (source === undefined) return error(404, 'not-found', `No calendar ${id}.`);
-  const { cancelled, failed } = await cancelCalendarSchedules(id, deps);
+  const { cancelled, failed } = await cancelAll(source, deps);
   if (failed.length > 0)
     return error(
       409,
@@ -120,6 +175,17 @@ export async function deleteCalendar(id: string, deps: CalendarApiDependencies):
   await deps.store.deleteSource(id);
   deps.telemetry.log.info('calendar deleted', { calendar_id: id, cancelled });
   return { status: 200, body: { calendar_id: id, deleted: true, cancelled } };
+}
+
+/** Cancels the schedules of an ICS feed, or of every user of a company source. */
+async function cancelAll(
+  source: StoredCalendarSource,
+  deps: CalendarApiDependencies,
+): Promise<{ cancelled: number; failed: Array<{ reason: string }> }> {
+  if (!isCompanySource(source)) return cancelCalendarSchedules(source.calendarId, deps);
+  if (deps.company === undefined)
+    return { cancelled: 0, failed: [{ reason: 'this deployment has no company calendar sync to cancel them with' }] };
+  return deps.company.cancelCompanyCalendar(source.calendarId);
 }
 
 /** A feed that could not be fetched or read, as an answer naming why (never the address); a cut-off is counted. */
@@ -178,9 +244,12 @@ export async function runSync(
   }
 }
 
+/** 200 with the sync's outcome for an ICS feed; 202 for a company source, whose users sync on the queue. */
 export async function syncNow(id: string, deps: CalendarApiDependencies): Promise<Answer> {
   const source = await deps.store.getSource(id);
   if (source === undefined) return error(404, 'not-found', `No calendar ${id}.`);
+  // The ICS sync never runs on a company source.
+  if (isCompanySource(source)) return syncCompanyNow(source, deps);
   const outcome = await runSync(source, deps);
   return outcome.ok ? { status: 200, body: outcome.result } : outcome.answer;
 }
@@ -189,12 +258,14 @@ export async function previewCalendar(
   id: string,
   daysParam: string | undefined,
   deps: CalendarApiDependencies,
+  user?: string,
 ): Promise<Answer> {
   const source = await deps.store.getSource(id);
   if (source === undefined) return error(404, 'not-found', `No calendar ${id}.`);
   const days = daysParam === undefined ? source.lookaheadDays : Number(daysParam);
   if (!Number.isInteger(days) || days < 1 || days > LOOKAHEAD_DAYS.max)
     return error(400, 'invalid-days', `days: a whole number of days from 1 to ${LOOKAHEAD_DAYS.max}`);
+  if (isCompanySource(source)) return previewCompany(source, days, user, deps);
   let loaded: Awaited<ReturnType<typeof loadOccurrences>>;
   try {
     loaded = await loadOccurrences(source, days, deps);
@@ -203,21 +274,7 @@ export async function previewCalendar(
     if (answer === undefined) throw problem;
     return answer;
   }
-  const occurrences = loaded.occurrences.map((occurrence) => {
-    const decision = decide(occurrence, source.rules);
-    return {
-      uid: occurrence.uid,
-      start: utcTimestamp(occurrence.start),
-      original_start: occurrence.originalStart === undefined ? null : utcTimestamp(occurrence.originalStart),
-      time_zone: occurrence.timeZone ?? null,
-      title: occurrence.title,
-      meeting_url: decision.meetingUrl,
-      decision: decision.decision,
-      reason: decision.reason,
-      schedule_id:
-        decision.decision === 'join' ? occurrenceScheduleId(id, occurrence.uid, occurrence.originalStart) : null,
-    };
-  });
+  const occurrences = loaded.occurrences.map((occurrence) => previewRow(occurrence, source.rules, id));
   // The schedule limits (per sync, per day) apply when syncing; a preview decides nothing.
   return {
     status: 200,
@@ -225,27 +282,58 @@ export async function previewCalendar(
   };
 }
 
+/** One schedule row of GET /schedules: the entry, and its schedule as it stands. */
+async function scheduleRow(entry: CalendarEntry, deps: CalendarApiDependencies) {
+  const id = entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : scheduleOf(entry);
+  const schedule = await getSchedule(id, deps.schedules);
+  return {
+    id,
+    join_at: utcTimestamp(schedule?.joinAt ?? entry.slot.start),
+    meeting_url: schedule?.meetingUrl ?? entry.slot.meetingUrl,
+    status: schedule?.status ?? 'cancelled',
+    title: entry.title,
+    ...(entry.state === 'duplicate' && { covered_by_another_calendar: true }),
+  };
+}
+
+/** Users whose schedules GET /schedules reads at once. */
+const USERS_READ_AT_ONCE = 8;
+
+/** Each user's rows, in the user's name: a company source's entries live under each user's scope. */
+async function companyScheduleRows(
+  source: CompanyCalendarSource,
+  user: string | undefined,
+  deps: CalendarApiDependencies,
+) {
+  const scopes = (await companyScopes(source, deps)).filter(
+    (scope) => user === undefined || scope.user.toLowerCase() === user.toLowerCase(),
+  );
+  const rows = [];
+  // A few users at a time: a source may have a thousand, each a query and a read per schedule.
+  for (let at = 0; at < scopes.length; at += USERS_READ_AT_ONCE) {
+    const batch = scopes.slice(at, at + USERS_READ_AT_ONCE).map(async (scope) => {
+      const mine = [];
+      for (const entry of await deps.store.listEntries(scope.scopeId))
+        mine.push({ ...(await scheduleRow(entry, deps)), user: scope.user });
+      return mine;
+    });
+    for (const mine of await Promise.all(batch)) rows.push(...mine);
+  }
+  return rows;
+}
+
 export async function listCalendarSchedules(
   calendarId: string | undefined,
   deps: CalendarApiDependencies,
+  user?: string,
 ): Promise<Answer> {
   if (calendarId === undefined || calendarId === '')
     return error(400, 'missing-calendar-id', 'Name the calendar: GET /schedules?calendar_id=<id>.');
-  if ((await deps.store.getSource(calendarId)) === undefined)
-    return error(404, 'not-found', `No calendar ${calendarId}.`);
+  const source = await deps.store.getSource(calendarId);
+  if (source === undefined) return error(404, 'not-found', `No calendar ${calendarId}.`);
   const schedules = [];
-  for (const entry of await deps.store.listEntries(calendarId)) {
-    const id = entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : scheduleOf(entry);
-    const schedule = await getSchedule(id, deps.schedules);
-    schedules.push({
-      id,
-      join_at: utcTimestamp(schedule?.joinAt ?? entry.slot.start),
-      meeting_url: schedule?.meetingUrl ?? entry.slot.meetingUrl,
-      status: schedule?.status ?? 'cancelled',
-      title: entry.title,
-      ...(entry.state === 'duplicate' && { covered_by_another_calendar: true }),
-    });
-  }
+  if (isCompanySource(source)) schedules.push(...(await companyScheduleRows(source, user, deps)));
+  else for (const entry of await deps.store.listEntries(calendarId)) schedules.push(await scheduleRow(entry, deps));
   schedules.sort((a, b) => a.join_at.localeCompare(b.join_at));
   return { status: 200, body: { calendar_id: calendarId, schedules } };
 }

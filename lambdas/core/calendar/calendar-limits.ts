@@ -24,7 +24,18 @@ export const CALENDAR_LIMITS = [
   /** More new schedules were wanted in a day (UTC) than a calendar gets. */
   'schedules-per-day',
 ] as const;
-export type CalendarLimit = (typeof CALENDAR_LIMITS)[number];
+
+/**
+ * The limits only a company calendar's user sync reaches (company/company-sync.ts), besides the
+ * schedule limits above; one metric dimension each too.
+ */
+export const COMPANY_CALENDAR_LIMITS = [
+  /** More new schedules were wanted in a day (UTC) than all the users of a company calendar get together. */
+  'schedules-per-source-day',
+  /** A user's listing held more instances than are kept (PROVIDER_LIMITS.itemsPerUser). */
+  'items-per-user',
+] as const;
+export type CalendarLimit = (typeof CALENDAR_LIMITS)[number] | (typeof COMPANY_CALENDAR_LIMITS)[number];
 
 /** One limit reached, as the preview and the sync result list it. */
 export interface LimitReached {

@@ -42,13 +42,171 @@ export const calendarRulesSchema = z.object({
 });
 export type CalendarRules = z.infer<typeof calendarRulesSchema>;
 
-export const calendarRequestSchema = z.object({
-  ics_url: z.url({ protocol: /^https?$/, error: 'must be the https address of an ICS feed' }),
+/** What every source takes beside where its meetings come from. */
+const commonRequestShape = {
   rules: z._default(calendarRulesSchema, calendarRulesSchema.parse({})),
   bot_name: z._default(z.string().check(z.minLength(1), z.maxLength(100)), 'Notetaker'),
   lookahead_days: z._default(z.int().check(z.gte(1), z.lte(LOOKAHEAD_DAYS.max)), LOOKAHEAD_DAYS.default),
-});
+};
+
+const icsUrl = z.url({ protocol: /^https?$/, error: 'must be the https address of an ICS feed' });
+
+/** An ICS source's request: the feed address. */
+export const calendarRequestSchema = z.object({ ics_url: icsUrl, ...commonRequestShape });
 export type CalendarRequest = z.infer<typeof calendarRequestSchema>;
+
+/**
+ * Users one company source syncs: `default` unless the operator sets another
+ * (calendarMaxUsersPerSource); `max` bounds that setting and what one request may list.
+ */
+export const COMPANY_USERS = { default: 1_000, max: 10_000 } as const;
+
+/** Where a source's credentials may be: the sync functions may read secrets under this name prefix only. */
+export const DEFAULT_CREDENTIALS_SECRET_PREFIX = 'meeting-pipeline/calendars/';
+
+const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** A DNS name of two labels or more (a verified tenant domain such as `contoso.onmicrosoft.com`). */
+const DOMAIN = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+/** An address: one `@`, no spaces (the provider decides whether the mailbox exists). */
+const ADDRESS = /^[^@\s]{1,64}@[^@\s]{1,255}$/;
+/** A Secrets Manager secret name (its allowed characters) or the secret's ARN. */
+const SECRET_NAME = /^[A-Za-z0-9/_+=.@-]{1,512}$/;
+const SECRET_ARN = /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:([A-Za-z0-9/_+=.@-]{1,512})$/;
+
+/** The name a secret reference names: the reference itself, or the name part of an ARN (with its random suffix). */
+export function secretNameOf(reference: string): string {
+  return SECRET_ARN.exec(reference)?.[1] ?? reference;
+}
+
+/** Lower-cased, first spelling kept: providers treat addresses and ids without regard to case. */
+const distinctUsers = (users: string[]): string[] => [...new Set(users.map((user) => user.toLowerCase()))];
+
+const userList = (what: string, pattern: RegExp) =>
+  z.pipe(
+    z
+      .array(z.string().check(z.regex(pattern, `each user is ${what}`)), { error: 'must be a list of users' })
+      .check(
+        z.minLength(1, 'must name at least one user'),
+        z.maxLength(COMPANY_USERS.max, `at most ${COMPANY_USERS.max} users`),
+      ),
+    z.transform(distinctUsers),
+  );
+
+const credentialsSecret = z.string({ error: 'is required: the Secrets Manager name or ARN of the credentials' }).check(
+  z.refine((value) => SECRET_NAME.test(value) || SECRET_ARN.test(value), {
+    message: 'must be a Secrets Manager secret name or ARN (never the credentials themselves)',
+  }),
+);
+
+/** A misspelled key would silently change whose calendars are read: unknown keys are refused. */
+const unknownKeys = (issue: { code?: string; keys?: string[] }) =>
+  issue.code === 'unrecognized_keys' ? `unknown key(s) ${(issue.keys ?? []).join(', ')}` : undefined;
+
+const googleSourceSchema = z
+  .strictObject(
+    {
+      credentials_secret: credentialsSecret,
+      users: z.optional(userList('an email address', ADDRESS)),
+      group: z.optional(z.string().check(z.regex(ADDRESS, 'must be the email address of a Google group'))),
+      admin_email: z.optional(
+        z.string().check(z.regex(ADDRESS, 'must be the email address of a Workspace administrator')),
+      ),
+    },
+    { error: unknownKeys },
+  )
+  .check(
+    z.refine((g) => (g.users === undefined) !== (g.group === undefined), {
+      message: 'give exactly one of users (a list of addresses) and group (a group address)',
+    }),
+    z.refine((g) => g.group === undefined || g.admin_email !== undefined, {
+      message: 'admin_email is required with group: the Directory API reads group members as an administrator',
+      path: ['admin_email'],
+    }),
+  );
+
+const microsoftSourceSchema = z
+  .strictObject(
+    {
+      tenant_id: z
+        .string({ error: 'is required: the directory (tenant) id or a verified domain' })
+        .check(
+          z.refine(
+            (value) => GUID.test(value) || DOMAIN.test(value),
+            'must be a GUID or a domain such as contoso.onmicrosoft.com',
+          ),
+        ),
+      client_id: z.string({ error: 'is required: the application (client) id' }).check(z.regex(GUID, 'must be a GUID')),
+      credentials_secret: credentialsSecret,
+      users: z.optional(
+        userList('a user principal name or an object id (GUID)', new RegExp(`${ADDRESS.source}|${GUID.source}`)),
+      ),
+      group_id: z.optional(z.string().check(z.regex(GUID, 'must be the object id (GUID) of an Entra group'))),
+    },
+    { error: unknownKeys },
+  )
+  .check(
+    z.refine((m) => (m.users === undefined) !== (m.group_id === undefined), {
+      message: 'give exactly one of users (a list of UPNs or ids) and group_id (a group object id)',
+    }),
+  );
+
+/**
+ * What PUT /calendars/{id} takes: exactly one source (an ICS feed, a Google Workspace
+ * or a Microsoft 365 tenant) and the rules. Unknown keys at this level are dropped,
+ * as they always were; those of a company source are refused.
+ */
+export const anyCalendarRequestSchema = z
+  .object({
+    ics_url: z.optional(icsUrl),
+    google: z.optional(googleSourceSchema),
+    microsoft: z.optional(microsoftSourceSchema),
+    ...commonRequestShape,
+  })
+  .check(
+    z.refine(
+      (request) =>
+        [request.ics_url, request.google, request.microsoft].filter((source) => source !== undefined).length === 1,
+      'give exactly one source: ics_url, google or microsoft',
+    ),
+  );
+type AnyCalendarRequest = z.infer<typeof anyCalendarRequestSchema>;
+
+/** A parsed request, its source told apart. */
+export type ParsedCalendarRequest =
+  | ({ kind: 'ics' } & CalendarRequest)
+  | ({ kind: 'company'; company: CompanySourceConfig } & Omit<CalendarRequest, 'ics_url'>);
+
+/** The request with its one source named (anyCalendarRequestSchema has checked there is exactly one). */
+export function sourceOfRequest(request: AnyCalendarRequest): ParsedCalendarRequest {
+  const { ics_url, google, microsoft, ...common } = request;
+  if (google !== undefined)
+    return {
+      kind: 'company',
+      ...common,
+      company: {
+        provider: 'google',
+        credentialsSecret: google.credentials_secret,
+        ...(google.users !== undefined && { users: google.users }),
+        ...(google.group !== undefined && { group: google.group.toLowerCase() }),
+        ...(google.admin_email !== undefined && { adminEmail: google.admin_email }),
+      },
+    };
+  if (microsoft !== undefined)
+    return {
+      kind: 'company',
+      ...common,
+      company: {
+        provider: 'microsoft',
+        tenantId: microsoft.tenant_id,
+        clientId: microsoft.client_id,
+        credentialsSecret: microsoft.credentials_secret,
+        ...(microsoft.users !== undefined && { users: microsoft.users }),
+        ...(microsoft.group_id !== undefined && { groupId: microsoft.group_id.toLowerCase() }),
+      },
+    };
+  if (ics_url === undefined) throw new Error('a calendar request without a source');
+  return { kind: 'ics', ics_url, ...common };
+}
 
 /** A registered calendar as stored: the feed address only sealed (url-sealer.ts). */
 export interface CalendarSource {

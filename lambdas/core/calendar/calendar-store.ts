@@ -8,7 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { CALENDAR_ENTRY_SK_PREFIX, CALENDAR_SK_PREFIX, CALENDARS_PK, keys } from '../store/table-layout';
 import { linkHash, type MeetingSlot } from './calendar-ids';
-import type { CalendarSource } from './calendar-source';
+import type { StoredCalendarSource } from './calendar-source';
 import type { FeedValidators } from './feed-fetch';
 
 /** What one occurrence of a calendar last asked for. */
@@ -62,16 +62,17 @@ const strip = <T>(item: Record<string, unknown>): T => {
 };
 
 export const calendarStore = (table: TableAccess) => ({
-  async getSource(calendarId: string): Promise<CalendarSource | undefined> {
+  /** An ICS source or a company one (isCompanySource tells them apart): each caller handles both. */
+  async getSource(calendarId: string): Promise<StoredCalendarSource | undefined> {
     const { Item } = await table.db.send(
       new GetCommand({ TableName: table.tableName, Key: keys.calendar(calendarId), ConsistentRead: true }),
     );
     if (Item === undefined) return undefined;
-    const { syncLeaseUntil: _lease, ...source } = strip<CalendarSource & { syncLeaseUntil?: number }>(Item);
+    const { syncLeaseUntil: _lease, ...source } = strip<StoredCalendarSource & { syncLeaseUntil?: number }>(Item);
     return source;
   },
 
-  async putSource(source: CalendarSource): Promise<void> {
+  async putSource(source: StoredCalendarSource): Promise<void> {
     await table.db.send(
       new PutCommand({ TableName: table.tableName, Item: { ...keys.calendar(source.calendarId), ...source } }),
     );
@@ -82,9 +83,9 @@ export const calendarStore = (table: TableAccess) => ({
     await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: keys.calendarFeed(calendarId) }));
   },
 
-  async listSources(): Promise<CalendarSource[]> {
+  async listSources(): Promise<StoredCalendarSource[]> {
     return (await queryAll(table, CALENDARS_PK, CALENDAR_SK_PREFIX)).map((item) => {
-      const { syncLeaseUntil: _lease, ...source } = strip<CalendarSource & { syncLeaseUntil?: number }>(item);
+      const { syncLeaseUntil: _lease, ...source } = strip<StoredCalendarSource & { syncLeaseUntil?: number }>(item);
       return source;
     });
   },

@@ -9,6 +9,7 @@ import ical, { type DateWithTimeZone, type EventInstance, type ParameterValue, t
 import { Temporal } from 'temporal-polyfill';
 import { EXPANSION_LIMITS, type ExpansionLimits, LimitLog, type LimitReached, shownUid } from './calendar-limits';
 import { selectComponents } from './feed-components';
+import { ianaZone } from './iana-zone';
 import { occurrencesPerDayBound } from './recurrence-density';
 
 export interface Attendee {
@@ -128,16 +129,6 @@ function occurrenceOf(instance: EventInstance, master: VEvent, originalStart: Da
     attendees: sharedFieldsOf(event.attendee === undefined ? master : event).attendees,
     links: sharedFieldsOf(event).links,
   };
-}
-
-/** A zone name Intl knows (IANA), or undefined. */
-function ianaZone(name: string | undefined): string | undefined {
-  if (name === undefined) return undefined;
-  try {
-    return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
 }
 
 /** `20261031T100000` (with `Z`, or in `zone`) or `20261031` as a UTC instant. */

@@ -22,6 +22,23 @@ export interface ScheduleLimits {
 /** The defaults of lib/config.ts, for wiring without a deployment (local mode, tests). */
 export const DEFAULT_SCHEDULE_LIMITS: ScheduleLimits = { perSync: 50, perDay: 200 };
 
+/**
+ * New schedules all the users of one company calendar make in a UTC day together
+ * (`calendarMaxNewSchedulesPerSourceDay`): each user's own budget above holds one
+ * calendar, this holds the source, so an invite flood sent to every employee waits
+ * instead of becoming users × perSync bots. Sized for 1,000 users: a first sync of
+ * 20 meetings each, shared by a few attendees, fits in a day or two.
+ */
+export const DEFAULT_SOURCE_SCHEDULES_PER_DAY = 5_000;
+
+/** The day counter's limit and whose it is, as a reached limit names them. */
+interface DayCounter {
+  limit: 'schedules-per-day' | 'schedules-per-source-day';
+  /** "a calendar", "a company calendar's users together". */
+  holder: string;
+}
+const CALENDAR_DAY: DayCounter = { limit: 'schedules-per-day', holder: 'a calendar gets' };
+
 /** A day's counter outlives its day by this much, then the table's TTL removes it. */
 const COUNTER_KEPT_MS = 2 * 86_400_000;
 
@@ -45,6 +62,7 @@ export function scheduleBudget(
   limits: ScheduleLimits,
   table: TableAccess,
   nowMs: number,
+  counter: DayCounter = CALENDAR_DAY,
 ): ScheduleBudget {
   const day = new Date(nowMs).toISOString().slice(0, 10);
   let admitted = 0;
@@ -91,8 +109,8 @@ export function scheduleBudget(
         });
       if (heldByDay > 0)
         reached.push({
-          limit: 'schedules-per-day',
-          reason: `${heldByDay} new meeting(s) wait for tomorrow (UTC): a calendar gets at most ${limits.perDay} new schedules a day`,
+          limit: counter.limit,
+          reason: `${heldByDay} new meeting(s) wait for tomorrow (UTC): ${counter.holder} at most ${limits.perDay} new schedules a day`,
         });
       return reached;
     },
@@ -111,5 +129,38 @@ export function scheduleBudget(
         .catch(() => undefined);
     },
     deferred: () => heldBySync + heldByDay,
+  };
+}
+
+/**
+ * The budget of one company user's sync: the user's own (per sync, per day, under
+ * the user's scope) and the source's day counter (under the calendar id), which
+ * every user of the source shares. A schedule is made only when both admit it.
+ */
+export function companyUserBudget(
+  scopeId: string,
+  calendarId: string,
+  limits: ScheduleLimits,
+  sourcePerDay: number,
+  table: TableAccess,
+  nowMs: number,
+): ScheduleBudget {
+  const user = scheduleBudget(scopeId, limits, table, nowMs);
+  const source = scheduleBudget(calendarId, { perSync: Number.POSITIVE_INFINITY, perDay: sourcePerDay }, table, nowMs, {
+    limit: 'schedules-per-source-day',
+    holder: "a company calendar's users get together",
+  });
+  return {
+    async admit(occurrence) {
+      if (!(await user.admit(occurrence))) return false;
+      if (await source.admit(occurrence)) return true;
+      await user.refund();
+      return false;
+    },
+    async refund() {
+      await Promise.all([user.refund(), source.refund()]);
+    },
+    limits: () => [...user.limits(), ...source.limits()],
+    deferred: () => user.deferred() + source.deferred(),
   };
 }

@@ -13,7 +13,7 @@ import { cancelSchedule, type ScheduleDependencies, type ScheduleResult, upsertS
 import { type FeedDependencies, loadOccurrences } from './calendar-feed';
 import { type MeetingSlot, occurrenceScheduleId } from './calendar-ids';
 import type { LimitReached } from './calendar-limits';
-import type { CalendarSource } from './calendar-source';
+import type { CalendarRules, CalendarSource } from './calendar-source';
 import { type CalendarEntry, scheduleOf } from './calendar-store';
 import type { Occurrence } from './ics-occurrences';
 import { decide } from './rules';
@@ -96,26 +96,77 @@ function skip(result: SyncResult, reason: string): void {
 
 export async function syncCalendar(source: CalendarSource, deps: SyncDependencies): Promise<SyncResult> {
   const feed = await loadOccurrences(source, source.lookaheadDays, deps);
+  return reconcileOccurrences(
+    {
+      scopeId: source.calendarId,
+      calendarId: source.calendarId,
+      rules: source.rules,
+      botName: source.botName,
+      lookaheadDays: source.lookaheadDays,
+    },
+    feed,
+    deps,
+  );
+}
+
+/**
+ * Where a list of occurrences is reconciled: an ICS calendar, or one user of a
+ * company calendar (company/user-scope.ts). Entries, schedule ids, claims and the
+ * schedule budget are kept under `scopeId`; schedules name `calendarId`.
+ */
+export interface ReconcileScope {
+  scopeId: string;
+  calendarId: string;
+  rules: CalendarRules;
+  botName: string;
+  lookaheadDays: number;
+}
+
+/** What a sync read, whatever it read it from (a feed, a provider's listing). */
+export interface OccurrenceListing {
+  /** Sorted by start: a schedule budget lets the soonest through first. */
+  occurrences: Occurrence[];
+  /** What limits may have left out: a missing occurrence of these is not a cancelled one (ExpandedFeed.partial). */
+  partial: { feed: boolean; uids: ReadonlySet<string> };
+  problems: string[];
+  limits: LimitReached[];
+  /** The source was unchanged (a feed's 304). */
+  notModified: boolean;
+  /** Events the source holds, in the window or not. */
+  events: number;
+}
+
+/**
+ * Makes the scope's schedules and entries agree with `listing`: the part of a sync
+ * after the occurrences are known. `budget` bounds the new schedules; the scope's
+ * own (schedule-budget.ts) unless given.
+ */
+export async function reconcileOccurrences(
+  scope: ReconcileScope,
+  listing: OccurrenceListing,
+  deps: SyncDependencies,
+  budget: ScheduleBudget = scheduleBudget(scope.scopeId, deps.scheduleLimits, deps.schedules.table, deps.now()),
+): Promise<SyncResult> {
   const now = deps.now();
   const window = {
     from: new Date(now).toISOString(),
-    to: new Date(now + source.lookaheadDays * 86_400_000).toISOString(),
-    lookahead_days: source.lookaheadDays,
+    to: new Date(now + scope.lookaheadDays * 86_400_000).toISOString(),
+    lookahead_days: scope.lookaheadDays,
   };
-  const result = emptySyncResult(feed.notModified, feed.problems, window, feed.events);
-  result.occurrences = feed.occurrences.length;
+  const result = emptySyncResult(listing.notModified, listing.problems, window, listing.events);
+  result.occurrences = listing.occurrences.length;
   const wanted = new Map<string, Wanted>();
-  for (const occurrence of feed.occurrences) {
+  for (const occurrence of listing.occurrences) {
     if (Date.parse(occurrence.start) < now) {
       result.past++;
       continue;
     }
-    const decision = decide(occurrence, source.rules);
+    const decision = decide(occurrence, scope.rules);
     if (decision.decision === 'skip') {
       skip(result, decision.reason);
       continue;
     }
-    const scheduleId = occurrenceScheduleId(source.calendarId, occurrence.uid, occurrence.originalStart);
+    const scheduleId = occurrenceScheduleId(scope.scopeId, occurrence.uid, occurrence.originalStart);
     wanted.set(scheduleId, {
       scheduleId,
       occurrence,
@@ -123,13 +174,12 @@ export async function syncCalendar(source: CalendarSource, deps: SyncDependencie
     });
   }
 
-  const entries = new Map((await deps.store.listEntries(source.calendarId)).map((e) => [e.scheduleId, e]));
-  await adoptReissued(source.calendarId, wanted, entries, deps);
-  const budget = scheduleBudget(source.calendarId, deps.scheduleLimits, deps.schedules.table, now);
+  const entries = new Map((await deps.store.listEntries(scope.scopeId)).map((e) => [e.scheduleId, e]));
+  await adoptReissued(scope.scopeId, wanted, entries, deps);
   for (const want of wanted.values())
-    await reconcileWanted(source, want, entries.get(want.scheduleId), budget, result, deps);
+    await reconcileWanted(scope, want, entries.get(want.scheduleId), budget, result, deps);
   result.deferred = budget.deferred();
-  result.limits = [...feed.limits, ...budget.limits()];
+  result.limits = [...listing.limits, ...budget.limits()];
   const inUse = new Set<string>();
   for (const id of wanted.keys()) {
     const entry = entries.get(id);
@@ -138,9 +188,10 @@ export async function syncCalendar(source: CalendarSource, deps: SyncDependencie
   for (const entry of entries.values()) {
     if (wanted.has(entry.scheduleId)) continue;
     // The replaced entry of an adoption cut short: its schedule is the adopter's now.
-    if (inUse.has(scheduleOf(entry))) await deps.store.deleteEntry(source.calendarId, entry.scheduleId);
+    if (inUse.has(scheduleOf(entry))) await deps.store.deleteEntry(scope.scopeId, entry.scheduleId);
     // A limit cut this event's occurrences short: missing from the expansion is not gone from the calendar.
-    else if (!feed.partial.feed && !feed.partial.uids.has(entry.uid)) await retire(source, entry, now, result, deps);
+    else if (!listing.partial.feed && !listing.partial.uids.has(entry.uid))
+      await retire(scope, entry, now, result, deps);
   }
   result.explain = explainSync(result);
   return result;
@@ -182,7 +233,7 @@ async function adoptReissued(
 }
 
 async function reconcileWanted(
-  source: CalendarSource,
+  scope: ReconcileScope,
   want: Wanted,
   entry: CalendarEntry | undefined,
   budget: ScheduleBudget,
@@ -192,12 +243,12 @@ async function reconcileWanted(
   const { scheduleId, slot, occurrence } = want;
   const active = entry?.state === 'active' ? entry : undefined;
   const own = active === undefined ? scheduleId : scheduleOf(active);
-  if (active !== undefined && sameSlot(active.slot, slot) && active.botName === source.botName) {
+  if (active !== undefined && sameSlot(active.slot, slot) && active.botName === scope.botName) {
     result.unchanged++;
     return;
   }
   const base = { scheduleId, uid: occurrence.uid, originalStart: occurrence.originalStart, title: occurrence.title };
-  const { holder } = await deps.store.claim(slot, own, source.calendarId);
+  const { holder } = await deps.store.claim(slot, own, scope.scopeId);
   if (holder !== own) {
     // Another calendar's occurrence sends the bot to this meeting.
     if (active !== undefined) {
@@ -207,10 +258,10 @@ async function reconcileWanted(
     } else {
       skip(result, COVERED_REASON);
     }
-    await deps.store.putEntry(source.calendarId, {
+    await deps.store.putEntry(scope.scopeId, {
       ...base,
       slot,
-      botName: source.botName,
+      botName: scope.botName,
       state: 'duplicate',
       coveredBy: holder,
     });
@@ -228,8 +279,8 @@ async function reconcileWanted(
       {
         meeting_url: slot.meetingUrl,
         join_at: slot.start,
-        bot_name: source.botName,
-        metadata: { calendar_id: source.calendarId },
+        bot_name: scope.botName,
+        metadata: { calendar_id: scope.calendarId },
       },
       deps.schedules,
     ),
@@ -243,10 +294,10 @@ async function reconcileWanted(
   if (active !== undefined && !sameSlot(active.slot, slot)) await deps.store.release(active.slot, own);
   if (active !== undefined) result.moved++;
   else result.created++;
-  await deps.store.putEntry(source.calendarId, {
+  await deps.store.putEntry(scope.scopeId, {
     ...base,
     slot,
-    botName: source.botName,
+    botName: scope.botName,
     state: 'active',
     ...(own !== scheduleId && { adoptedScheduleId: own }),
   });
@@ -254,7 +305,7 @@ async function reconcileWanted(
 
 /** An entry no occurrence wants any more: gone from the feed, cancelled, or skipped by the rules now. */
 async function retire(
-  source: CalendarSource,
+  scope: ReconcileScope,
   entry: CalendarEntry,
   now: number,
   result: SyncResult,
@@ -263,17 +314,17 @@ async function retire(
   const start = Date.parse(entry.slot.start);
   if (start < now) {
     // Past: its bot ran (or not) as it was; only old entries are tidied away.
-    if (start < now - KEEP_PAST_MS) await deps.store.deleteEntry(source.calendarId, entry.scheduleId);
+    if (start < now - KEEP_PAST_MS) await deps.store.deleteEntry(scope.scopeId, entry.scheduleId);
     return;
   }
   if (entry.state === 'duplicate') {
-    await deps.store.deleteEntry(source.calendarId, entry.scheduleId);
+    await deps.store.deleteEntry(scope.scopeId, entry.scheduleId);
     return;
   }
   if (entry.state !== 'active') return;
   if (!(await cancelOwn(entry, result, deps))) return;
   result.cancelled++;
-  await deps.store.putEntry(source.calendarId, { ...entry, state: 'cancelled' });
+  await deps.store.putEntry(scope.scopeId, { ...entry, state: 'cancelled' });
 }
 
 /** Cancels an entry's schedule and lets its meeting go; false (recorded as failed) when the schedule API refused. */

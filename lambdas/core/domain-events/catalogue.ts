@@ -26,6 +26,7 @@ export const DETAIL_TYPES = {
   scheduleLaunched: 'schedule.launched',
   scheduleFailed: 'schedule.failed',
   erased: 'meeting.erased',
+  calendarDisconnected: 'calendar.disconnected',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
 
@@ -112,6 +113,23 @@ export interface MeetingErasedDetail extends DetailBase {
   counts: Record<string, number>;
 }
 
+/**
+ * A company calendar's grant no longer reaches this user's calendar (the admin
+ * revoked it, the secret is wrong, the user left the access policy): nothing of
+ * theirs is synced until it does again. Their bots already scheduled stay.
+ */
+export interface CalendarDisconnectedDetail extends DetailBase {
+  calendar_id: string;
+  /** The user as the calendar lists them. */
+  user: string;
+  provider: 'google' | 'microsoft';
+  /** The provider's words; never a credential. */
+  reason: string;
+  /** `source`: every user of the calendar is cut off (one event each); `user`: this user only. */
+  scope: 'user' | 'source';
+  disconnected_at: string;
+}
+
 interface Details {
   'meeting.state_changed': MeetingStateChangedDetail;
   'meeting.ended': MeetingEndedDetail;
@@ -120,6 +138,7 @@ interface Details {
   'schedule.launched': ScheduleLaunchedDetail;
   'schedule.failed': ScheduleFailedDetail;
   'meeting.erased': MeetingErasedDetail;
+  'calendar.disconnected': CalendarDisconnectedDetail;
 }
 
 export type DomainEvent = { [T in DetailType]: { detailType: T; detail: Details[T] } }[DetailType];
@@ -176,4 +195,11 @@ export const domainEvents = {
     event(DETAIL_TYPES.scheduleFailed, [fields.schedule_id, String(fields.schedule_version)], fields),
   /** One erasure per receipt. */
   erased: (fields: Fields<'meeting.erased'>) => event(DETAIL_TYPES.erased, [fields.bot_id, fields.receipt_id], fields),
+  /** One per disconnection of a user: found once, its time kept with the user until the event is published. */
+  calendarDisconnected: (fields: Fields<'calendar.disconnected'>) =>
+    event(
+      DETAIL_TYPES.calendarDisconnected,
+      [fields.calendar_id, fields.user.toLowerCase(), fields.disconnected_at],
+      fields,
+    ),
 };

@@ -21,6 +21,8 @@
  * | calendar feed   | CALENDAR#<calendar_id>        | FEED                              |                                         |
  * | calendar entry  | CALENDAR#<calendar_id>        | OCC#<schedule_id>                 |                                         |
  * | new schedules   | CALENDAR#<calendar_id>        | NEW#<yyyy-mm-dd>                  |                                         |
+ * | company user    | CALENDAR#<calendar_id>        | USER#<lowercased user>            |                                         |
+ * | user's items    | CALENDAR#<user scope id>      | FEED                              |                                         |
  * | meeting claim   | CLAIM#<sha256(link)>#<start>  | CLAIM                             |                                         |
  * | quarantine cap  | QUARANTINE#MINUTE#<minute>    | CAP                               |                                         |
  * | quarantine cap  | QUARANTINE#BOT#<sha256(bot)>  | DAY#<yyyy-mm-dd>                  |                                         |
@@ -88,6 +90,8 @@ export const KEY_ATTRIBUTES = [
 export const CALENDARS_PK = 'CALENDARS';
 export const CALENDAR_SK_PREFIX = 'CALENDAR#';
 export const CALENDAR_ENTRY_SK_PREFIX = 'OCC#';
+/** A company calendar's users, under the calendar's items (calendar/company/company-store.ts). */
+export const COMPANY_USER_SK_PREFIX = 'USER#';
 export const CLAIM_PK_PREFIX = 'CLAIM#';
 /** Sort-key prefix of a company calendar's push channels (one per user) under `CALENDAR#<calendar_id>`. */
 export const PUSH_CHANNEL_SK_PREFIX = 'PUSH#';
@@ -187,6 +191,15 @@ export const keys = {
   calendarNewSchedules: (calendarId: string, day: string) => ({
     pk: keys.calendarItems(calendarId),
     sk: `NEW#${day}`,
+  }),
+  /**
+   * One user of a company calendar: state, last sync, back-off, lease. Their entries, new-schedule
+   * counters and kept items + cursor (at calendarFeed) are under the user's scope id
+   * (calendar/company/user-scope.ts), a calendar partition of its own.
+   */
+  companyUser: (calendarId: string, user: string) => ({
+    pk: keys.calendarItems(calendarId),
+    sk: `${COMPANY_USER_SK_PREFIX}${user.toLowerCase()}`,
   }),
   /** One bot per meeting: the occurrence that holds (meeting link, start) across all calendars. */
   meetingClaim: (linkHash: string, start: string) => ({ pk: `${CLAIM_PK_PREFIX}${linkHash}#${start}`, sk: 'CLAIM' }),

@@ -3,7 +3,8 @@
  * user or an administrator would in Google's own UI: add, move and cancel events and
  * single instances of a series, give an invitee their copy of a meeting (same
  * iCalUID and id, in their calendar), answer an invitation, grant or revoke
- * domain-wide delegation, void sync tokens, share a calendar.
+ * domain-wide delegation, void sync tokens, share a calendar, and define the
+ * directory's groups (nested ones too), admins and suspended users.
  */
 import { randomBytes } from 'node:crypto';
 import type { CalendarStore, EventTiming, ResponseStatus, StoredEvent } from './calendar-store';
@@ -49,6 +50,31 @@ export class CalendarControl {
 
   revokeDelegation(clientId: string): void {
     this.tenant.delegationGrants.delete(clientId);
+  }
+
+  /** Gives `email` the admin role the Directory API requires of its caller. */
+  makeAdmin(email: string): void {
+    this.tenant.admins.add(email);
+  }
+
+  /** Defines (or redefines) a group; a member that is itself a defined group is a nested group. */
+  defineGroup(group: string, members: string[]): void {
+    this.tenant.groups.set(
+      group.toLowerCase(),
+      members.map((member) => member.toLowerCase()),
+    );
+  }
+
+  /** Suspends a user: still in their groups, listed with status SUSPENDED. */
+  suspendUser(email: string): void {
+    this.tenant.suspendedUsers.add(email);
+  }
+
+  /** Ends every access token issued for `user` now, as Google does when it revokes them early. */
+  expireAccessTokens(user: string): void {
+    for (const token of this.tenant.accessTokens.values()) {
+      if (token.user === user) token.expiresAtMs = Math.min(token.expiresAtMs, this.clock.now());
+    }
   }
 
   shareCalendar(owner: string, reader: string): void {

@@ -3,9 +3,11 @@
  * v3 `events.list`, on one real HTTP server bound to 127.0.0.1:
  * - `POST /token` (form-encoded JWT bearer grant; token-endpoint.ts)
  * - `GET /calendar/v3/calendars/{calendarId}/events` (events-list.ts)
+ * - `GET /admin/directory/v1/groups/{groupKey}/members` (directory.ts)
  * - `POST /calendar/v3/calendars/{calendarId}/events/watch` and `POST /calendar/v3/channels/stop`
  *   (push-channels.ts)
- * Point the pipeline's token URL at `tokenUrl` and its Calendar API base at `apiBase`.
+ * Point the pipeline's token URL at `tokenUrl`, its Calendar API base at `apiBase`
+ * and its Directory API base at `directoryBase`.
  * Tests drive calendars and the tenant through `control`, and time through `clock`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -13,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { CalendarControl } from './calendar-control';
 import { CalendarStore } from './calendar-store';
 import { SimulatedClock } from './clock';
+import { Directory } from './directory';
 import { EventsList } from './events-list';
 import { apiError, type SimulatorAnswer } from './google-errors';
 import { PushChannels } from './push-channels';
@@ -23,6 +26,7 @@ import { UserQuotas } from './user-quota';
 const EVENTS_PATH = /^\/calendar\/v3\/calendars\/([^/]+)\/events$/;
 const WATCH_PATH = /^\/calendar\/v3\/calendars\/([^/]+)\/events\/watch$/;
 const STOP_PATH = '/calendar/v3/channels/stop';
+const MEMBERS_PATH = /^\/admin\/directory\/v1\/groups\/([^/]+)\/members$/;
 /** A token request is a short form; anything longer is refused rather than buffered. */
 const MAX_FORM_BYTES = 64 * 1024;
 
@@ -32,6 +36,7 @@ export class GoogleCalendarSimulator {
   readonly store = new CalendarStore();
   readonly quotas = new UserQuotas();
   readonly eventsList: EventsList;
+  readonly directory: Directory;
   readonly control: CalendarControl;
   /** events.watch channels and the notifications they deliver (push-channels.ts). */
   readonly push: PushChannels;
@@ -41,6 +46,7 @@ export class GoogleCalendarSimulator {
   constructor(startMs: number) {
     this.clock = new SimulatedClock(startMs);
     this.eventsList = new EventsList(this.store, this.tenant, this.quotas, this.clock);
+    this.directory = new Directory(this.tenant, this.clock);
     this.control = new CalendarControl(this.store, this.tenant, this.eventsList, this.clock);
     this.push = new PushChannels(this.store, this.tenant, this.clock, () => this.apiBase);
     this.store.onChange = (owner) => this.push.changed(owner);
@@ -53,6 +59,11 @@ export class GoogleCalendarSimulator {
   /** Base of the Calendar API, like `https://www.googleapis.com/calendar/v3`. */
   get apiBase(): string {
     return `${this.base}/calendar/v3`;
+  }
+
+  /** Base of the Admin SDK Directory API, like `https://admin.googleapis.com/admin/directory/v1`. */
+  get directoryBase(): string {
+    return `${this.base}/admin/directory/v1`;
   }
 
   async start(port = 0): Promise<void> {
@@ -92,10 +103,13 @@ export class GoogleCalendarSimulator {
               : this.push.stop(body, req.headers.authorization);
       } else {
         const calendar = EVENTS_PATH.exec(url.pathname);
+        const group = MEMBERS_PATH.exec(url.pathname);
         answer =
           calendar && req.method === 'GET'
             ? this.eventsList.answer(decodeURIComponent(calendar[1]!), url.searchParams, req.headers.authorization)
-            : apiError(404, 'notFound', 'Not Found');
+            : group && req.method === 'GET'
+              ? this.directory.answer(decodeURIComponent(group[1]!), url.searchParams, req.headers.authorization)
+              : apiError(404, 'notFound', 'Not Found');
       }
     } catch (error) {
       answer = apiError(500, 'backendError', error instanceof Error ? error.message : 'Backend Error');

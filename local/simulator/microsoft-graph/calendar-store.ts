@@ -57,6 +57,8 @@ export interface ViewItem {
   seriesMasterId?: string;
   startWall: string;
   endWall: string;
+  /** An occurrence's or exception's slot in its series, before any change (Graph's `originalStart`). */
+  originalStartInstant?: number;
   startInstant: number;
   endInstant: number;
   subject: string;
@@ -137,6 +139,7 @@ export class CalendarStore {
         seriesMasterId: event.id,
         startWall,
         endWall,
+        originalStartInstant: wallToInstant(originalStart, event.timeZone),
         startInstant: wallToInstant(startWall, event.timeZone),
         endInstant: wallToInstant(endWall, event.timeZone),
         subject: change?.subject ?? event.subject,
@@ -230,11 +233,6 @@ export class CalendarStore {
     for (const event of this.calendar(userId).events.values())
       for (const item of this.expand(event)) if (item.startInstant < end && item.endInstant > start) items.push(item);
     return items.sort((a, b) => a.startInstant - b.startInstant || a.id.localeCompare(b.id));
-  }
-
-  /** The view item with this id in the window now, if any. */
-  findInView(userId: string, id: string, start: number, end: number): ViewItem | undefined {
-    return this.view(userId, start, end).find((item) => item.id === id);
   }
 
   /** The distinct ids changed in the mailbox after sequence `since`, in the order of their last change. */

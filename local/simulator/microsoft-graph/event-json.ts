@@ -23,6 +23,9 @@ export function eventJson(item: ViewItem, zone: string): Record<string, unknown>
     seriesMasterId: item.seriesMasterId ?? null,
     start: dateTimeIn(item.startInstant, zone),
     end: dateTimeIn(item.endInstant, zone),
+    ...(item.originalStartInstant === undefined
+      ? {}
+      : { originalStart: new Date(item.originalStartInstant).toISOString().replace('.000Z', 'Z') }),
     originalStartTimeZone: event.timeZone,
     originalEndTimeZone: event.timeZone,
     isAllDay: event.isAllDay ?? false,

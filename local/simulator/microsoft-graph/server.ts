@@ -1,10 +1,11 @@
 /**
  * One HTTP server on 127.0.0.1 answering as both the identity platform's token
  * endpoint and Graph (a client is configured with the same base URL for both):
- * `POST /{tenant}/oauth2/v2.0/token` and
- * `GET /v1.0/users/{user}/calendarView/delta`, and the change-notification
- * subscriptions (`POST /v1.0/subscriptions`, `PATCH` and `DELETE
- * /v1.0/subscriptions/{id}`: subscriptions.ts). Anything else is a 404 in
+ * `POST /{tenant}/oauth2/v2.0/token`,
+ * `GET /v1.0/users/{user}/calendarView/delta`,
+ * `GET /v1.0/groups/{id}/transitiveMembers/microsoft.graph.user`, and the
+ * change-notification subscriptions (`POST /v1.0/subscriptions`, `PATCH` and
+ * `DELETE /v1.0/subscriptions/{id}`: subscriptions.ts). Anything else is a 404 in
  * Graph's error shape.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,6 +13,7 @@ import { onlyLoopbackHosts } from '../../loopback-host';
 import type { CalendarViewDelta } from './calendar-view-delta';
 import type { Directory } from './directory';
 import { type GraphRefusal, graphErrorBody, identityErrorBody } from './graph-errors';
+import type { GroupMembers } from './group-members';
 import type { SubscriptionAnswer, Subscriptions } from './subscriptions';
 import { answerTokenRequest } from './token-endpoint';
 
@@ -21,6 +23,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 const TOKEN_PATH = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
 const DELTA_PATH = /^\/v1\.0\/users\/([^/]+)\/calendarView\/delta$/i;
 const SUBSCRIPTIONS_PATH = /^\/v1\.0\/subscriptions(?:\/([^/]+))?$/i;
+const MEMBERS_PATH = /^\/v1\.0\/groups\/([^/]+)\/transitiveMembers\/microsoft\.graph\.user$/i;
 
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
@@ -54,6 +57,7 @@ export class GraphHttpServer {
   constructor(
     private readonly directory: Directory,
     private readonly delta: CalendarViewDelta,
+    private readonly members: GroupMembers,
     private readonly subscriptions: Subscriptions,
   ) {}
 
@@ -74,6 +78,7 @@ export class GraphHttpServer {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const address = server.address();
     this.baseUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+    this.directory.graphAudiences.add(this.baseUrl);
     return this.baseUrl;
   }
 
@@ -113,7 +118,12 @@ export class GraphHttpServer {
           ? body
           : '',
       );
-      const answer = answerTokenRequest(this.directory, decodeURIComponent(tokenMatch[1]!), form);
+      const answer = await answerTokenRequest(
+        this.directory,
+        decodeURIComponent(tokenMatch[1]!),
+        form,
+        `${this.baseUrl}${url.pathname}`,
+      );
       if ('refusal' in answer)
         sendJson(response, answer.status, identityErrorBody(answer.refusal, this.directory.now()));
       else sendJson(response, 200, answer.body, { 'cache-control': 'no-store' });
@@ -142,6 +152,18 @@ export class GraphHttpServer {
         else sendJson(response, answer.status, answer.body);
         return;
       }
+    }
+    const membersMatch = MEMBERS_PATH.exec(url.pathname);
+    if (membersMatch !== null && request.method === 'GET') {
+      const answer = this.members.answer({
+        groupId: decodeURIComponent(membersMatch[1]!),
+        query: url.searchParams,
+        authorization: request.headers.authorization,
+        baseUrl: this.baseUrl,
+      });
+      if ('refusal' in answer) this.graphRefusal(response, answer.refusal);
+      else sendJson(response, 200, answer.body);
+      return;
     }
     this.graphRefusal(response, {
       status: 404,

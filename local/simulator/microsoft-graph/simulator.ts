@@ -1,14 +1,18 @@
 /**
  * A strict local Microsoft Graph calendar simulator and the TypeScript control
- * API tests drive it with: tenants, apps and their grants, the application access
- * policy, users' calendars (single events, weekly series with exceptions and
- * cancelled occurrences, an invitee's copy of a meeting, a decline), voided
- * delta tokens, throttling and the clock. The HTTP side is server.ts.
+ * API tests drive it with: tenants, apps and their grants (secrets and
+ * certificates), users and nested groups, the application access policy, users'
+ * calendars (single events, weekly series with exceptions and cancelled
+ * occurrences, an invitee's copy of a meeting, a decline), voided delta tokens,
+ * throttling and the clock. The HTTP side is server.ts.
  */
+
+import { createHash, X509Certificate } from 'node:crypto';
 import type { Attendee, EventFields, OccurrenceChange, StoredEvent } from './calendar-store';
 import { CalendarStore } from './calendar-store';
 import { CalendarViewDelta } from './calendar-view-delta';
-import { Directory, type SimulatedUser } from './directory';
+import { Directory, type SimulatedGroup, type SimulatedUser } from './directory';
+import { GroupMembers } from './group-members';
 import { GraphHttpServer } from './server';
 import { type LifecycleEvent, Subscriptions } from './subscriptions';
 import { MailboxThrottle, type ThrottleLimit } from './throttle';
@@ -39,6 +43,7 @@ export class MicrosoftGraphSimulator {
     this.http = new GraphHttpServer(
       this.directory,
       new CalendarViewDelta(this.directory, this.store, this.throttle),
+      new GroupMembers(this.directory),
       this.subscriptions,
     );
   }
@@ -65,17 +70,37 @@ export class MicrosoftGraphSimulator {
     this.throttle.limit = limit;
   }
 
-  addApp(tenantId: string, app: { clientId: string; secret: string; roles: string[] }): void {
+  addApp(tenantId: string, app: { clientId: string; secret?: string; roles: string[] }): void {
     this.directory.tenant(tenantId).apps.set(app.clientId, {
       clientId: app.clientId,
       secret: app.secret,
       roles: new Set(app.roles),
       allowedUsers: undefined,
+      certificates: new Map(),
     });
+  }
+
+  /** Uploads a certificate (PEM) to the app registration: assertions signed by its key, naming its thumbprint, are taken. */
+  addCertificate(tenantId: string, clientId: string, certificatePem: string): void {
+    const certificate = new X509Certificate(certificatePem);
+    const thumbprint = createHash('sha1').update(certificate.raw).digest('base64url');
+    this.app(tenantId, clientId).certificates.set(thumbprint, certificate.publicKey);
   }
 
   addUser(tenantId: string, user: SimulatedUser): void {
     this.directory.tenant(tenantId).users.set(user.id, user);
+  }
+
+  /** A group whose members are user or group ids (nesting as Entra allows it). */
+  addGroup(tenantId: string, group: SimulatedGroup): void {
+    this.directory.tenant(tenantId).groups.set(group.id, group);
+  }
+
+  /** An administrator blocks sign-in: the account stays in its groups, with accountEnabled false. */
+  disableUser(tenantId: string, userId: string): void {
+    const user = this.directory.tenants.get(tenantId)?.users.get(userId);
+    if (user === undefined) throw new Error(`no user ${userId} in tenant ${tenantId}`);
+    user.accountEnabled = false;
   }
 
   private app(tenantId: string, clientId: string) {

@@ -22,18 +22,31 @@ function ianaOf(windowsName: string): string {
   return iana;
 }
 
+/** One formatter per zone: making one costs far more than using it, and a large calendar converts thousands of times. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(iana: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(iana);
+  if (formatter === undefined) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: iana,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(iana, formatter);
+  }
+  return formatter;
+}
+
 /** The zone's offset from UTC at an instant, in milliseconds. */
 function offsetAt(iana: string, instant: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: iana,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
+  if (iana === 'UTC') return 0;
+  const parts = formatterFor(iana).formatToParts(new Date(instant));
   const get = (type: string) => Number(parts.find((part) => part.type === type)!.value);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return asUtc - Math.floor(instant / 1000) * 1000;
