@@ -1,16 +1,12 @@
 /**
  * The calendar push function's clients and settings, from its environment. The
- * company calendar parts it needs from elsewhere in #25 (a provider per source,
- * a calendar's users) come in as `company`.
+ * provider for a company source (made with its credentials) comes in as `company`.
  */
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  type CompanyCalendarSource,
-  isCompanySource,
-  type StoredCalendarSource,
-} from '../core/calendar/calendar-source';
+import { type CompanyCalendarSource, isCompanySource } from '../core/calendar/calendar-source';
 import { calendarStore } from '../core/calendar/calendar-store';
+import { companyStore } from '../core/calendar/company/company-store';
 import {
   type CalendarProvider,
   DEFAULT_PROVIDER_ENDPOINTS,
@@ -55,7 +51,6 @@ export function sqsUserSyncQueue(sqs: SQSClient, queueUrl: string): UserSyncQueu
 
 export interface CompanyParts {
   providerFor(source: CompanyCalendarSource): Promise<CalendarProvider>;
-  listUsers(calendarId: string): Promise<string[]>;
 }
 
 export function calendarPushDependencies(
@@ -67,6 +62,7 @@ export function calendarPushDependencies(
 ): LifecycleDependencies & ReconcileDependencies {
   const table = { db: clients.db, tableName: env.TABLE_NAME };
   const calendars = calendarStore(table);
+  const users = companyStore(table);
   const lifecycle: ChannelLifecycleDependencies = {
     channels: pushChannelStore(table),
     apis: channelApis({
@@ -88,15 +84,20 @@ export function calendarPushDependencies(
     telemetry,
     limits: { ...DEFAULT_PUSH_LIMITS, maxBodyBytes: env.PUSH_MAX_BODY_BYTES },
     async sourceFor(calendarId) {
-      const source = (await calendars.getSource(calendarId)) as StoredCalendarSource | undefined;
+      const source = await calendars.getSource(calendarId);
       return source !== undefined && isCompanySource(source) ? source : undefined;
     },
     renew: (source, record) => renewChannel(source, record, lifecycle),
     recreate: (source, record) => recreateChannel(source, record, lifecycle),
     async listCompanySources() {
-      return ((await calendars.listSources()) as StoredCalendarSource[]).filter(isCompanySource);
+      return (await calendars.listSources()).filter(isCompanySource);
     },
-    listUsers: company.listUsers,
+    // A disconnected user's grant is gone: no channel can be opened or renewed for them until it is back.
+    async listUsers(calendarId) {
+      return (await users.listUsers(calendarId))
+        .filter((user) => user.state !== 'disconnected')
+        .map((user) => user.user);
+    },
     renewMarginMs: env.PUSH_RENEW_MARGIN_MINUTES * 60_000,
   };
 }

@@ -90,7 +90,11 @@ export async function reconcileSubscriptions(deps: ReconcileDependencies): Promi
       steps.push(
         attempt(async () => {
           const now = deps.now();
-          if (!users.has(record.user)) {
+          if (!users.has(record.user) && record.expiresAtMs <= now) {
+            // Lapsed already: nothing to stop at the provider (whose grant may be gone with the user).
+            await deps.channels.remove(record);
+            outcome.closed += 1;
+          } else if (!users.has(record.user)) {
             await closeChannel(source, record, deps);
             outcome.closed += 1;
           } else if (record.expiresAtMs <= now) {
