@@ -16,6 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiError } from '../lambdas/core/api-error';
 import { CALENDAR_API_ROUTES } from '../lambdas/core/calendar/calendar-api';
+import { CALENDAR_PUSH_ROUTES } from '../lambdas/core/calendar/company/push/push-settings';
 import { ERASE_API_ROUTES } from '../lambdas/core/erase/erase-contract';
 import { READ_API_ROUTES } from '../lambdas/core/read/read-api-contract';
 import { onlyLoopbackHosts } from './loopback-host';
@@ -34,6 +35,8 @@ export interface LocalHttpApiRoutes {
   calendars?: () => HttpRouteHandler | undefined;
   /** `DELETE /meetings/{bot_id}` (ERASE_API_ROUTES); resolved per request like the schedule API. */
   erase?: () => HttpRouteHandler | undefined;
+  /** The calendar push notification routes (CALENDAR_PUSH_ROUTES, unauthenticated in AWS too). */
+  calendarPush?: () => HttpRouteHandler | undefined;
 }
 
 export interface LocalHttpApi {
@@ -63,6 +66,7 @@ function routePattern(routeKey: string): { method: string; pattern: RegExp; name
 const READ_ROUTES = Object.values(READ_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 const CALENDAR_ROUTES = Object.values(CALENDAR_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 const ERASE_ROUTES = Object.values(ERASE_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
+const PUSH_ROUTES = Object.values(CALENDAR_PUSH_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 
 /** API Gateway's query parameters: repeated names joined with commas. */
 function queryParameters(search: URLSearchParams): Record<string, string> | undefined {
@@ -138,6 +142,7 @@ export async function startLocalHttpApi(routes: LocalHttpApiRoutes, port = 0): P
 /** The routes matched by path pattern, with the handler each resolves to. */
 function routed(routes: LocalHttpApiRoutes) {
   return [
+    ...PUSH_ROUTES.map((route) => ({ ...route, handler: routes.calendarPush })),
     ...READ_ROUTES.map((route) => ({ ...route, handler: routes.read })),
     ...CALENDAR_ROUTES.map((route) => ({ ...route, handler: routes.calendars })),
     ...ERASE_ROUTES.map((route) => ({ ...route, handler: routes.erase })),

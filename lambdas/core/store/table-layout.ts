@@ -26,6 +26,8 @@
  * | meeting claim   | CLAIM#<sha256(link)>#<start>  | CLAIM                             |                                         |
  * | quarantine cap  | QUARANTINE#MINUTE#<minute>    | CAP                               |                                         |
  * | quarantine cap  | QUARANTINE#BOT#<sha256(bot)>  | DAY#<yyyy-mm-dd>                  |                                         |
+ * | push channel    | CALENDAR#<calendar_id>        | PUSH#<user>                       |                                         |
+ * | push route      | PUSH#<secret id>              | ROUTE                             |                                         |
  *
  * Costs drive the shape (on-demand bills 1 write unit per KB of item written,
  * and an index copy of an item is written with it):
@@ -91,6 +93,8 @@ export const CALENDAR_ENTRY_SK_PREFIX = 'OCC#';
 /** A company calendar's users, under the calendar's items (calendar/company/company-store.ts). */
 export const COMPANY_USER_SK_PREFIX = 'USER#';
 export const CLAIM_PK_PREFIX = 'CLAIM#';
+/** Sort-key prefix of a company calendar's push channels (one per user) under `CALENDAR#<calendar_id>`. */
+export const PUSH_CHANNEL_SK_PREFIX = 'PUSH#';
 /** The quarantine's counters (core/ingress/quarantine-cap.ts): the only items the ingress writes besides the ledger. */
 export const QUARANTINE_CAP_PK_PREFIX = 'QUARANTINE#';
 
@@ -200,6 +204,16 @@ export const keys = {
   /** One bot per meeting: the occurrence that holds (meeting link, start) across all calendars. */
   meetingClaim: (linkHash: string, start: string) => ({ pk: `${CLAIM_PK_PREFIX}${linkHash}#${start}`, sk: 'CLAIM' }),
   eventsOfBot: (botId: string) => `EVENTS#${botId}`,
+  /** A user's push channel (Google watch channel, Graph subscription) on a company calendar: listed per calendar. */
+  pushChannel: (calendarId: string, user: string) => ({
+    pk: keys.calendarItems(calendarId),
+    sk: `${PUSH_CHANNEL_SK_PREFIX}${user}`,
+  }),
+  /**
+   * The same channel found by the random id in its secret (calendar/company/push/push-secret.ts): a
+   * notification names only that, and is read here only after its HMAC held.
+   */
+  pushRoute: (secretId: string) => ({ pk: `PUSH#${secretId}`, sk: 'ROUTE' }),
   /** Bodies quarantined in one minute (epoch minutes), across every ingress instance: the global cap's counter. */
   quarantineMinute: (minute: number) => ({ pk: `${QUARANTINE_CAP_PK_PREFIX}MINUTE#${minute}`, sk: 'CAP' }),
   /** Bodies quarantined on one day (yyyy-mm-dd) naming one bot (by hash: a forged id is any text). */
@@ -248,6 +262,7 @@ export const PARTITIONS = {
   claim: `${CLAIM_PK_PREFIX}*`,
   dayListing: keys.meetingsOnDay('*', '*'),
   quarantineCap: `${QUARANTINE_CAP_PK_PREFIX}*`,
+  pushRoute: keys.pushRoute('*').pk,
 } as const;
 export type PartitionKind = keyof typeof PARTITIONS;
 

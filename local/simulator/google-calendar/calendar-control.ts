@@ -114,6 +114,7 @@ export class CalendarControl {
       updatedMs: this.clock.now(),
     };
     this.store.calendarOf(owner).set(id, event);
+    this.store.changed(owner);
     return id;
   }
 
@@ -127,19 +128,20 @@ export class CalendarControl {
       changeSeq: this.store.nextChangeSeq(),
       updatedMs: this.clock.now(),
     });
+    this.store.changed(invitee);
   }
 
   moveEvent(owner: string, eventId: string, timing: EventTiming): void {
-    this.touch(this.store.event(owner, eventId)).timing = timing;
+    this.touch(owner, eventId).timing = timing;
   }
 
   cancelEvent(owner: string, eventId: string): void {
-    this.touch(this.store.event(owner, eventId)).status = 'cancelled';
+    this.touch(owner, eventId).status = 'cancelled';
   }
 
   /** Sets `attendee`'s answer on the copy in `owner`'s calendar. */
   respond(owner: string, eventId: string, attendee: string, responseStatus: ResponseStatus): void {
-    const event = this.touch(this.store.event(owner, eventId));
+    const event = this.touch(owner, eventId);
     const entry = event.attendees.find((a) => a.email === attendee);
     if (!entry) throw new Error(`${attendee} is not invited to ${eventId}`);
     entry.responseStatus = responseStatus;
@@ -173,11 +175,15 @@ export class CalendarControl {
       changeSeq: this.store.nextChangeSeq(),
       updatedMs: this.clock.now(),
     });
+    this.store.changed(owner);
   }
 
-  private touch(event: StoredEvent): StoredEvent {
+  /** Stamps the event changed; its owner's push channels hear of it (delivery is I/O: the caller's edit lands first). */
+  private touch(owner: string, eventId: string): StoredEvent {
+    const event = this.store.event(owner, eventId);
     event.changeSeq = this.store.nextChangeSeq();
     event.updatedMs = this.clock.now();
+    this.store.changed(owner);
     return event;
   }
 }

@@ -46,6 +46,8 @@ export class CalendarStore {
   /** calendar owner -> readers who may list it. */
   readonly readers = new Map<string, Set<string>>();
   private changeCounter = 0;
+  /** Told of every change to a calendar, by its owner (push channels deliver from it). */
+  onChange: ((owner: string) => void) | undefined;
 
   get lastChangeSeq(): number {
     return this.changeCounter;
@@ -54,6 +56,11 @@ export class CalendarStore {
   nextChangeSeq(): number {
     this.changeCounter += 1;
     return this.changeCounter;
+  }
+
+  /** Marks `owner`'s calendar changed (after the change is stored). */
+  changed(owner: string): void {
+    this.onChange?.(owner);
   }
 
   calendarOf(owner: string): Map<string, StoredEvent> {

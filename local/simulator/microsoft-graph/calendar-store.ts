@@ -91,6 +91,8 @@ export class UserCalendar {
 export class CalendarStore {
   private readonly calendars = new Map<string, UserCalendar>();
   private seq = 0;
+  /** Told of every logged change (subscriptions deliver notifications from it). */
+  onChange: ((userId: string, ids: string[], changeType: 'created' | 'updated' | 'deleted') => void) | undefined;
 
   constructor(private readonly now: () => number) {}
 
@@ -155,10 +157,11 @@ export class CalendarStore {
     return ids;
   }
 
-  private log(userId: string, ids: string[]): void {
+  private log(userId: string, ids: string[], changeType: 'created' | 'updated' | 'deleted' = 'updated'): void {
     const calendar = this.calendar(userId);
     this.seq += 1;
     for (const id of ids) calendar.changes.push({ seq: this.seq, id });
+    this.onChange?.(userId, ids, changeType);
   }
 
   add(
@@ -178,7 +181,7 @@ export class CalendarStore {
         : { weekly: { count: options.weeklyCount, exceptions: new Map(), cancelled: new Set<string>() } }),
     };
     this.calendar(userId).events.set(event.id, event);
-    this.log(userId, this.allIds(event));
+    this.log(userId, this.allIds(event), 'created');
     return event;
   }
 
@@ -221,7 +224,7 @@ export class CalendarStore {
   remove(userId: string, eventId: string): void {
     const event = this.event(userId, eventId);
     this.calendar(userId).events.delete(eventId);
-    this.log(userId, this.allIds(event));
+    this.log(userId, this.allIds(event), 'deleted');
   }
 
   /** Every view item of the mailbox whose time overlaps [start, end). */

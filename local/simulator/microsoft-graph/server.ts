@@ -2,8 +2,10 @@
  * One HTTP server on 127.0.0.1 answering as both the identity platform's token
  * endpoint and Graph (a client is configured with the same base URL for both):
  * `POST /{tenant}/oauth2/v2.0/token`,
- * `GET /v1.0/users/{user}/calendarView/delta` and
- * `GET /v1.0/groups/{id}/transitiveMembers/microsoft.graph.user`. Anything else is a 404 in
+ * `GET /v1.0/users/{user}/calendarView/delta`,
+ * `GET /v1.0/groups/{id}/transitiveMembers/microsoft.graph.user`, and the
+ * change-notification subscriptions (`POST /v1.0/subscriptions`, `PATCH` and
+ * `DELETE /v1.0/subscriptions/{id}`: subscriptions.ts). Anything else is a 404 in
  * Graph's error shape.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,6 +14,7 @@ import type { CalendarViewDelta } from './calendar-view-delta';
 import type { Directory } from './directory';
 import { type GraphRefusal, graphErrorBody, identityErrorBody } from './graph-errors';
 import type { GroupMembers } from './group-members';
+import type { SubscriptionAnswer, Subscriptions } from './subscriptions';
 import { answerTokenRequest } from './token-endpoint';
 
 /** Requests larger than this are refused: the token form is a few hundred bytes. */
@@ -19,6 +22,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 const TOKEN_PATH = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
 const DELTA_PATH = /^\/v1\.0\/users\/([^/]+)\/calendarView\/delta$/i;
+const SUBSCRIPTIONS_PATH = /^\/v1\.0\/subscriptions(?:\/([^/]+))?$/i;
 const MEMBERS_PATH = /^\/v1\.0\/groups\/([^/]+)\/transitiveMembers\/microsoft\.graph\.user$/i;
 
 async function readBody(request: IncomingMessage): Promise<string | undefined> {
@@ -30,6 +34,14 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(body: string | undefined): unknown {
+  try {
+    return body === undefined ? undefined : (JSON.parse(body) as unknown);
+  } catch {
+    return undefined;
+  }
 }
 
 function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -46,6 +58,7 @@ export class GraphHttpServer {
     private readonly directory: Directory,
     private readonly delta: CalendarViewDelta,
     private readonly members: GroupMembers,
+    private readonly subscriptions: Subscriptions,
   ) {}
 
   async start(): Promise<string> {
@@ -75,6 +88,20 @@ export class GraphHttpServer {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     this.server = undefined;
+  }
+
+  private async answerSubscription(
+    request: IncomingMessage,
+    id: string | undefined,
+  ): Promise<SubscriptionAnswer | undefined> {
+    const authorization = request.headers.authorization;
+    if (id === undefined && request.method === 'POST')
+      return this.subscriptions.create(parseJson(await readBody(request)), authorization);
+    if (id !== undefined && request.method === 'PATCH')
+      return this.subscriptions.renew(decodeURIComponent(id), parseJson(await readBody(request)), authorization);
+    if (id !== undefined && request.method === 'DELETE')
+      return this.subscriptions.remove(decodeURIComponent(id), authorization);
+    return undefined;
   }
 
   private graphRefusal(response: ServerResponse, refusal: GraphRefusal): void {
@@ -115,6 +142,16 @@ export class GraphHttpServer {
       if ('refusal' in answer) this.graphRefusal(response, answer.refusal);
       else sendJson(response, 200, answer.body, answer.headers);
       return;
+    }
+    const subscriptionMatch = SUBSCRIPTIONS_PATH.exec(url.pathname);
+    if (subscriptionMatch !== null) {
+      const answer = await this.answerSubscription(request, subscriptionMatch[1]);
+      if (answer !== undefined) {
+        if ('refusal' in answer) this.graphRefusal(response, answer.refusal);
+        else if (answer.status === 204) response.writeHead(204).end();
+        else sendJson(response, answer.status, answer.body);
+        return;
+      }
     }
     const membersMatch = MEMBERS_PATH.exec(url.pathname);
     if (membersMatch !== null && request.method === 'GET') {

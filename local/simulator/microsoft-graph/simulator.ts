@@ -14,6 +14,7 @@ import { CalendarViewDelta } from './calendar-view-delta';
 import { Directory, type SimulatedGroup, type SimulatedUser } from './directory';
 import { GroupMembers } from './group-members';
 import { GraphHttpServer } from './server';
+import { type LifecycleEvent, Subscriptions } from './subscriptions';
 import { MailboxThrottle, type ThrottleLimit } from './throttle';
 
 /** Outlook's published per-app, per-mailbox limit: 10,000 requests in ten minutes. */
@@ -29,17 +30,27 @@ export class MicrosoftGraphSimulator {
   readonly directory: Directory;
   readonly store: CalendarStore;
   readonly throttle: MailboxThrottle;
+  /** Change-notification subscriptions and their deliveries (subscriptions.ts). */
+  readonly subscriptions: Subscriptions;
   private readonly http: GraphHttpServer;
 
   constructor(options: MicrosoftGraphSimulatorOptions) {
     this.directory = new Directory(options.now);
     this.store = new CalendarStore(() => this.directory.now());
     this.throttle = new MailboxThrottle(options.throttle ?? OUTLOOK_MAILBOX_LIMIT);
+    this.subscriptions = new Subscriptions(this.directory);
+    this.store.onChange = (userId, ids, changeType) => this.subscriptions.changed(userId, ids, changeType);
     this.http = new GraphHttpServer(
       this.directory,
       new CalendarViewDelta(this.directory, this.store, this.throttle),
       new GroupMembers(this.directory),
+      this.subscriptions,
     );
+  }
+
+  /** Graph sends a lifecycle notification for the subscription (`subscriptionRemoved` also ends it). */
+  sendLifecycle(subscriptionId: string, event: LifecycleEvent): void {
+    this.subscriptions.sendLifecycle(subscriptionId, event);
   }
 
   /** Starts the server on a free port of 127.0.0.1; answers its base URL (Graph and login alike). */

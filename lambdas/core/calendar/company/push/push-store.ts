@@ -1,0 +1,96 @@
+/**
+ * The push channels in the table: one per user of a company calendar (Google watch
+ * channel or Graph subscription), listed per calendar for the renewal run, and the
+ * same record under its secret's id, where a verified notification finds its user.
+ * The route expires by TTL a day after the channel, so a channel that was never
+ * stopped leaves nothing behind.
+ */
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type TableAccess, writeIfCondition } from '../../../store/dynamo';
+import { keys, PUSH_CHANNEL_SK_PREFIX, TTL_ATTRIBUTE } from '../../../store/table-layout';
+import type { ProviderName } from '../provider-contract';
+
+export interface PushChannelRecord {
+  calendarId: string;
+  user: string;
+  provider: ProviderName;
+  /** The id inside the channel's secret (push-secret.ts). */
+  secretId: string;
+  /** Google: the channel id we chose; Graph: the subscription id. */
+  channelId: string;
+  /** Google's resourceId for the watched calendar (needed to stop the channel). */
+  resourceId?: string;
+  /** When the provider stops delivering (ms since the epoch; `expiresAt` is the table's TTL attribute). */
+  expiresAtMs: number;
+  createdAt: number;
+}
+
+const ROUTE_AFTER_EXPIRY_SECONDS = 86_400;
+
+const recordOf = (item: Record<string, unknown>): PushChannelRecord => {
+  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...record } = item;
+  return record as unknown as PushChannelRecord;
+};
+
+export const pushChannelStore = (table: TableAccess) => ({
+  /** The channel a verified secret names, if it is still ours. */
+  async getRoute(secretId: string): Promise<PushChannelRecord | undefined> {
+    const { Item } = await table.db.send(
+      new GetCommand({ TableName: table.tableName, Key: keys.pushRoute(secretId), ConsistentRead: true }),
+    );
+    return Item === undefined ? undefined : recordOf(Item);
+  },
+
+  async listForCalendar(calendarId: string): Promise<PushChannelRecord[]> {
+    const records: PushChannelRecord[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await table.db.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.calendarItems(calendarId), ':prefix': PUSH_CHANNEL_SK_PREFIX },
+          ConsistentRead: true,
+          ...(start !== undefined && { ExclusiveStartKey: start }),
+        }),
+      );
+      records.push(...(page.Items ?? []).map(recordOf));
+      start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    return records;
+  },
+
+  /** Stores a channel (the route first: a notification may arrive before the listing item is written). */
+  async put(record: PushChannelRecord): Promise<void> {
+    const expires = { [TTL_ATTRIBUTE]: Math.ceil(record.expiresAtMs / 1000) + ROUTE_AFTER_EXPIRY_SECONDS };
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.pushRoute(record.secretId), ...record, ...expires },
+      }),
+    );
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.pushChannel(record.calendarId, record.user), ...record },
+      }),
+    );
+  },
+
+  /** Forgets a channel's route; its listing item too unless a newer channel of the user replaced it. */
+  async remove(record: PushChannelRecord, options: { keepListing?: boolean } = {}): Promise<void> {
+    await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: keys.pushRoute(record.secretId) }));
+    if (options.keepListing) return;
+    await writeIfCondition(() =>
+      table.db.send(
+        new DeleteCommand({
+          TableName: table.tableName,
+          Key: keys.pushChannel(record.calendarId, record.user),
+          ConditionExpression: 'secretId = :secret',
+          ExpressionAttributeValues: { ':secret': record.secretId },
+        }),
+      ),
+    );
+  },
+});
+export type PushChannelStore = ReturnType<typeof pushChannelStore>;
