@@ -59,6 +59,30 @@ export function describeTenant(tenant: CompanyTenant): string[] {
   ];
 }
 
+/** "3 join, 2 skip: 1 declined by dee@acme.example, 1 covered by another calendar's bot". */
+function decisionSummary(rows: Array<Record<string, unknown>>): string {
+  const joins = rows.filter((row) => row.decision === 'join').length;
+  const reasons = new Map<string, number>();
+  for (const row of rows)
+    if (row.decision !== 'join') reasons.set(String(row.reason), (reasons.get(String(row.reason)) ?? 0) + 1);
+  const skips = [...reasons].map(([reason, count]) => `${count} ${reason}`).join(', ');
+  return `${joins} join, ${rows.length - joins} skip${skips === '' ? '' : `: ${skips}`}`;
+}
+
+/** How long the demo waits for the queued user syncs before it shows the decisions. */
+const SETTLE_MS = 60_000;
+
+/** Waits until no user of the calendar is `pending` (each synced once), or SETTLE_MS passed. */
+async function settled(base: string): Promise<void> {
+  const deadline = Date.now() + SETTLE_MS;
+  while (Date.now() < deadline) {
+    const view = await call('GET', base);
+    const users = (view.users ?? []) as Array<{ state: string }>;
+    if (users.length > 0 && users.every((user) => user.state !== 'pending')) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 export async function runCompanyCalendarDemo(options: CompanyCalendarDemoOptions): Promise<void> {
   const { tenant, apiUrl, print, stamp } = options;
   print(`${stamp()}  calendar simulators: a sample tenant on each provider`);
@@ -78,13 +102,18 @@ export async function runCompanyCalendarDemo(options: CompanyCalendarDemoOptions
     print(`${stamp()}  calendar ${id}: registered ${provider} for ${users.length} users`);
     registered.push(id);
     try {
-      const preview = await call('GET', `${base}/preview?days=${tenant.plan.lookaheadDays}`);
-      for (const row of (preview.occurrences ?? []) as Array<Record<string, unknown>>)
-        print(
-          `${stamp()}  calendar ${id}: ${row.start}  ${String(row.decision).padEnd(4)}  ${row.title}  ${row.meeting_url ?? ''}  (${row.reason})`,
-        );
       const sync = await call('POST', `${base}/sync`);
-      print(`${stamp()}  calendar ${id}: synced: ${JSON.stringify(sync)}`);
+      print(`${stamp()}  calendar ${id}: ${sync.enqueued} user syncs queued`);
+      await settled(base);
+      const preview = await call('GET', `${base}/preview?days=${tenant.plan.lookaheadDays}`);
+      for (const user of (preview.users ?? []) as Array<{ user: string; occurrences: Array<Record<string, unknown>> }>)
+        print(`${stamp()}  calendar ${id} ${user.user}: ${decisionSummary(user.occurrences)}`);
+      const { schedules } = await call('GET', `${apiUrl}/schedules?calendar_id=${id}`);
+      const booked = ((schedules ?? []) as Array<Record<string, unknown>>).filter(
+        (row) => row.status !== 'cancelled' && row.covered_by_another_calendar !== true,
+      );
+      print(`${stamp()}  calendar ${id}: ${booked.length} bots scheduled; the first ones:`);
+      for (const row of booked.slice(0, 3)) print(`${stamp()}    ${row.join_at}  ${row.title}  ${row.meeting_url}`);
     } catch (error) {
       print(`${stamp()}  calendar ${id}: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -45,6 +45,7 @@ import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { cdkJsonContext, parseConfig } from '../lib/config';
 import { DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS } from '../lib/domain-events';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
+import { startLocalCompanySync } from './company-sync-local';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { startSqsS3Emulator } from './emulators/fauxqs';
 import { describeDomainEvent, eventLogPublisher, LOCAL_EVENT_BUS_NAME } from './event-log-publisher';
@@ -411,6 +412,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     allowLoopback: true,
     now: Date.now,
   };
+  // Company calendars: the real per-user sync behind the same routes, users queued in-process.
+  const companySync =
+    options.companyCalendars === undefined
+      ? undefined
+      : startLocalCompanySync({
+          calendars,
+          endpoints: options.companyCalendars.endpoints,
+          credentials: options.companyCalendars.credentials,
+          publisher: events,
+          print: (line) => options.print(`${stamp()}  ${line}`),
+        });
   calendarsHandler = createCalendarsHandler(calendars);
   readHandler = createReadApiHandler(
     readApiDependencies(
@@ -508,6 +520,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     check,
     async stop() {
       clearInterval(reconcile);
+      await companySync?.stop();
       for (const [name, execution] of executions.executions)
         if (!execution.stopped) await executions.stop(execution.executionArn).catch(() => name);
       await Promise.all(pollers.map((p) => p.stop()));

@@ -106,6 +106,18 @@ describe.each(['google', 'microsoft'] as const)(
   (name) => {
     const driver = (h: CompanyCalendars) => h[name];
 
+    it('a listed user synced right after registration, before any scheduled run, is recorded and synced; a group member the run has not resolved is not', async () => {
+      const h = await start();
+      const d = driver(h);
+      await h.register('acme', d.source(d.users));
+      const first = await h.sync('acme', d.users[0]!);
+      expect(first).toMatchObject({ outcome: 'synced', full: true });
+      expect(await h.deps.company.getUser('acme', d.users[0]!)).toMatchObject({ state: 'connected', fromGroup: false });
+      await h.register('eng', d.groupSource(d.users.slice(0, 2)));
+      expect(await h.sync('eng', d.users[0]!)).toMatchObject({ outcome: 'skipped', reason: 'not-a-user' });
+      expect(await h.deps.company.listUsers('eng')).toEqual([]);
+    });
+
     it('first sync: every user listed in full, the sample meetings scheduled once, a decline and a meeting without a link skipped with their reasons', async () => {
       const h = await start();
       const d = driver(h);

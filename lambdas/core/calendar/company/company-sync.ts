@@ -99,6 +99,24 @@ export function currentItems(items: Iterable<ProviderItem>, nowMs: number): Prov
     );
 }
 
+/**
+ * A user the source lists by name but the scheduled run has not recorded yet (a
+ * calendar registered a moment ago and synced at once): recorded `pending` now. A
+ * group's members are only ever added by the run, which resolves the group.
+ */
+async function listedUser(
+  source: CompanyCalendarSource,
+  request: UserSyncRequest,
+  deps: CompanySyncDependencies,
+): Promise<CompanyUserState | undefined> {
+  const wanted = request.user.toLowerCase();
+  const listed = source.company.users?.find((user) => user.toLowerCase() === wanted);
+  if (listed === undefined) return undefined;
+  const state: CompanyUserState = { user: listed, state: 'pending', eventsSeen: 0, fromGroup: false };
+  await deps.company.putUser(source.calendarId, state);
+  return state;
+}
+
 export async function syncCompanyUser(
   request: UserSyncRequest,
   deps: CompanySyncDependencies,
@@ -106,7 +124,8 @@ export async function syncCompanyUser(
   const base = { calendar_id: request.calendar_id, user: request.user };
   const stored = (await deps.store.getSource(request.calendar_id)) as StoredCalendarSource | undefined;
   if (stored === undefined || !isCompanySource(stored)) return { ...base, outcome: 'skipped', reason: 'no-calendar' };
-  const state = await deps.company.getUser(request.calendar_id, request.user);
+  const state =
+    (await deps.company.getUser(request.calendar_id, request.user)) ?? (await listedUser(stored, request, deps));
   if (state === undefined) return { ...base, outcome: 'skipped', reason: 'not-a-user' };
   const now = deps.now();
   if (state.backoffUntil !== undefined && Date.parse(state.backoffUntil) > now)
