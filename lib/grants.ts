@@ -38,8 +38,8 @@ export const TABLE_PARTITIONS = {
   [SERVICES.readApi]: ['bot', 'events', 'object', 'dayListing'],
   [SERVICES.calendars]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
   [SERVICES.calendarSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
-  // The company source and its users' items; core's per-user sync adds the schedule kinds the ICS sync uses.
-  [SERVICES.calendarUserSync]: ['calendars', 'calendar', 'claim'],
+  // The company source, its users' items and claims, and the schedules (with their launched bots) a sync moves.
+  [SERVICES.calendarUserSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
   // A meeting's items and ledger, its schedule link and listings. (And the scheduling calendar's feed
   // copy, deletes only: lib/erasure.ts.)
   [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention'],
