@@ -399,7 +399,7 @@ describe('bounds', () => {
     expect(await refusal(provider.listChanges(liv, undefined, WINDOW))).toBeInstanceOf(ProviderUnavailableError);
   });
 
-  it('gives up a listing that pages past pagesPerListing as unavailable, before asking for more', async () => {
+  it('stops a listing at pagesPerListing: a full one keeps what it read, cut and without a cursor; an incremental one lists the window in full instead', async () => {
     const mia = user('mia');
     let pages = 0;
     // The fault: a calendar API that answers every page with one more page token.
@@ -411,7 +411,14 @@ describe('bounds', () => {
         return Response.json({ kind: 'calendar#events', items: [], nextPageToken: `page-${pages}` });
       },
     });
-    expect(await refusal(endless.listChanges(mia, undefined, WINDOW))).toBeInstanceOf(ProviderUnavailableError);
+    expect(await endless.listChanges(mia, undefined, WINDOW)).toMatchObject({
+      full: true,
+      truncated: true,
+      cursor: '',
+    });
+    expect(pages).toBe(PROVIDER_LIMITS.pagesPerListing);
+    pages = 0;
+    expect(await refusal(endless.listChanges(mia, 'a-sync-token', WINDOW))).toBeInstanceOf(CursorVoidError);
     expect(pages).toBe(PROVIDER_LIMITS.pagesPerListing);
   });
 });

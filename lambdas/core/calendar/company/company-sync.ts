@@ -177,15 +177,17 @@ async function syncUnderLease(
   let current = currentItems(items.values(), now);
   const limits: LimitReached[] = [];
   const problems: string[] = [];
-  if (changes.truncated || current.length > PROVIDER_LIMITS.itemsPerUser) {
+  const cut = changes.truncated || current.length > PROVIDER_LIMITS.itemsPerUser;
+  if (cut) {
     limits.push({
       limit: 'items-per-user',
       reason: `the calendar lists more instances than the ${PROVIDER_LIMITS.itemsPerUser} kept per user: the soonest are kept, and the rest listed again at the next (full) sync`,
     });
     current = current.slice(0, PROVIDER_LIMITS.itemsPerUser);
   }
-  // A cut listing keeps no cursor: what it left out is listed again in full, never lost to an incremental listing.
-  const cursor = changes.truncated ? undefined : changes.cursor;
+  // A cut listing, or kept instances cut to the limit, keep no cursor: what was left out is listed again in
+  // full, never lost to an incremental listing that would not name it again.
+  const cursor = cut ? undefined : changes.cursor;
   if (!(await deps.company.putKept(scopeId, { items: current, cursor, window })))
     problems.push('the kept instances are too large to keep: the next sync lists this calendar in full again');
 

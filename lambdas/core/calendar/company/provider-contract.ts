@@ -84,6 +84,8 @@ export const PROVIDER_LIMITS = {
   membersPerGroup: 5_000,
   /** Bytes of one response body read before it is refused. */
   responseBytes: 8 * 1024 * 1024,
+  /** One whole listing (every page) ends within this, or is given up: a user sync must fit its function's timeout. */
+  listingDeadlineMs: 120_000,
 } as const;
 
 export interface CalendarProvider {

@@ -7,7 +7,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { CompanyCalendarSource } from '../calendar-source';
-import type { CalendarProvider, CompanySourceConfig, ProviderOptions } from './provider-contract';
+import {
+  AccessRevokedError,
+  type CalendarProvider,
+  type CompanySourceConfig,
+  type ProviderOptions,
+  ProviderUnavailableError,
+} from './provider-contract';
 
 type ConfigOf<P extends CompanySourceConfig['provider']> = Extract<CompanySourceConfig, { provider: P }>;
 
@@ -19,6 +25,36 @@ export interface ProviderFactories {
 
 /** Reads a credentials secret's value by name (or ARN); cached by the reader itself. */
 export type CredentialsReader = (secretName: string) => Promise<string>;
+
+/**
+ * Errors of the credentials reader that no retry cures: the secret is missing, ours to read no
+ * more, or cannot be decrypted (Secrets Manager's names; local mode's CredentialsUnavailableError).
+ */
+const CREDENTIALS_GONE = new Set([
+  'ResourceNotFoundException',
+  'AccessDeniedException',
+  'DecryptionFailure',
+  'InvalidRequestException',
+  'CredentialsUnavailableError',
+]);
+
+/**
+ * The secret's value, or the source disconnected with the secret's name and the error's name (never
+ * a value): a missing secret is the operator's to fix, not a failure to retry for every user. Any
+ * other failure (throttling, the network) is an outage: the users stay connected and are tried again.
+ */
+async function readCredentials(read: CredentialsReader, secretName: string): Promise<string> {
+  try {
+    return await read(secretName);
+  } catch (error) {
+    // Powertools wraps the SDK's error (GetParameterError); the SDK's name is what tells.
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+    const name = cause instanceof Error ? cause.name : 'Error';
+    if (CREDENTIALS_GONE.has(name))
+      throw new AccessRevokedError('source', `the credentials secret ${secretName} cannot be read (${name})`);
+    throw new ProviderUnavailableError(`the credentials secret ${secretName} could not be read now (${name})`);
+  }
+}
 
 export function makeProvider(
   config: CompanySourceConfig,
@@ -53,7 +89,7 @@ export function providerSource(
 ): (source: CompanyCalendarSource) => Promise<CalendarProvider> {
   const cache = new Map<string, CalendarProvider>();
   return async (source) => {
-    const credentials = await deps.credentials(source.company.credentialsSecret);
+    const credentials = await readCredentials(deps.credentials, source.company.credentialsSecret);
     const key = createHash('sha256')
       .update(JSON.stringify([source.calendarId, source.company]))
       .update('\0')

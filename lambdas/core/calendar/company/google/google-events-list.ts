@@ -60,12 +60,21 @@ export async function listGoogleChanges(
   let calls = 0;
   let truncated = false;
   let pageToken: string | undefined;
+  const deadline = performance.now() + PROVIDER_LIMITS.listingDeadlineMs;
   for (let page = 1; ; page++) {
     if (page > PROVIDER_LIMITS.pagesPerListing) {
-      throw new ProviderUnavailableError(
-        `${user}'s calendar lists more than ${PROVIDER_LIMITS.pagesPerListing} pages of ${PROVIDER_LIMITS.pageSize} events; the listing was given up`,
-      );
+      // An incremental listing covers the whole calendar, not the window (Google takes no time filter with a
+      // sync token): past the cap, list the window in full instead. A full listing keeps what it read, cut.
+      if (!full)
+        throw new CursorVoidError(
+          `${user}'s changes run past ${PROVIDER_LIMITS.pagesPerListing} pages of ${PROVIDER_LIMITS.pageSize}; the window is listed in full instead`,
+        );
+      return { full, items, removed, cursor: '', calls, truncated: true };
     }
+    if (performance.now() > deadline)
+      throw new ProviderUnavailableError(
+        `listing ${user}'s calendar took longer than ${PROVIDER_LIMITS.listingDeadlineMs / 1000} s; given up, tried again at the next sync`,
+      );
     const query = new URLSearchParams(base);
     if (pageToken !== undefined) query.set('pageToken', pageToken);
     const url = `${deps.calendarApi}/calendars/${encodeURIComponent(user)}/events?${query}`;

@@ -19,7 +19,7 @@ export interface CallCount {
  * within this: 50 slow pages would otherwise hold a sync function for many minutes.
  * The function running it needs this plus one request's timeout.
  */
-export const LISTING_DEADLINE_MS = 120_000;
+export const LISTING_DEADLINE_MS = PROVIDER_LIMITS.listingDeadlineMs;
 
 /** A Graph page of 250 events answers within a few seconds; a request still open after 20 s is not coming back. */
 export const GRAPH_REQUEST_TIMEOUT_MS = 20_000;
