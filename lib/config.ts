@@ -7,6 +7,7 @@ import type { Node } from 'constructs';
 import { z } from 'zod';
 import { RECORDING_TRANSFER_DEFAULTS } from '../lambdas/core/archive/recording-transfer';
 import { DEFAULT_PROVIDER_ENDPOINTS } from '../lambdas/core/calendar/company/provider-contract';
+import { DEFAULT_PUSH_LIMITS, DEFAULT_PUSH_TIMING } from '../lambdas/core/calendar/company/push/push-settings';
 import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { DEFAULT_QUARANTINE_LIMITS } from '../lambdas/core/ingress/quarantine';
 import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/rest-contract';
@@ -221,6 +222,22 @@ const configFields = z.object({
   microsoftLoginUrl: providerEndpoint.default(DEFAULT_PROVIDER_ENDPOINTS.microsoftLogin),
   /** Most user-sync instances the user-sync queue runs at once: what bounds the calls to the providers. */
   calendarUserSyncConcurrency: contextNumber.min(2).max(1000).default(DEFAULT_CALENDAR_USER_SYNC_CONCURRENCY),
+  /**
+   * Bytes of a Graph push notification read before it is refused (413) unparsed: the push routes are
+   * unauthenticated, so this bounds what anyone on the internet makes the function read.
+   */
+  calendarPushMaxBodyBytes: contextNumber
+    .min(1024)
+    .max(1024 * 1024)
+    .default(DEFAULT_PUSH_LIMITS.maxBodyBytes),
+  /**
+   * Push channels expiring within this many minutes are renewed (Graph) or replaced (Google) by the
+   * scheduled sync; more than calendarSyncEveryMinutes, so no channel lapses between two runs.
+   */
+  calendarPushRenewMarginMinutes: contextNumber
+    .min(1)
+    .max(1440)
+    .default(DEFAULT_PUSH_TIMING.renewMarginMs / 60_000),
   /** A meeting whose non-final state has not changed for this long is checked with the service. */
   reconcileStaleAfterMinutes: contextNumber.min(1).default(15),
   /** Meetings checked (and archive jobs queued) at most per reconciler run. */
@@ -289,6 +306,13 @@ export const pipelineConfigSchema = configFields.superRefine((config, ctx) => {
       code: 'custom',
       path: ['calendarUserSyncConcurrency'],
       message: `${config.calendarUserSyncConcurrency} with eventConcurrency ${config.eventConcurrency} and archiveConcurrency ${config.archiveConcurrency} exceeds the ${unreserved} unreserved of accountConcurrency ${config.accountConcurrency}`,
+    });
+  }
+  if (config.calendarPushRenewMarginMinutes <= config.calendarSyncEveryMinutes) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['calendarPushRenewMarginMinutes'],
+      message: `must exceed calendarSyncEveryMinutes (${config.calendarSyncEveryMinutes}): the scheduled sync renews the push channels, and one expiring between two runs would lapse`,
     });
   }
   // A prefix covering the pipeline's own secrets would let a calendar source name one as its credential.

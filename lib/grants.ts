@@ -37,9 +37,12 @@ export const TABLE_PARTITIONS = {
   // Meetings, their day listings and their delivery logs; never schedules, calendars or their feeds.
   [SERVICES.readApi]: ['bot', 'events', 'object', 'dayListing'],
   [SERVICES.calendars]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
-  [SERVICES.calendarSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
-  // The company source, its users' items and claims, and the schedules (with their launched bots) a sync moves.
+  // And the push channels it opens and renews (listed under each calendar, routed by their secret's id).
+  [SERVICES.calendarSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing', 'pushRoute'],
+  // The company source and its users' items, and the schedules (and launched bots) their events make, as the ICS sync.
   [SERVICES.calendarUserSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
+  // A verified secret's route item, and its channel's listing item under the calendar (marked due).
+  [SERVICES.calendarPush]: ['calendar', 'pushRoute'],
   // A meeting's items and ledger, its schedule link and listings. (And the scheduling calendar's feed
   // copy, deletes only: lib/erasure.ts.)
   [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention'],

@@ -8,6 +8,7 @@ import { DEAD_LETTER_QUEUE_OUTPUTS, dlqOutputs, STACK_OUTPUTS } from '../lambdas
 import { SERVICES } from '../lambdas/core/telemetry';
 import { AccessLogsBucket } from './access-logs';
 import { BotScheduler } from './bot-scheduler';
+import { CalendarPush } from './calendar-push';
 import { CalendarSync } from './calendar-sync';
 import type { PipelineConfig } from './config';
 import { DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS, DomainEvents } from './domain-events';
@@ -36,6 +37,7 @@ export class MeetingPipelineStack extends Stack {
   readonly scheduler: BotScheduler;
   readonly readApi: ReadApi;
   readonly calendarSync: CalendarSync;
+  readonly calendarPush: CalendarPush;
   readonly monitoring: Monitoring;
   readonly domainEvents: DomainEvents;
   readonly erasure: Erasure;
@@ -177,6 +179,19 @@ export class MeetingPipelineStack extends Stack {
       functions,
     });
 
+    // Notification routes only; the scheduled sync (which alone reads the company credentials) opens and renews the channels.
+    this.calendarPush = new CalendarPush(this, 'CalendarPush', {
+      table,
+      api: this.httpApi,
+      userSyncQueue: this.calendarSync.userSyncQueue,
+      serviceName: SERVICES.calendarPush,
+      maxBodyBytes: config.calendarPushMaxBodyBytes,
+      renewMarginMinutes: config.calendarPushRenewMarginMinutes,
+      secretCacheSeconds: config.secretCacheSeconds,
+      functions,
+    });
+    this.calendarPush.grantRenewal(this.calendarSync.syncFunction);
+
     this.readApi = new ReadApi(this, 'ReadApi', {
       api: this.httpApi,
       table,
@@ -213,6 +228,7 @@ export class MeetingPipelineStack extends Stack {
         [SERVICES.calendars]: this.calendarSync.apiFunction,
         [SERVICES.calendarSync]: this.calendarSync.syncFunction,
         [SERVICES.calendarUserSync]: this.calendarSync.userSyncFunction,
+        [SERVICES.calendarPush]: this.calendarPush.function,
         [SERVICES.erase]: this.erasure.function,
       },
       eventsQueue: this.ingress.eventsQueue,

@@ -405,6 +405,11 @@ export class Monitoring extends Construct {
         [props.userSyncQueue.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES })],
         [props.userSyncQueue.metricApproximateAgeOfOldestMessage({ period: FIVE_MINUTES })],
       ),
+      // Shown, never alarmed: anyone on the internet can post to the open push routes, and forged traffic must page no one.
+      graph(
+        'Company calendars: push refused',
+        CALENDAR_PROVIDERS.map((provider) => app(METRICS.calendarPushRefused, SERVICES.calendarPush, { provider })),
+      ),
     );
     this.dashboard.addWidgets(
       graph('Lambda errors', lambda('metricErrors')),

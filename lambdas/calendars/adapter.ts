@@ -94,9 +94,31 @@ function calendarRoute(deps: CalendarApiDependencies) {
  * least recently synced first, until the time left is short. One calendar failing
  * (its feed down, a group unreadable) never stops the others.
  */
+/** Runs the renewal if there is one: 1 when it failed as a whole (logged), else 0 (each channel logs its own). */
+async function renewPushChannels(
+  deps: CalendarApiDependencies,
+  renewPush: (() => Promise<unknown>) | undefined,
+): Promise<number> {
+  if (renewPush === undefined) return 0;
+  try {
+    deps.telemetry.log.info('calendar push channels reconciled', { outcome: await renewPush() });
+    return 0;
+  } catch (error) {
+    deps.telemetry.log.error('calendar push channels not reconciled', {
+      reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+    return 1;
+  }
+}
+
 export function createCalendarSyncRun(
   deps: CalendarApiDependencies,
-  options: { budgetMs: number; planCompany?: () => Promise<unknown> },
+  options: {
+    budgetMs: number;
+    planCompany?: () => Promise<unknown>;
+    /** The push channels' renewal (calendar push): alongside the feeds, its failure theirs to survive. */
+    renewPush?: () => Promise<unknown>;
+  },
 ) {
   return async (): Promise<{ synced: number; failed: number; left: number }> => {
     const deadline = deps.now() + options.budgetMs;
@@ -113,6 +135,8 @@ export function createCalendarSyncRun(
         });
       }
     }
+    // Beside the feeds, not before them: a slow provider must not eat the feeds' budget.
+    const renewal = renewPushChannels(deps, options.renewPush);
     // Company sources are synced a user at a time by the user-sync consumer.
     const sources = (await deps.store.listSources())
       .filter((source): source is CalendarSource => !isCompanySource(source))
@@ -131,9 +155,10 @@ export function createCalendarSyncRun(
         });
       }
     }
+    const renewalFailed = await renewal;
     deps.telemetry.metrics.emit(METRICS.calendarSynced, synced);
     const left = sources.length - synced - failed;
-    failed += planFailed;
+    failed += planFailed + renewalFailed;
     deps.telemetry.metrics.emit(METRICS.calendarSyncFailed, failed);
     deps.telemetry.log.info('calendar sync run', { synced, failed, left });
     return { synced, failed, left };

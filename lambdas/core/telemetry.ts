@@ -149,6 +149,8 @@ export const SERVICES = {
   calendarSync: 'calendar-sync',
   /** The user-sync consumer: one company calendar user's incremental sync per message. */
   calendarUserSync: 'calendar-user-sync',
+  /** The push notification routes: verify, look up the channel, ask for the user's sync. No credentials. */
+  calendarPush: 'calendar-push',
   erase: 'erase',
 } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];

@@ -127,7 +127,7 @@ describe('company calendars: credentials', () => {
   it('tells the API function the prefix (it refuses other names) but not where the providers are', () => {
     const api = environmentOf(template, SERVICES.calendars);
     expect(api.CALENDAR_CREDENTIALS_SECRET_PREFIX).toBe('meeting-pipeline/calendars/');
-    expect(Object.keys(api).filter((k) => /^(GOOGLE|MICROSOFT)_/.test(k) || k === 'USER_SYNC_QUEUE_URL')).toEqual([]);
+    expect(Object.keys(api).filter((k) => /^(GOOGLE|MICROSOFT)_/.test(k))).toEqual([]);
     expect(environmentOf(custom, SERVICES.calendars).CALENDAR_CREDENTIALS_SECRET_PREFIX).toBe('acme/calendar-keys/');
   });
 
@@ -214,16 +214,14 @@ describe('company calendars: the user-sync fan-out', () => {
     expect(mappingOf(custom)).toMatchObject({ ScalingConfig: { MaximumConcurrency: 7 } });
   });
 
-  it('lets the scheduled run send to the queue, and the consumer the table and launcher but not the feed key', () => {
-    expect(actionsOf(functionStatements(template, SERVICES.calendarSync))).toEqual(
-      expect.arrayContaining(['sqs:SendMessage']),
-    );
+  it('lets the scheduled run and the API (POST /calendars/{id}/sync) send to the queue, and the consumer the table and launcher but not the feed key', () => {
+    for (const service of [SERVICES.calendarSync, SERVICES.calendars])
+      expect(actionsOf(functionStatements(template, service))).toEqual(expect.arrayContaining(['sqs:SendMessage']));
     const consumer = actionsOf(functionStatements(template, SERVICES.calendarUserSync));
     expect(consumer).toEqual(
       expect.arrayContaining(['dynamodb:Query', 'states:StartExecution', 'states:StopExecution', 'sqs:ReceiveMessage']),
     );
     expect(consumer.filter((a) => a.startsWith('kms:'))).toEqual([]);
     expect(consumer).not.toContain('sqs:SendMessage');
-    expect(actionsOf(functionStatements(template, SERVICES.calendars))).not.toContain('sqs:SendMessage');
   });
 });

@@ -90,6 +90,8 @@ describe('concurrency and cost defaults', () => {
       [SERVICES.calendars]: 512,
       [SERVICES.calendarSync]: 512,
       [SERVICES.calendarUserSync]: 512,
+      // A secret read, a table read or two and a queue send per notification.
+      [SERVICES.calendarPush]: 256,
       [SERVICES.erase]: 512,
     });
   });

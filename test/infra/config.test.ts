@@ -45,6 +45,8 @@ describe('configuration', () => {
       microsoftGraphUrl: 'https://graph.microsoft.com/v1.0',
       microsoftLoginUrl: 'https://login.microsoftonline.com',
       calendarUserSyncConcurrency: 10,
+      calendarPushMaxBodyBytes: 65_536,
+      calendarPushRenewMarginMinutes: 180,
       reconcileStaleAfterMinutes: 15,
       reconcileMaxMeetings: 50,
       launchLeadSeconds: 900,
@@ -203,6 +205,13 @@ describe('configuration', () => {
       [
         { ingressReservedConcurrency: 800, eventConcurrency: 100, calendarUserSyncConcurrency: 80 },
         /calendarUserSyncConcurrency \(given 80\): 80 with eventConcurrency 100 and archiveConcurrency 20 exceeds the 189 unreserved/,
+      ],
+      [{ calendarPushMaxBodyBytes: 100 }, /calendarPushMaxBodyBytes \(given 100\)/],
+      [{ calendarPushMaxBodyBytes: 'big' }, /calendarPushMaxBodyBytes/],
+      [{ calendarPushRenewMarginMinutes: 0 }, /calendarPushRenewMarginMinutes \(given 0\)/],
+      [
+        { calendarSyncEveryMinutes: 60, calendarPushRenewMarginMinutes: 60 },
+        /calendarPushRenewMarginMinutes \(given 60\): must exceed calendarSyncEveryMinutes \(60\)/,
       ],
     ])('refuses %j on one line, naming the setting and why', (raw, message) => {
       expect(oneLine(raw)).toMatch(message);

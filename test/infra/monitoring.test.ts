@@ -1,7 +1,9 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
+import { SERVICES } from '../../lambdas/core/telemetry';
 import { parseConfig } from '../../lib/config';
+import { CALENDAR_PROVIDERS } from '../../lib/monitoring';
 import { sharedTemplate } from './synth';
 
 let template: Template;
@@ -153,6 +155,22 @@ describe('monitoring', () => {
     ].map((title) => body.indexOf(title));
     expect(order.every((at) => at > 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('shows refused push notifications on the dashboard and alarms on none (forged traffic pages no one)', () => {
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    expect(body).toContain('Company calendars: push refused');
+    // Each metric of a graph is one bracketed list: name, then its dimensions.
+    const metrics = body.split('[').map((part) => part.split(']')[0] ?? '');
+    for (const provider of CALENDAR_PROVIDERS)
+      expect(
+        metrics.some(
+          (m) => m.includes('CalendarPushRefused') && m.includes(provider) && m.includes(SERVICES.calendarPush),
+        ),
+      ).toBe(true);
+    const alarms = JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).not.toContain('CalendarPushRefused');
   });
 
   it('refuses an alarm e-mail that is not one, at synth', () => {

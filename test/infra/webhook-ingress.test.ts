@@ -1,6 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CALENDAR_PUSH_ROUTES } from '../../lambdas/core/calendar/company/push/push-settings';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { sharedTemplate } from './synth';
 
@@ -27,11 +28,14 @@ describe('webhook ingress', () => {
       IntegrationType: 'AWS_PROXY',
       PayloadFormatVersion: '2.0',
     });
-    // The same API carries the IAM-authorized schedule routes; the webhook route is the only open one.
+    // The same API carries the IAM-authorized routes; the open ones are the webhook and the calendar push routes
+    // (the providers cannot sign for IAM: each notification is held by its channel secret).
     const open = Object.values(
       template.findResources('AWS::ApiGatewayV2::Route', { Properties: { AuthorizationType: 'NONE' } }),
     );
-    expect(open.map((route) => route.Properties.RouteKey)).toEqual(['POST /webhooks']);
+    expect(open.map((route) => route.Properties.RouteKey).sort()).toEqual(
+      ['POST /webhooks', ...Object.values(CALENDAR_PUSH_ROUTES)].sort(),
+    );
   });
 
   it('throttles the default stage and writes access logs', () => {

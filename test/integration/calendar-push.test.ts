@@ -9,20 +9,18 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createCalendarPushHandler } from '../../lambdas/calendar-push/adapter';
+import { calendarPushDependencies, pushRenewalDependencies } from '../../lambdas/calendar-push/dependencies';
 import type { CompanyCalendarSource } from '../../lambdas/core/calendar/calendar-source';
 import type { CalendarProvider, UserSyncRequest } from '../../lambdas/core/calendar/company/provider-contract';
-import { channelApis } from '../../lambdas/core/calendar/company/push/channel-api';
-import {
-  type ChannelLifecycleDependencies,
-  recreateChannel,
-  renewChannel,
-} from '../../lambdas/core/calendar/company/push/channel-lifecycle';
-import type { LifecycleDependencies } from '../../lambdas/core/calendar/company/push/push-receiver';
 import { mintPushSecret } from '../../lambdas/core/calendar/company/push/push-secret';
 import { DEFAULT_PUSH_LIMITS, DEFAULT_PUSH_TIMING } from '../../lambdas/core/calendar/company/push/push-settings';
 import { pushChannelStore } from '../../lambdas/core/calendar/company/push/push-store';
-import { reconcileSubscriptions } from '../../lambdas/core/calendar/company/push/reconcile-subscriptions';
+import {
+  type ReconcileDependencies,
+  reconcileSubscriptions,
+} from '../../lambdas/core/calendar/company/push/reconcile-subscriptions';
 import { staticSecret } from '../../lambdas/core/secrets';
+import type { Telemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { type DynamoEmulator, startDynamoEmulator } from '../../local/emulators/dynalite';
 import { LOCAL_REGION } from '../../local/emulators/fauxqs';
@@ -124,11 +122,51 @@ function countingClient(client: DynamoDBDocumentClient): DynamoDBDocumentClient 
   });
 }
 
-function lifecycleDeps(): LifecycleDependencies & ChannelLifecycleDependencies {
-  const channels = pushChannelStore({ db: countingClient(db), tableName });
-  const lifecycle: ChannelLifecycleDependencies = {
-    channels,
-    apis: channelApis({
+/** The metrics of the test running now (each test starts a fresh recording). */
+const telemetry: Telemetry = {
+  log: {
+    debug: (...args) => recorded.telemetry.log.debug(...args),
+    info: (...args) => recorded.telemetry.log.info(...args),
+    warn: (...args) => recorded.telemetry.log.warn(...args),
+    error: (...args) => recorded.telemetry.log.error(...args),
+  },
+  metrics: { emit: (...args) => recorded.telemetry.metrics.emit(...args) },
+};
+
+const RENEW_MARGIN_MINUTES = DEFAULT_PUSH_TIMING.renewMarginMs / MINUTE;
+
+/** The push function's wiring, as its handler builds it: no provider, no credential. */
+const routeDeps = () =>
+  calendarPushDependencies(
+    {
+      TABLE_NAME: tableName,
+      PUSH_KEY_SECRET_ID: 'push-key',
+      PUSH_RENEW_MARGIN_MINUTES: RENEW_MARGIN_MINUTES,
+      SECRET_CACHE_SECONDS: 0,
+      USER_SYNC_QUEUE_URL: 'https://sqs.local/user-sync',
+      PUSH_MAX_BODY_BYTES: DEFAULT_PUSH_LIMITS.maxBodyBytes,
+    },
+    {
+      db: countingClient(db),
+      queue: {
+        send: async (requests) => {
+          for (const request of requests) sent.push({ request, at: performance.now() });
+        },
+      },
+      pushKey: staticSecret(PUSH_KEY),
+    },
+    telemetry,
+    () => clock(),
+  );
+
+/** The renewal's wiring, as the scheduled sync builds it; its sources and users stood in for here. */
+const renewalDeps = (): ReconcileDependencies => ({
+  ...pushRenewalDependencies(
+    { PUSH_KEY_SECRET_ID: 'push-key', PUSH_RENEW_MARGIN_MINUTES: RENEW_MARGIN_MINUTES, PUBLIC_BASE_URL: api.baseUrl },
+    {
+      db: countingClient(db),
+      tableName,
+      pushKey: staticSecret(PUSH_KEY),
       endpoints: {
         googleCalendarApi: google.apiBase,
         googleDirectoryApi: `${google.apiBase}/directory-unused`,
@@ -136,39 +174,16 @@ function lifecycleDeps(): LifecycleDependencies & ChannelLifecycleDependencies {
         microsoftGraph: `${graphBase}/v1.0`,
         microsoftLogin: graphBase,
       },
-      settings: { publicBaseUrl: api.baseUrl, ...DEFAULT_PUSH_TIMING },
-      now: () => clock(),
-    }),
-    providerFor: async (source) => tokenProvider(source),
-    pushKey: staticSecret(PUSH_KEY),
-    now: () => clock(),
-  };
-  return {
-    ...lifecycle,
-    queue: {
-      send: async (requests) => {
-        for (const request of requests) sent.push({ request, at: performance.now() });
-      },
+      providerFor: async (source) => tokenProvider(source),
     },
-    // The metrics of the test running now (each test starts a fresh recording).
-    telemetry: {
-      log: recorded.telemetry.log,
-      metrics: { emit: (...args) => recorded.telemetry.metrics.emit(...args) },
-    },
-    limits: DEFAULT_PUSH_LIMITS,
-    sourceFor: async (calendarId) => sources.get(calendarId),
-    renew: (source, record) => renewChannel(source, record, lifecycle),
-    recreate: (source, record) => recreateChannel(source, record, lifecycle),
-  };
-}
+    telemetry,
+    () => clock(),
+  ),
+  listCompanySources: async () => [...sources.values()],
+  listUsers: async (calendarId) => usersOf.get(calendarId) ?? [],
+});
 
-const reconcile = () =>
-  reconcileSubscriptions({
-    ...lifecycleDeps(),
-    listCompanySources: async () => [...sources.values()],
-    listUsers: async (calendarId) => usersOf.get(calendarId) ?? [],
-    renewMarginMs: DEFAULT_PUSH_TIMING.renewMarginMs,
-  });
+const reconcile = () => reconcileSubscriptions(renewalDeps());
 
 let graphBase = '';
 
@@ -192,7 +207,7 @@ beforeAll(async () => {
     webhooks: async () => ({ statusCode: 404 }),
     calendarPush: () => handler,
   });
-  handler = createCalendarPushHandler(lifecycleDeps());
+  handler = createCalendarPushHandler(routeDeps());
   for (const user of [ADA, BOB]) google.control.addUser(user);
   graph.addApp(TENANT, APP);
   for (const user of [MS_ADA, MS_BOB]) graph.addUser(TENANT, user);
@@ -400,30 +415,57 @@ describe('renewal before expiry', () => {
 });
 
 describe('Graph lifecycle notifications', () => {
-  it('subscriptionRemoved -> a new subscription for that user, and a sync', async () => {
+  const stored = async (user: string) =>
+    (await pushChannelStore({ db, tableName }).listForCalendar(graphSource.calendarId)).find((r) => r.user === user);
+
+  it('subscriptionRemoved -> the channel marked lapsed and a sync; the next run recreates it', async () => {
     clock = () => graph.directory.now();
     const removed = [...graph.subscriptions.subscriptions.values()].find((s) => s.userId === MS_BOB.id)!;
     graph.sendLifecycle(removed.id, 'subscriptionRemoved');
     await graph.subscriptions.settled();
-    const bobs = [...graph.subscriptions.subscriptions.values()].filter((s) => s.userId === MS_BOB.id);
-    expect(bobs).toHaveLength(1);
-    expect(bobs[0]!.id).not.toBe(removed.id);
-    const stored = await pushChannelStore({ db, tableName }).listForCalendar(graphSource.calendarId);
-    expect(stored.find((record) => record.user === MS_BOB.id)?.channelId).toBe(bobs[0]!.id);
+    // The route opened nothing (it has no provider): it marked the channel and asked for the user's sync.
+    expect([...graph.subscriptions.subscriptions.values()].filter((s) => s.userId === MS_BOB.id)).toEqual([]);
+    expect((await stored(MS_BOB.id))?.expiresAtMs).toBeLessThanOrEqual(graph.directory.now());
     expect(sent.map(({ request }) => request)).toEqual([
       { calendar_id: graphSource.calendarId, user: MS_BOB.id, reason: 'push' },
     ]);
+    expect(await reconcile()).toMatchObject({ recreated: 1, renewed: 0, opened: 0, failed: 0 });
+    const bobs = [...graph.subscriptions.subscriptions.values()].filter((s) => s.userId === MS_BOB.id);
+    expect(bobs).toHaveLength(1);
+    expect(bobs[0]!.id).not.toBe(removed.id);
+    expect((await stored(MS_BOB.id))?.channelId).toBe(bobs[0]!.id);
   });
 
-  it('reauthorizationRequired -> the subscription renewed; missed -> a sync', async () => {
+  it('reauthorizationRequired -> marked inside the renew margin, renewed by the next run; missed -> a sync', async () => {
     const ada = [...graph.subscriptions.subscriptions.values()].find((s) => s.userId === MS_ADA.id)!;
     graph.advanceClock(HOUR);
     const previous = ada.expiresAt;
     graph.sendLifecycle(ada.id, 'reauthorizationRequired');
     graph.sendLifecycle(ada.id, 'missed');
     await graph.subscriptions.settled();
-    expect(ada.expiresAt).toBeGreaterThan(previous);
+    expect(ada.expiresAt).toBe(previous);
     expect(sent.map(({ request }) => request.user)).toEqual([MS_ADA.id, MS_ADA.id]);
+    const due = (await stored(MS_ADA.id))!.expiresAtMs;
+    expect(due).toBeGreaterThan(graph.directory.now());
+    expect(due - graph.directory.now()).toBeLessThan(DEFAULT_PUSH_TIMING.renewMarginMs);
+    // The next scheduled run, one sync interval later.
+    graph.advanceClock(5 * MINUTE);
+    expect(await reconcile()).toMatchObject({ renewed: 1, recreated: 0, failed: 0 });
+    expect(ada.expiresAt).toBeGreaterThan(previous);
+    expect((await stored(MS_ADA.id))?.expiresAtMs).toBe(ada.expiresAt);
+  });
+
+  it('marks only the channel it names: a replaced channel (another secret) is left alone, and never later', async () => {
+    const store = pushChannelStore({ db, tableName });
+    const current = (await stored(MS_ADA.id))!;
+    const now = graph.directory.now();
+    expect(await store.markDue({ ...current, secretId: 'replaced-secret' }, now)).toBe(false);
+    expect(await store.markDue(current, current.expiresAtMs + HOUR)).toBe(false);
+    expect((await stored(MS_ADA.id))?.expiresAtMs).toBe(current.expiresAtMs);
+    expect(await store.markDue(current, now)).toBe(true);
+    expect((await stored(MS_ADA.id))?.expiresAtMs).toBe(now);
+    // Back to its real expiry for the tests after.
+    await store.put(current);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The scheduled run with company calendars: their users are enqueued by core's plan
  * (stood in for here: it is built beside this), never synced by the run itself, and a
- * failed plan neither stops the ICS calendars nor goes unnoticed.
+ * failed plan neither stops the ICS calendars nor goes unnoticed. The same for the push
+ * channels' renewal, which runs in every scheduled run (after the plan, beside the feeds).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCalendarSyncRun } from '../../lambdas/calendars/adapter';
@@ -69,5 +70,32 @@ describe('the scheduled run with company calendars', () => {
       },
     });
     expect(await run()).toEqual({ synced: 1, failed: 1, left: 0 });
+  });
+
+  it('runs the push renewal after the plan, and a failed renewal is logged and counted but stops no ICS sync', async () => {
+    const recorded = recordingTelemetry();
+    const errors: string[] = [];
+    const telemetry = {
+      ...recorded.telemetry,
+      log: { ...recorded.telemetry.log, error: (m: string) => void errors.push(m) },
+    };
+    const deps = { ...(await withCompanySource()), telemetry };
+    const order: string[] = [];
+    const run = createCalendarSyncRun(deps, {
+      budgetMs: 60_000,
+      planCompany: async () => {
+        order.push('plan');
+        return { enqueued: 1 };
+      },
+      renewPush: async () => {
+        order.push('renewal');
+        throw new Error('Graph unavailable');
+      },
+    });
+    expect(await run()).toEqual({ synced: 1, failed: 1, left: 0 });
+    expect(order).toEqual(['plan', 'renewal']);
+    // The renewal's failure is the one failure counted (CalendarSyncFailed carries the run's total).
+    expect(recorded.metrics.filter((m) => m.name === 'CalendarSyncFailed')).toHaveLength(1);
+    expect(errors).toEqual(['calendar push channels not reconciled']);
   });
 });

@@ -3,7 +3,8 @@
  * (Graph: the same subscription moved forward; Google: a new channel first, then
  * the old one stopped, so no change falls between them), recreated after the
  * provider removed it, closed when the user leaves the calendar. Used by the
- * renewal run and by Graph's lifecycle notifications alike.
+ * renewal run (in the scheduled sync), which also cures what a Graph lifecycle notification
+ * marked due.
  */
 import type { SecretSource } from '../../../secrets';
 import type { CompanyCalendarSource } from '../../calendar-source';

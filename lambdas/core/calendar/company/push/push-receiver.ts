@@ -13,17 +13,19 @@
  * - Graph: `?validationToken=` is the handshake (echoed as 200 text/plain); else a
  *   JSON body `{ value: [...] }`, each item carrying the secret as clientState;
  *   answered 202 when at least one item held.
- * - Graph lifecycle: the same, plus `reauthorizationRequired` renews the
- *   subscription and `subscriptionRemoved` recreates it (`missed`: the sync is the cure).
+ * - Graph lifecycle: the same, plus the channel marked due in the table for the
+ *   renewal run of the scheduled sync: `reauthorizationRequired` inside the renew
+ *   margin (renewed), `subscriptionRemoved` lapsed (recreated); `missed`: the sync is
+ *   the cure. The routes never read a credential nor call a provider: only the sync
+ *   functions do.
  */
 import * as z from 'zod/mini';
 import type { SecretSource } from '../../../secrets';
 import { METRICS, type Telemetry } from '../../../telemetry';
-import type { CompanyCalendarSource } from '../../calendar-source';
 import type { ProviderName, UserSyncQueue, UserSyncRequest } from '../provider-contract';
 import { PUSH_SECRET_MAX_CHARS, verifyPushSecret } from './push-secret';
 import type { PushLimits } from './push-settings';
-import type { PushChannelRecord, PushChannelStore } from './push-store';
+import type { PushChannelRecord, PushRouteStore } from './push-store';
 
 export interface PushAnswer {
   status: number;
@@ -33,18 +35,22 @@ export interface PushAnswer {
 
 export interface PushReceiverDependencies {
   pushKey: SecretSource;
-  channels: Pick<PushChannelStore, 'getRoute'>;
+  channels: Pick<PushRouteStore, 'getRoute'>;
   queue: UserSyncQueue;
   telemetry: Telemetry;
   limits: PushLimits;
 }
 
-/** What a Graph lifecycle notification may need besides: the channel's source, and renewing or recreating it. */
+/** What a Graph lifecycle notification needs besides: marking its channel due for the renewal run. */
 export interface LifecycleDependencies extends PushReceiverDependencies {
-  sourceFor(calendarId: string): Promise<CompanyCalendarSource | undefined>;
-  renew(source: CompanyCalendarSource, record: PushChannelRecord): Promise<unknown>;
-  recreate(source: CompanyCalendarSource, record: PushChannelRecord): Promise<unknown>;
+  channels: PushRouteStore;
+  /** The renewal run's margin: a channel expiring sooner than this is renewed. */
+  renewMarginMs: number;
+  now(): number;
 }
+
+/** Inside the renew margin by this much, so the next run (sooner than the margin) renews rather than recreates. */
+const DUE_INSIDE_MARGIN_MS = 60_000;
 
 const json = (status: number, body: Record<string, unknown>): PushAnswer => ({
   status,
@@ -188,20 +194,11 @@ export async function handleGraphLifecycle(
   const verified = await verifiedGraphItems(body, deps);
   if ('refusal' in verified) return verified.refusal;
   for (const { item, record } of verified.items) {
-    if (item.lifecycleEvent !== 'reauthorizationRequired' && item.lifecycleEvent !== 'subscriptionRemoved') continue;
-    const source = await deps.sourceFor(record.calendarId);
-    if (source === undefined) continue;
-    try {
-      if (item.lifecycleEvent === 'reauthorizationRequired') await deps.renew(source, record);
-      else await deps.recreate(source, record);
-    } catch (error) {
-      // The renewal run tries again within the hour; the sync below still runs.
-      deps.telemetry.log.warn('calendar push lifecycle action failed', {
-        calendarId: record.calendarId,
-        lifecycleEvent: item.lifecycleEvent,
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
+    const now = deps.now();
+    // Removed: gone at Graph, so lapsed (recreated). Reauthorize: still there, so renewed before it lapses.
+    if (item.lifecycleEvent === 'subscriptionRemoved') await deps.channels.markDue(record, now);
+    else if (item.lifecycleEvent === 'reauthorizationRequired')
+      await deps.channels.markDue(record, now + deps.renewMarginMs - DUE_INSIDE_MARGIN_MS);
   }
   await deps.queue.send(distinct(verified.items.map(({ record }) => syncRequest(record))));
   return json(202, { status: 'accepted' });

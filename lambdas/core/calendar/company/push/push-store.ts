@@ -5,7 +5,7 @@
  * The route expires by TTL a day after the channel, so a channel that was never
  * stopped leaves nothing behind.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableAccess, writeIfCondition } from '../../../store/dynamo';
 import { keys, PUSH_CHANNEL_SK_PREFIX, TTL_ATTRIBUTE } from '../../../store/table-layout';
 import type { ProviderName } from '../provider-contract';
@@ -32,7 +32,11 @@ const recordOf = (item: Record<string, unknown>): PushChannelRecord => {
   return record as unknown as PushChannelRecord;
 };
 
-export const pushChannelStore = (table: TableAccess) => ({
+/**
+ * What the notification routes do to the channels, and no more (so the push function is granted no
+ * more): find a verified secret's channel, and mark a channel due for the renewal run.
+ */
+export const pushRouteStore = (table: TableAccess) => ({
   /** The channel a verified secret names, if it is still ours. */
   async getRoute(secretId: string): Promise<PushChannelRecord | undefined> {
     const { Item } = await table.db.send(
@@ -40,6 +44,30 @@ export const pushChannelStore = (table: TableAccess) => ({
     );
     return Item === undefined ? undefined : recordOf(Item);
   },
+
+  /**
+   * Makes the renewal run (in the scheduled sync) see the channel as expiring by `dueAtMs`: lapsed (it
+   * is recreated) or inside the renew margin (it is renewed). Only the listing item the run reads, only
+   * while it is still this channel (same secret) and only ever earlier; false when nothing changed.
+   */
+  async markDue(record: PushChannelRecord, dueAtMs: number): Promise<boolean> {
+    return writeIfCondition(() =>
+      table.db.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: keys.pushChannel(record.calendarId, record.user),
+          UpdateExpression: 'SET expiresAtMs = :due',
+          ConditionExpression: 'secretId = :secret AND expiresAtMs > :due',
+          ExpressionAttributeValues: { ':secret': record.secretId, ':due': dueAtMs },
+        }),
+      ),
+    );
+  },
+});
+export type PushRouteStore = ReturnType<typeof pushRouteStore>;
+
+export const pushChannelStore = (table: TableAccess) => ({
+  ...pushRouteStore(table),
 
   async listForCalendar(calendarId: string): Promise<PushChannelRecord[]> {
     const records: PushChannelRecord[] = [];

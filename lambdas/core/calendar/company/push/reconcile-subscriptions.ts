@@ -1,8 +1,10 @@
 /**
- * The renewal run (hourly): for every user of every company calendar, a live push
+ * The renewal run (inside every scheduled calendar sync, which alone holds the
+ * company credentials): for every user of every company calendar, a live push
  * channel. Missing ones are opened, ones expiring within the margin renewed (Graph)
  * or replaced (Google), ones the provider already let lapse recreated, and those of
- * users no longer in the calendar closed. One user's failure (a revoked grant, a
+ * users no longer in the calendar closed. A Graph lifecycle notification marks its
+ * channel due (push-store's markDue), so this run is also where it is renewed or recreated. One user's failure (a revoked grant, a
  * provider error) is logged and counted; the others go on, and polling stays the
  * backstop for that user.
  */
