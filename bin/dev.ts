@@ -305,6 +305,7 @@ if (values.calendar !== undefined || companyTenant !== undefined) {
     const { runCompanyCalendarDemo } = await import('../local/company-calendar-demo');
     await runCompanyCalendarDemo({
       tenant: companyTenant,
+      ...(stack.runCompanyCalendars !== undefined && { runOnce: stack.runCompanyCalendars }),
       apiUrl: stack.calendarApiUrl,
       print: console.log,
       stamp: stack.stamp,

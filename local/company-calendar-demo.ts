@@ -10,6 +10,8 @@ import type { CompanyTenant } from './company-tenant/company-tenant';
 
 export interface CompanyCalendarDemoOptions {
   tenant: CompanyTenant;
+  /** The scheduled run of company calendars (push channels opened, users queued); run once after registering. */
+  runOnce?: () => Promise<void>;
   /** The local HTTP API base (calendar routes). */
   apiUrl: string;
   print(line: string): void;
@@ -118,5 +120,7 @@ export async function runCompanyCalendarDemo(options: CompanyCalendarDemoOptions
       print(`${stamp()}  calendar ${id}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+  // The scheduled run opens each user's push channel: a change in the simulators is synced within seconds.
+  if (registered.length > 0) await options.runOnce?.();
   for (const id of registered) print(`  sync again: curl -X POST ${apiUrl}/calendars/${id}/sync`);
 }

@@ -5,6 +5,9 @@
  * The providers are the real Google and Microsoft clients, pointed at the
  * configured endpoints (the simulators with `--calendar-simulators`).
  */
+import { randomBytes } from 'node:crypto';
+import { type CalendarPushHandler, createCalendarPushHandler } from '../lambdas/calendar-push/adapter';
+import { calendarPushDependencies, pushRenewalDependencies } from '../lambdas/calendar-push/dependencies';
 import type { CalendarApiDependencies } from '../lambdas/core/calendar/calendar-api';
 import { planCompanySyncs } from '../lambdas/core/calendar/company/company-run';
 import { companyStore } from '../lambdas/core/calendar/company/company-store';
@@ -18,8 +21,11 @@ import { createGoogleProvider } from '../lambdas/core/calendar/company/google/go
 import { createMicrosoftProvider } from '../lambdas/core/calendar/company/microsoft/microsoft-provider';
 import type { ProviderEndpoints } from '../lambdas/core/calendar/company/provider-contract';
 import { providerSource } from '../lambdas/core/calendar/company/providers';
+import { DEFAULT_PUSH_LIMITS, DEFAULT_PUSH_TIMING } from '../lambdas/core/calendar/company/push/push-settings';
+import { reconcileSubscriptions } from '../lambdas/core/calendar/company/push/reconcile-subscriptions';
 import { companyCalendarApi } from '../lambdas/core/calendar/company-calendar-api';
 import type { DomainEventPublisher } from '../lambdas/core/domain-events/publisher';
+import { staticSecret } from '../lambdas/core/secrets';
 import { InProcessUserSyncQueue } from './user-sync-queue';
 
 /** How often local mode runs the company plan (the deployed run follows `calendarSyncEveryMinutes`). */
@@ -27,6 +33,8 @@ export const LOCAL_COMPANY_RUN_EVERY_MS = 60_000;
 
 export interface LocalCompanySyncOptions {
   calendars: CalendarApiDependencies;
+  /** The local HTTP API's base: the push routes the providers are given are under it. */
+  publicBaseUrl: string;
   endpoints: ProviderEndpoints;
   credentials: CredentialsReader;
   publisher: DomainEventPublisher;
@@ -37,6 +45,8 @@ export interface LocalCompanySyncOptions {
 export interface LocalCompanySync {
   deps: CompanySyncDependencies;
   queue: InProcessUserSyncQueue;
+  /** The push notification routes, as the deployed push function answers them. */
+  pushHandler: CalendarPushHandler;
   /** One scheduled run now: groups resolved, every user not backing off queued. */
   runOnce(): Promise<void>;
   stop(): Promise<void>;
@@ -87,7 +97,42 @@ export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCo
   });
   calendars.companyCalendars = companyCalendarApi(deps);
   calendars.userSyncQueue = queue;
+  // Push as deployed: a key of this run's own; the routes on the local HTTP API; renewal in the run.
+  const pushKey = staticSecret(randomBytes(32).toString('base64url'));
+  const push = { PUSH_KEY_SECRET_ID: 'local', PUSH_RENEW_MARGIN_MINUTES: DEFAULT_PUSH_TIMING.renewMarginMs / 60_000 };
+  const { db, tableName } = calendars.schedules.table;
+  const pushHandler = createCalendarPushHandler(
+    calendarPushDependencies(
+      {
+        ...push,
+        TABLE_NAME: tableName,
+        SECRET_CACHE_SECONDS: 0,
+        USER_SYNC_QUEUE_URL: 'http://127.0.0.1/local',
+        PUSH_MAX_BODY_BYTES: DEFAULT_PUSH_LIMITS.maxBodyBytes,
+      },
+      { db, queue, pushKey },
+      calendars.telemetry,
+      calendars.now,
+    ),
+  );
+  const renewal = pushRenewalDependencies(
+    { ...push, PUBLIC_BASE_URL: options.publicBaseUrl },
+    { db, tableName, pushKey, endpoints: options.endpoints, providerFor: deps.providerFor },
+    calendars.telemetry,
+    calendars.now,
+  );
   const runOnce = async () => {
+    try {
+      const channels = await reconcileSubscriptions(renewal);
+      if (channels.opened + channels.recreated + channels.failed > 0)
+        print(
+          `company calendars: push channels opened ${channels.opened}, renewed ${channels.renewed}, replaced ${channels.replaced}, recreated ${channels.recreated}, failed ${channels.failed}`,
+        );
+    } catch (error) {
+      print(
+        `company calendars: push channels not reconciled: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
     try {
       const plan = await planCompanySyncs({ ...deps, queue });
       if (plan.sources > 0 && (plan.added > 0 || plan.removed > 0 || plan.unresolved.length > 0))
@@ -103,6 +148,7 @@ export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCo
   return {
     deps,
     queue,
+    pushHandler,
     runOnce,
     async stop() {
       clearInterval(timer);

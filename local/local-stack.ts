@@ -131,6 +131,8 @@ export interface LocalStack {
   calendarApiUrl: string;
   /** What the calendar routes run on: a sync or preview can be called in-process too. */
   calendars: CalendarApiDependencies;
+  /** With company calendars: one scheduled run now (push channels opened or renewed, every user queued). */
+  runCompanyCalendars?: () => Promise<void>;
   /** Where archived recordings, transcripts and participants go. */
   recordingsBucket: string;
   /** The domain events' PutEvents entries, one JSON line each. */
@@ -273,12 +275,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let readHandler: HttpRouteHandler | undefined;
   let calendarsHandler: HttpRouteHandler | undefined;
   let eraseHandler: HttpRouteHandler | undefined;
+  let calendarPushHandler: HttpRouteHandler | undefined;
   const httpApi = await startLocalHttpApi(
     {
       schedules: () => schedulesHandler,
       read: () => readHandler,
       calendars: () => calendarsHandler,
       erase: () => eraseHandler,
+      calendarPush: () => calendarPushHandler,
       webhooks: createIngressHandler(
         ingressDependencies(
           localIngressEnvironment(resources),
@@ -421,8 +425,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           endpoints: options.companyCalendars.endpoints,
           credentials: options.companyCalendars.credentials,
           publisher: events,
+          publicBaseUrl: httpApi.baseUrl,
           print: (line) => options.print(`${stamp()}  ${line}`),
         });
+  calendarPushHandler = companySync?.pushHandler;
   calendarsHandler = createCalendarsHandler(calendars);
   readHandler = createReadApiHandler(
     readApiDependencies(
@@ -482,6 +488,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     readApiUrl: httpApi.readApiUrl,
     calendarApiUrl: httpApi.baseUrl,
     calendars,
+    ...(companySync !== undefined && { runCompanyCalendars: companySync.runOnce }),
     recordingsBucket,
     eventsFile,
     apiBaseUrl,
