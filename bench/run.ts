@@ -7,6 +7,7 @@ import { benchAdversarial } from './adversarial';
 import { benchArchive } from './archive';
 import { benchBundle } from './bundle';
 import { benchCalendar, expandHostileFeedChild, FEED_CHILD } from './calendar';
+import { benchCompanyCalendars, REDUCED_SCALE } from './company-calendars';
 import { benchEvents } from './events';
 import { benchQuarantineFlood } from './quarantine-flood';
 import { benchVerify } from './verify';
@@ -19,16 +20,18 @@ if (child !== undefined) {
 }
 
 // `npm run bench -- calendar` runs one section (by name) alone.
+const only = process.argv[2];
 const sections = {
   verify: benchVerify,
   adversarial: benchAdversarial,
   quarantine: benchQuarantineFlood,
   calendar: benchCalendar,
+  // Alone (`-- company`) at full scale, minutes on dynalite; reduced in the full run.
+  company: () => benchCompanyCalendars(only === 'company' ? undefined : REDUCED_SCALE),
   bundle: benchBundle,
   events: benchEvents,
   archive: benchArchive,
 };
-const only = process.argv[2];
 const started = Date.now();
 console.log(`meeting-pipeline benchmarks — Node ${process.version}, ${process.arch}\n`);
 for (const [name, section] of Object.entries(sections)) {
