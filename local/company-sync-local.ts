@@ -123,6 +123,16 @@ export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCo
   );
   const runOnce = async () => {
     try {
+      const plan = await planCompanySyncs({ ...deps, queue });
+      if (plan.sources > 0 && (plan.added > 0 || plan.removed > 0 || plan.unresolved.length > 0))
+        print(
+          `company calendars: ${plan.sources} source(s), ${plan.users} user(s): added ${plan.added}, removed ${plan.removed}${plan.unresolved.map((u) => `; ${u.calendar_id}: group not resolved: ${u.reason}`).join('')}`,
+        );
+    } catch (error) {
+      print(`company calendars: run failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    // After the plan, as the deployed run: users it added get their channel in the same run.
+    try {
       const channels = await reconcileSubscriptions(renewal);
       if (channels.opened + channels.recreated + channels.failed > 0)
         print(
@@ -132,15 +142,6 @@ export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCo
       print(
         `company calendars: push channels not reconciled: ${error instanceof Error ? error.message : String(error)}`,
       );
-    }
-    try {
-      const plan = await planCompanySyncs({ ...deps, queue });
-      if (plan.sources > 0 && (plan.added > 0 || plan.removed > 0 || plan.unresolved.length > 0))
-        print(
-          `company calendars: ${plan.sources} source(s), ${plan.users} user(s): added ${plan.added}, removed ${plan.removed}${plan.unresolved.map((u) => `; ${u.calendar_id}: group not resolved: ${u.reason}`).join('')}`,
-        );
-    } catch (error) {
-      print(`company calendars: run failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
   const timer = setInterval(() => void runOnce(), options.everyMs ?? LOCAL_COMPANY_RUN_EVERY_MS);

@@ -224,7 +224,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           options.print(`${stamp()}  ${h.botId}  reconciler healed ${h.from} → ${h.to} (a webhook was lost)`);
       }
     },
-    warn: (message, ...attributes) => record('warn', message, attributes),
+    warn: (message, ...attributes) => {
+      record('warn', message, attributes);
+      // A push channel the run could not open or renew: local mode shows why (AWS has it in the log).
+      if (message === 'calendar push channel not reconciled')
+        options.print(`${stamp()}  ${message}: ${JSON.stringify(Object.assign({}, ...attributes))}`);
+    },
     error: (message, ...attributes) => {
       record('error', message, attributes);
       options.print(`${stamp()}  error: ${message} ${JSON.stringify(Object.assign({}, ...attributes))}`);

@@ -17,6 +17,8 @@ import type { DomainEvent } from '../../lambdas/core/domain-events/catalogue';
 import { toPutEventsEntry } from '../../lambdas/core/domain-events/publisher';
 import { getSchedule } from '../../lambdas/core/schedule/schedules';
 import { METRICS } from '../../lambdas/core/telemetry';
+import { startLocalCompanySync } from '../../local/company-sync-local';
+import { type HttpRouteHandler, startLocalHttpApi } from '../../local/http-api-server';
 import {
   type CompanyCalendars,
   DAY_MS,
@@ -48,6 +50,7 @@ const measured: {
   incremental: Partial<Record<ProviderName, number>>;
   queuedFull?: number;
   queuedIncremental?: number;
+  push?: Partial<Record<ProviderName, number>>;
 } = {
   full: {},
   incremental: {},
@@ -66,6 +69,15 @@ afterEach(async () => {
 async function start(): Promise<CompanyCalendars> {
   running = await startCompanyCalendars(START);
   return running;
+}
+
+/** Resolves once `condition` holds; fails the test past `withinMs` (the issue's bound for a pushed change). */
+async function until(condition: () => boolean | Promise<boolean>, withinMs: number): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  while (!(await condition())) {
+    if (performance.now() > deadline) throw new Error(`not within ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }
 
 const named = (metrics: RecordedMetric[], metric: { name: string }) => metrics.filter((m) => m.name === metric.name);
@@ -116,6 +128,49 @@ describe.each(['google', 'microsoft'] as const)(
       await h.register('eng', d.groupSource(d.users.slice(0, 2)));
       expect(await h.sync('eng', d.users[0]!)).toMatchObject({ outcome: 'skipped', reason: 'not-a-user' });
       expect(await h.deps.company.listUsers('eng')).toEqual([]);
+    });
+
+    it("push as local mode runs it: the run opens each user's channel, and a meeting moved at the provider is synced within 5 s, with no run or poll in between", async () => {
+      const h = await start();
+      const d = driver(h);
+      await h.register('acme', d.source(d.users));
+      let handler: HttpRouteHandler | undefined;
+      const api = await startLocalHttpApi({ webhooks: async () => ({ statusCode: 404 }), calendarPush: () => handler });
+      const local = startLocalCompanySync({
+        calendars: h.calendars.deps,
+        publicBaseUrl: api.baseUrl,
+        endpoints: h.tenant.endpoints,
+        credentials: async (name) => h.tenant.secrets.get(name) ?? '',
+        publisher: h.deps.publisher,
+        print: () => {},
+        // No timer run during the test: only push may bring the change in.
+        everyMs: 3_600_000,
+      });
+      handler = local.pushHandler;
+      try {
+        await local.runOnce();
+        await until(() => local.queue.depth.waiting + local.queue.depth.running === 0, 30_000);
+        const cy = d.users[2]!;
+        const review = async () => {
+          const entry = (await h.entries('acme', cy)).find((e) => e.title === 'Design review' && e.state === 'active');
+          return entry === undefined ? undefined : getSchedule(scheduleOf(entry), h.deps.schedules);
+        };
+        const before = (await review())?.joinAt;
+        expect(before).toBeDefined();
+        const synced = local.queue.stats.completed;
+        const movedTo = new Date(START + 9 * DAY_MS).toISOString();
+        const changed = performance.now();
+        d.moveMeeting(cy, d.eventId(cy, 'Design review'), Date.parse(movedTo));
+        // The schedule moves (to the new time as the sample plan's zone reads it: the point is that it moved).
+        await until(async () => (await review())?.joinAt !== before, 5_000);
+        measured.push = { ...measured.push, [name]: performance.now() - changed };
+        // The push asked for Cy's sync: more syncs completed, and no run was started.
+        await until(() => local.queue.stats.completed > synced, 5_000);
+        expect(local.queue.stats.sent).toBeGreaterThan(5);
+      } finally {
+        await local.stop();
+        await api.stop();
+      }
     });
 
     it('first sync: every user listed in full, the sample meetings scheduled once, a decline and a meeting without a link skipped with their reasons', async () => {

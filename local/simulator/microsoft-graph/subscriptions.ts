@@ -21,7 +21,7 @@
  *   A removed subscription delivers nothing more.
  */
 import { randomUUID } from 'node:crypto';
-import { type Directory, GRAPH_AUDIENCE } from './directory';
+import type { Directory } from './directory';
 import type { GraphRefusal } from './graph-errors';
 
 /** Graph's longest lifetime for a subscription on Outlook events. */
@@ -240,7 +240,11 @@ export class Subscriptions {
   ): { tenantId: string; clientId: string } | { status: number; refusal: GraphRefusal } {
     const bearer = /^Bearer (\S+)$/i.exec(authorization ?? '')?.[1];
     const token = bearer === undefined ? undefined : this.directory.tokens.get(bearer);
-    if (token === undefined || token.expiresAt <= this.directory.now() || token.audience !== GRAPH_AUDIENCE)
+    if (
+      token === undefined ||
+      token.expiresAt <= this.directory.now() ||
+      !this.directory.graphAudiences.has(token.audience)
+    )
       return {
         status: 401,
         refusal: {
