@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Node } from 'constructs';
 import { z } from 'zod';
 import { RECORDING_TRANSFER_DEFAULTS } from '../lambdas/core/archive/recording-transfer';
+import { DEFAULT_CREDENTIALS_SECRET_PREFIX } from '../lambdas/core/calendar/calendar-source';
 import { DEFAULT_PROVIDER_ENDPOINTS } from '../lambdas/core/calendar/company/provider-contract';
 import { DEFAULT_PUSH_LIMITS, DEFAULT_PUSH_TIMING } from '../lambdas/core/calendar/company/push/push-settings';
 import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
@@ -70,9 +71,6 @@ const providerEndpoint = z
   .refine((url) => url.startsWith('https://'), { message: 'must use https://' })
   .refine((url) => !/[?#]/.test(url), { message: 'must have no query or fragment (paths are appended to it)' })
   .transform((url) => url.replace(/\/+$/, ''));
-
-/** Where company calendars keep their credentials unless told otherwise (`calendarCredentialsSecretPrefix`). */
-export const DEFAULT_CALENDAR_CREDENTIALS_PREFIX = 'meeting-pipeline/calendars/';
 
 /**
  * User syncs in flight at once. 1,000 users every 5 minutes is 3.3 syncs/s; a sync is about half a
@@ -213,7 +211,7 @@ const configFields = z.object({
       message:
         "must be a Secrets Manager name prefix ending in '/' (letters, digits and _+=.@-/), e.g. meeting-pipeline/calendars/",
     })
-    .default(DEFAULT_CALENDAR_CREDENTIALS_PREFIX),
+    .default(DEFAULT_CREDENTIALS_SECRET_PREFIX),
   /** Provider endpoints (Microsoft national clouds have their own hosts; local mode points them at the simulators). */
   googleCalendarApiUrl: providerEndpoint.default(DEFAULT_PROVIDER_ENDPOINTS.googleCalendarApi),
   googleDirectoryApiUrl: providerEndpoint.default(DEFAULT_PROVIDER_ENDPOINTS.googleDirectoryApi),
