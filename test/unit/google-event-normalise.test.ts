@@ -193,4 +193,10 @@ describe('hostile sizes', () => {
     expect(id.length).toBeLessThanOrEqual(GOOGLE_EVENT_LIMITS.keyChars);
     expect(readGoogleEvent({ id: long, status: 'cancelled' }, OWNER)).toEqual({ kind: 'removed', id });
   });
+  it("names the calendar's own user as the source gives it (an alias of theirs) as organizer and in its own answer", () => {
+    const alias = 'ada.lovelace@acme.example';
+    const own = item({ ...timed, organizer: { email: 'ada@acme.example', self: true } }, alias).occurrence;
+    expect(own.organizer).toBe(alias);
+    expect(own.attendees[0]).toEqual({ email: alias, partstat: 'DECLINED' });
+  });
 });

@@ -199,4 +199,14 @@ describe('normaliseGraphEvent', () => {
   it('refuses an id longer than any Graph id', () => {
     expect(normaliseGraphEvent(graphEvent({ id: 'A'.repeat(10_000) }))).toBeUndefined();
   });
+  it('names the mailbox as the source gives it (an object id, a UPN other than the mail) as organizer of its own meeting and in its own answer', () => {
+    const guid = '7c1e7f52-8a1b-4c8e-9c1d-2f3a4b5c6d7e';
+    expect(itemOf(graphEvent({ isOrganizer: true }), guid).occurrence.organizer).toBe(guid);
+    const invited = itemOf(
+      graphEvent({ isOrganizer: false, responseStatus: { response: 'accepted' } }),
+      'ada@contoso.onmicrosoft.example',
+    ).occurrence;
+    expect(invited.organizer).toBe('ada@contoso.example');
+    expect(invited.attendees).toContainEqual({ email: 'ada@contoso.onmicrosoft.example', partstat: 'ACCEPTED' });
+  });
 });

@@ -103,7 +103,8 @@ export function readGoogleEvent(resource: unknown, owner: string): ReadEvent {
     title: cut(event.summary ?? '', GOOGLE_EVENT_LIMITS.titleChars),
     allDay: start.allDay,
     cancelled,
-    organizer: emailOf(event.organizer?.email),
+    // The calendar's own user by the name the source gives (an alias of theirs included): the rules compare that.
+    organizer: event.organizer?.self === true ? owner.toLowerCase() : emailOf(event.organizer?.email),
     attendees: attendeesOf(event, owner),
     links: linksOf(event),
   };
@@ -135,7 +136,7 @@ function attendeesOf(event: GoogleEvent, owner: string): Attendee[] {
     if (email === undefined) continue;
     const attendee = { email, partstat: PARTSTAT[entry.responseStatus ?? ''] };
     // The owner's own answer decides "declined"/"accepted" rules: kept wherever it is listed.
-    if (ownEntry === undefined && (entry.self === true || email === me)) ownEntry = attendee;
+    if (ownEntry === undefined && (entry.self === true || email === me)) ownEntry = { ...attendee, email: me };
     else if (kept.length < GOOGLE_EVENT_LIMITS.attendees - 1) kept.push(attendee);
   }
   return ownEntry === undefined ? kept : [ownEntry, ...kept];

@@ -71,7 +71,8 @@ export async function listCalendarChanges(
       startDateTime: window.from,
       endDateTime: window.to,
     });
-  const mailbox = user.includes('@') ? user.toLowerCase() : undefined;
+  // The user as the source names it (UPN, or object id): the name the rules know the owner by.
+  const mailbox = user.toLowerCase();
   const items = new Map<string, ProviderItem>();
   const removed = new Set<string>();
   let truncated = false;

@@ -81,6 +81,7 @@ const GraphEventJson = z.object({
   isAllDay: part(z.boolean()),
   isCancelled: part(z.boolean()),
   responseStatus: part(z.object({ response: text(40) })),
+  isOrganizer: part(z.boolean()),
   organizer: part(z.object({ emailAddress: EmailAddress })),
   attendees: list(MAX_ATTENDEES),
   onlineMeeting: part(z.object({ joinUrl: text(MAX_LINK_FIELD_CHARS) })),
@@ -219,7 +220,12 @@ export function normaliseGraphEvent(json: unknown, mailbox?: string): Normalised
     title: event.subject ?? '',
     allDay: event.isAllDay === true,
     cancelled: event.isCancelled === true,
-    organizer: emailOf(event.organizer?.emailAddress?.address),
+    // The mailbox's own meeting names the mailbox as the source gives it (a UPN other than its mail, an
+    // object id): the rules compare owners by that name.
+    organizer:
+      mailbox !== undefined && (event.isOrganizer === true || event.responseStatus?.response === 'organizer')
+        ? mailbox
+        : emailOf(event.organizer?.emailAddress?.address),
     attendees: attendeesOf(event, mailbox),
     links: linksOf(event),
   };
