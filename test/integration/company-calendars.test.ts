@@ -9,6 +9,7 @@
  * and group sources. One clock drives the sync and both simulators.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isCompanySource } from '../../lambdas/core/calendar/calendar-source';
 import { type CalendarEntry, scheduleOf } from '../../lambdas/core/calendar/calendar-store';
 import type { UserSyncOutcome } from '../../lambdas/core/calendar/company/company-sync';
 import type { ProviderName } from '../../lambdas/core/calendar/company/provider-contract';
@@ -171,6 +172,20 @@ describe.each(['google', 'microsoft'] as const)(
         await local.stop();
         await api.stop();
       }
+    });
+
+    it('a user sync still queued when its calendar is being deleted schedules nothing behind the deletion, and the run skips the calendar', async () => {
+      const h = await start();
+      const d = driver(h);
+      await h.register('acme', d.source(d.users));
+      const source = await h.deps.store.getSource('acme');
+      if (source === undefined || !isCompanySource(source)) throw new Error('no source');
+      // What DELETE /calendars/{id} writes first, before it cancels each user's schedules.
+      await h.deps.store.putSource({ ...source, deleting: new Date(h.clock.now).toISOString() });
+      expect(await h.sync('acme', d.users[0]!)).toMatchObject({ outcome: 'skipped', reason: 'no-calendar' });
+      expect(await h.entries('acme', d.users[0]!)).toEqual([]);
+      expect(await h.deps.company.listUsers('acme')).toEqual([]);
+      expect((await h.run()).planned).toMatchObject({ sources: 0, enqueued: 0 });
     });
 
     it('first sync: every user listed in full, the sample meetings scheduled once, a decline and a meeting without a link skipped with their reasons', async () => {

@@ -165,6 +165,9 @@ export async function getCalendar(id: string, deps: CalendarApiDependencies): Pr
 export async function deleteCalendar(id: string, deps: CalendarApiDependencies): Promise<Answer> {
   const source = await deps.store.getSource(id);
   if (source === undefined) return error(404, 'not-found', `No calendar ${id}.`);
+  // A company source is marked first: syncs still queued for its users then skip it (company-sync.ts).
+  if (isCompanySource(source) && source.deleting === undefined)
+    await deps.store.putSource({ ...source, deleting: new Date(deps.now()).toISOString() });
   const { cancelled, failed } = await cancelAll(source, deps);
   if (failed.length > 0)
     return error(

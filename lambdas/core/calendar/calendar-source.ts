@@ -231,6 +231,11 @@ export interface CalendarSource {
 export interface CompanyCalendarSource extends Omit<CalendarSource, 'sealedIcsUrl' | 'maskedIcsUrl'> {
   kind: 'company';
   company: CompanySourceConfig;
+  /**
+   * Being deleted since then (DELETE /calendars/{id} marks it before cancelling): no user is
+   * synced or added any more, so a sync still queued cannot schedule behind the deletion.
+   */
+  deleting?: string;
 }
 
 /** What the calendars partition holds: an ICS source or a company one. */

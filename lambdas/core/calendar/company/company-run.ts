@@ -65,7 +65,9 @@ export async function planCompanySyncs(
     unresolved: [],
     failed: [],
   };
-  const sources = ((await deps.store.listSources()) as StoredCalendarSource[]).filter(isCompanySource);
+  const sources = ((await deps.store.listSources()) as StoredCalendarSource[])
+    .filter(isCompanySource)
+    .filter((source) => source.deleting === undefined);
   const now = deps.now();
   let requests: UserSyncRequest[] = [];
   for (const source of sources) {

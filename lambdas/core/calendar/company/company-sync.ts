@@ -123,7 +123,8 @@ export async function syncCompanyUser(
 ): Promise<UserSyncOutcome> {
   const base = { calendar_id: request.calendar_id, user: request.user };
   const stored = (await deps.store.getSource(request.calendar_id)) as StoredCalendarSource | undefined;
-  if (stored === undefined || !isCompanySource(stored)) return { ...base, outcome: 'skipped', reason: 'no-calendar' };
+  if (stored === undefined || !isCompanySource(stored) || stored.deleting !== undefined)
+    return { ...base, outcome: 'skipped', reason: 'no-calendar' };
   const state =
     (await deps.company.getUser(request.calendar_id, request.user)) ?? (await listedUser(stored, request, deps));
   if (state === undefined) return { ...base, outcome: 'skipped', reason: 'not-a-user' };
@@ -134,6 +135,10 @@ export async function syncCompanyUser(
     return { ...base, outcome: 'skipped', reason: 'in-progress' };
   const provider = stored.company.provider;
   try {
+    // Read again under the lease: a DELETE that marked the source meanwhile must not find new schedules behind it.
+    const current = await deps.store.getSource(request.calendar_id);
+    if (current === undefined || !isCompanySource(current) || current.deleting !== undefined)
+      return { ...base, outcome: 'skipped', reason: 'no-calendar' };
     return await syncUnderLease(stored, state, deps);
   } catch (error) {
     if (error instanceof AccessRevokedError) return await disconnect(stored, state, error, deps);
