@@ -37,6 +37,11 @@ export interface Occurrence {
    * moving it keeps its identity too.
    */
   originalStart: string | undefined;
+  /**
+   * The series this instance belongs to, when a provider names it apart from the uid (Graph gives each
+   * occurrence an iCalUId of its own; its `seriesMasterId` names the series). The caps count by it.
+   */
+  series?: string;
   start: string;
   end: string;
   /** The event's zone (IANA), when it has one. */

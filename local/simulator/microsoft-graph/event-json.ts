@@ -17,7 +17,11 @@ export function eventJson(item: ViewItem, zone: string): Record<string, unknown>
   return {
     '@odata.type': '#microsoft.graph.event',
     id: item.id,
-    iCalUId: event.iCalUId,
+    // Graph gives each occurrence of a series an iCalUId of its own (the same in every attendee's copy).
+    iCalUId:
+      item.originalStartInstant === undefined
+        ? event.iCalUId
+        : `${event.iCalUId}${new Date(item.originalStartInstant).toISOString().replace(/\D/g, '').slice(0, 14)}`,
     subject: item.subject,
     type: item.type,
     seriesMasterId: item.seriesMasterId ?? null,

@@ -9,6 +9,9 @@
 import { EXPANSION_LIMITS, type ExpansionLimits, LimitLog, type LimitReached } from '../calendar-limits';
 import type { Occurrence } from '../ics-occurrences';
 
+/** The event a cap counts by: the series when the provider names it (Graph), else the uid. */
+const eventOf = (occurrence: Occurrence): string => occurrence.series ?? occurrence.uid;
+
 /** Series slots a day beyond which a series is read as more often than hourly (as feed-components.ts refuses). */
 const MAX_SLOTS_PER_DAY = 24;
 
@@ -32,15 +35,15 @@ export function capListing(
   const slotsPerDay = new Map<string, Map<string, Set<string>>>();
   for (const occurrence of occurrences) {
     if (occurrence.originalStart === undefined) continue;
-    const days = slotsPerDay.get(occurrence.uid) ?? new Map<string, Set<string>>();
-    slotsPerDay.set(occurrence.uid, days);
+    const days = slotsPerDay.get(eventOf(occurrence)) ?? new Map<string, Set<string>>();
+    slotsPerDay.set(eventOf(occurrence), days);
     const day = occurrence.originalStart.slice(0, 10);
     days.set(day, (days.get(day) ?? new Set()).add(occurrence.originalStart));
   }
   const refused = new Set<string>();
   for (const [uid, days] of slotsPerDay) {
     const perDay = Math.max(...[...days.values()].map((slots) => slots.size));
-    const organizer = occurrences.find((o) => o.uid === uid)?.organizer?.toLowerCase() ?? '';
+    const organizer = occurrences.find((o) => eventOf(o) === uid)?.organizer?.toLowerCase() ?? '';
     if (perDay > MAX_SLOTS_PER_DAY) {
       refused.add(uid);
       log.add('recurrence-rule', uid, () => `repeats ${perDay} times a day, more often than hourly: not read`);
@@ -55,18 +58,21 @@ export function capListing(
   }
   const taken = new Map<string, number>();
   const partialUids = new Set<string>();
+  const cut = new Set<string>();
   const kept: Occurrence[] = [];
   for (const occurrence of occurrences) {
-    if (refused.has(occurrence.uid)) continue;
-    const count = (taken.get(occurrence.uid) ?? 0) + 1;
-    taken.set(occurrence.uid, count);
+    const event = eventOf(occurrence);
+    if (refused.has(event)) continue;
+    const count = (taken.get(event) ?? 0) + 1;
+    taken.set(event, count);
     if (count > limits.occurrencesPerEvent) {
-      if (!partialUids.has(occurrence.uid))
+      if (!cut.has(event))
         log.add(
           'occurrences-per-event',
-          occurrence.uid,
+          event,
           () => `more than ${limits.occurrencesPerEvent} instances in the window: the soonest are read`,
         );
+      cut.add(event);
       partialUids.add(occurrence.uid);
       continue;
     }

@@ -73,6 +73,7 @@ const GraphEventJson = z.object({
   id,
   iCalUId: part(id),
   type: part(z.enum(['singleInstance', 'occurrence', 'exception', 'seriesMaster'])),
+  seriesMasterId: part(id),
   subject: text(MAX_TITLE_CHARS),
   start: DateTimeTimeZone,
   end: DateTimeTimeZone,
@@ -213,6 +214,7 @@ export function normaliseGraphEvent(json: unknown, mailbox?: string): Normalised
     : undefined;
   const occurrence: Occurrence = {
     uid: event.iCalUId ?? event.id,
+    ...(inSeries && typeof event.seriesMasterId === 'string' && { series: event.seriesMasterId }),
     originalStart,
     start,
     end,
