@@ -27,6 +27,7 @@ import {
 import {
   AccessRevokedError,
   type CompanySourceConfig,
+  PROVIDER_LIMITS,
   ProviderUnavailableError,
   ThrottledError,
   type UserSyncRequest,
@@ -441,6 +442,20 @@ describe('a company calendar group', () => {
     ]);
     expect(h.queued.slice(queuedBefore).map((r) => r.user)).toEqual([ADA, CY]);
   });
+
+  it('removes nobody on the word of a group read to the member cap, whose order may leave anyone out', async () => {
+    const h = await companyHarness();
+    await h.register('all', { group: 'all@acme.example', adminEmail: 'admin@acme.example' });
+    h.provider.groups.set('all@acme.example', [ADA, BOB]);
+    await planCompanySyncs({ ...h.deps, queue: { send: async () => {} } });
+    // The next read is cut at the cap and names neither Ada nor Bob.
+    const others = Array.from({ length: PROVIDER_LIMITS.membersPerGroup }, (_, i) => `member-${i}@acme.example`);
+    h.provider.groups.set('all@acme.example', others);
+    const planned = await planCompanySyncs({ ...h.deps, queue: { send: async () => {} } });
+    expect(planned).toMatchObject({ removed: 0, added: PROVIDER_LIMITS.membersPerGroup });
+    expect(planned.unresolved.map((u) => u.calendar_id)).toEqual(['all']);
+    expect(await h.deps.company.getUser('all', ADA)).toBeDefined();
+  }, 120_000);
 });
 
 describe('the schedule budget of a company calendar', () => {

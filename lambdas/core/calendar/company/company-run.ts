@@ -120,9 +120,16 @@ async function usersNow(
   const wanted = new Map<string, string>();
   for (const user of listed.slice(0, PROVIDER_LIMITS.membersPerGroup))
     if (!wanted.has(key(user))) wanted.set(key(user), user);
+  // A group read to the member cap may have left out anyone, in any order: nobody is removed on its word.
+  const cappedGroup = group !== undefined && listed.length >= PROVIDER_LIMITS.membersPerGroup;
+  if (cappedGroup) {
+    const reason = `the group lists ${PROVIDER_LIMITS.membersPerGroup} members or more: the rest are not read, and no member is removed`;
+    result.unresolved.push({ calendar_id: calendarId, reason });
+    deps.telemetry.log.warn('company calendar group cut at the member cap', { calendar_id: calendarId });
+  }
   const users: CompanyUserState[] = [];
   for (const state of existing) {
-    if (wanted.has(key(state.user))) {
+    if (wanted.has(key(state.user)) || cappedGroup) {
       users.push(state);
       wanted.delete(key(state.user));
     } else {
