@@ -4,8 +4,8 @@
  * claims that keep one bot per meeting across calendars.
  */
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type TableAccess, writeIfCondition } from '../store/dynamo';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../store/dynamo';
 import { CALENDAR_ENTRY_SK_PREFIX, CALENDAR_SK_PREFIX, CALENDARS_PK, keys } from '../store/table-layout';
 import { linkHash, type MeetingSlot } from './calendar-ids';
 import type { StoredCalendarSource } from './calendar-source';
@@ -37,25 +37,6 @@ export const scheduleOf = (entry: CalendarEntry): string => entry.adoptedSchedul
 /** A compressed feed must fit in an item with room to spare; a larger one is fetched in full each time. */
 const MAX_STORED_FEED_BYTES = 300 * 1024;
 
-async function queryAll(table: TableAccess, pk: string, prefix: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.db.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
-        ...(start !== undefined && { ExclusiveStartKey: start }),
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
-}
-
 const strip = <T>(item: Record<string, unknown>): T => {
   const { pk: _pk, sk: _sk, ...rest } = item;
   return rest as T;
@@ -84,7 +65,7 @@ export const calendarStore = (table: TableAccess) => ({
   },
 
   async listSources(): Promise<StoredCalendarSource[]> {
-    return (await queryAll(table, CALENDARS_PK, CALENDAR_SK_PREFIX)).map((item) => {
+    return (await queryAllWithPrefix(table, CALENDARS_PK, CALENDAR_SK_PREFIX)).map((item) => {
       const { syncLeaseUntil: _lease, ...source } = strip<StoredCalendarSource & { syncLeaseUntil?: number }>(item);
       return source;
     });
@@ -159,7 +140,7 @@ export const calendarStore = (table: TableAccess) => ({
   },
 
   async listEntries(calendarId: string): Promise<CalendarEntry[]> {
-    return (await queryAll(table, keys.calendarItems(calendarId), CALENDAR_ENTRY_SK_PREFIX)).map((item) =>
+    return (await queryAllWithPrefix(table, keys.calendarItems(calendarId), CALENDAR_ENTRY_SK_PREFIX)).map((item) =>
       strip<CalendarEntry>(item),
     );
   },

@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 
 /** The table and the client that reaches it; the core takes this instead of building clients. */
 export interface TableAccess {
@@ -20,4 +20,28 @@ export async function writeIfCondition(write: () => Promise<unknown>): Promise<b
     if (isConditionFailed(error)) return false;
     throw error;
   }
+}
+
+/** Every item under `pk` whose sort key starts with `prefix`, read consistently, page after page. */
+export async function queryAllWithPrefix(
+  table: TableAccess,
+  pk: string,
+  prefix: string,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await table.db.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+        ConsistentRead: true,
+        ...(start !== undefined && { ExclusiveStartKey: start }),
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
 }

@@ -6,8 +6,8 @@
  * listing of the user, so nothing depends on it being there.
  */
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type TableAccess, writeIfCondition } from '../../store/dynamo';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../../store/dynamo';
 import { COMPANY_USER_SK_PREFIX, keys } from '../../store/table-layout';
 import type { ProviderItem, SyncWindow } from './provider-contract';
 
@@ -54,22 +54,7 @@ function userOf(item: Record<string, unknown>): CompanyUserState {
 
 export const companyStore = (table: TableAccess) => ({
   async listUsers(calendarId: string): Promise<CompanyUserState[]> {
-    const users: CompanyUserState[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await table.db.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.calendarItems(calendarId), ':prefix': COMPANY_USER_SK_PREFIX },
-          ConsistentRead: true,
-          ...(start !== undefined && { ExclusiveStartKey: start }),
-        }),
-      );
-      users.push(...(page.Items ?? []).map(userOf));
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    return users;
+    return (await queryAllWithPrefix(table, keys.calendarItems(calendarId), COMPANY_USER_SK_PREFIX)).map(userOf);
   },
 
   async getUser(calendarId: string, user: string): Promise<CompanyUserState | undefined> {

@@ -5,8 +5,8 @@
  * The route expires by TTL a day after the channel, so a channel that was never
  * stopped leaves nothing behind.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type TableAccess, writeIfCondition } from '../../../store/dynamo';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../../../store/dynamo';
 import { keys, PUSH_CHANNEL_SK_PREFIX, TTL_ATTRIBUTE } from '../../../store/table-layout';
 import type { ProviderName } from '../provider-contract';
 
@@ -70,22 +70,7 @@ export const pushChannelStore = (table: TableAccess) => ({
   ...pushRouteStore(table),
 
   async listForCalendar(calendarId: string): Promise<PushChannelRecord[]> {
-    const records: PushChannelRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await table.db.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.calendarItems(calendarId), ':prefix': PUSH_CHANNEL_SK_PREFIX },
-          ConsistentRead: true,
-          ...(start !== undefined && { ExclusiveStartKey: start }),
-        }),
-      );
-      records.push(...(page.Items ?? []).map(recordOf));
-      start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    return records;
+    return (await queryAllWithPrefix(table, keys.calendarItems(calendarId), PUSH_CHANNEL_SK_PREFIX)).map(recordOf);
   },
 
   /** Stores a channel (the route first: a notification may arrive before the listing item is written). */
