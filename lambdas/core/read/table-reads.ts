@@ -1,6 +1,6 @@
 /** The read core's queries on one partition: every item of a kind, a count, or whether any exists. */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TableAccess } from '../store/dynamo';
+import { queryAllWithPrefix, type TableAccess } from '../store/dynamo';
 
 export type Item = Record<string, unknown>;
 
@@ -11,25 +11,7 @@ export async function itemsWithPrefix(
   prefix: string,
   projection?: { expression: string; names?: Record<string, string> },
 ): Promise<Item[]> {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await table.db.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: prefix === '' ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ...(prefix !== '' && { ':prefix': prefix }) },
-        ...(projection && {
-          ProjectionExpression: projection.expression,
-          ...(projection.names && { ExpressionAttributeNames: projection.names }),
-        }),
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
+  return queryAllWithPrefix(table, pk, prefix, { consistent: false, ...(projection && { projection }) });
 }
 
 /** How many items under `pk` start with `prefix`: Select COUNT, so no item crosses the wire. */

@@ -22,21 +22,30 @@ export async function writeIfCondition(write: () => Promise<unknown>): Promise<b
   }
 }
 
-/** Every item under `pk` whose sort key starts with `prefix`, read consistently, page after page. */
+/**
+ * Every item under `pk` whose sort key starts with `prefix` (every item: ''), in key order, page
+ * after page; read consistently unless told otherwise, projected when asked.
+ */
 export async function queryAllWithPrefix(
   table: TableAccess,
   pk: string,
   prefix: string,
+  options: { consistent?: boolean; projection?: { expression: string; names?: Record<string, string> } } = {},
 ): Promise<Record<string, unknown>[]> {
+  const { consistent = true, projection } = options;
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await table.db.send(
       new QueryCommand({
         TableName: table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
+        KeyConditionExpression: prefix === '' ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ...(prefix !== '' && { ':prefix': prefix }) },
+        ...(consistent && { ConsistentRead: true }),
+        ...(projection && {
+          ProjectionExpression: projection.expression,
+          ...(projection.names && { ExpressionAttributeNames: projection.names }),
+        }),
         ...(start !== undefined && { ExclusiveStartKey: start }),
       }),
     );
