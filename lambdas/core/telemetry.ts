@@ -131,6 +131,16 @@ export const METRICS = {
   erasedLateWritesRemoved: metric('ErasedLateWritesRemoved', 'Count'),
   /** Meetings past `meetingRetentionDays` queued for erasure by a retention run. */
   retentionErasuresQueued: metric('RetentionErasuresQueued', 'Count'),
+  /** Rows written to the lake's recent files, by table (meetings, utterances, participants). */
+  lakeRowsWritten: metric('LakeRowsWritten', 'Count', ['table']),
+  /** Days whose per-meeting files were compacted into one file per table. */
+  lakeDaysCompacted: metric('LakeDaysCompacted', 'Count'),
+  /** Closed days still waiting for compaction after a compaction run: above 2, compaction is failing. */
+  lakeDaysAwaitingCompaction: metric('LakeDaysAwaitingCompaction', 'Count'),
+  /** Bytes a lake query read (Athena's DataScannedInBytes), by question (search, talk-time, sql…). */
+  lakeQueryBytesScanned: metric('LakeQueryBytesScanned', 'Bytes', ['question']),
+  /** Lake queries refused or stopped, by reason (not-read-only, cutoff, timeout). */
+  lakeQueryRefused: metric('LakeQueryRefused', 'Count', ['reason']),
 } as const;
 
 /**

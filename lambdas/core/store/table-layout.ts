@@ -28,6 +28,7 @@
  * | quarantine cap  | QUARANTINE#BOT#<sha256(bot)>  | DAY#<yyyy-mm-dd>                  |                                         |
  * | push channel    | CALENDAR#<calendar_id>        | PUSH#<user>                       |                                         |
  * | push route      | PUSH#<secret id>              | ROUTE                             |                                         |
+ * | lake day lease  | LAKE#<yyyy-mm-dd>             | LEASE                             |                                         |
  *
  * Costs drive the shape (on-demand bills 1 write unit per KB of item written,
  * and an index copy of an item is written with it):
@@ -177,6 +178,8 @@ export const keys = {
   }),
   /** The retention run's progress: the oldest day whose listing may still hold meetings (core/erase/retention.ts). */
   retentionMark: () => ({ pk: 'RETENTION', sk: 'RETENTION' }),
+  /** The lease one lake day's compacted files are rewritten under (compaction, erasure, a late write). */
+  lakeDayLease: (day: string) => ({ pk: `LAKE#${day}`, sk: 'LEASE' }),
   /** Every calendar source sits in one partition: the sync lists them with one Query. */
   calendar: (calendarId: string) => ({ pk: CALENDARS_PK, sk: `${CALENDAR_SK_PREFIX}${calendarId}` }),
   /** A calendar's last feed (compressed) with its validators, for a conditional GET. */
@@ -263,6 +266,7 @@ export const PARTITIONS = {
   dayListing: keys.meetingsOnDay('*', '*'),
   quarantineCap: `${QUARANTINE_CAP_PK_PREFIX}*`,
   pushRoute: keys.pushRoute('*').pk,
+  lakeDay: keys.lakeDayLease('*').pk,
 } as const;
 export type PartitionKind = keyof typeof PARTITIONS;
 
