@@ -30,6 +30,11 @@ export interface LakeRunOptions {
   signal?: AbortSignal;
   /** Rows returned at most (the rest are not read); the result says whether more existed. */
   maxRows?: number;
+  /**
+   * Stop waiting after this long (the read API's route has ~25 s): Athena's query goes on, and
+   * LakeQueryPendingError names it for `resume`. Unset: wait until it ends.
+   */
+  waitMs?: number;
 }
 
 export interface LakeResult {
@@ -47,6 +52,16 @@ export interface LakeResult {
 
 export interface LakeEngine {
   run(query: LakeQuery, options?: LakeRunOptions): Promise<LakeResult>;
+  /** The result of a query a `waitMs` run left running (Athena only: DuckDB never pends). */
+  resume?(queryId: string, options?: LakeRunOptions): Promise<LakeResult>;
+}
+
+/** The query is still running after `waitMs`: ask again with its id. */
+export class LakeQueryPendingError extends Error {
+  override name = 'LakeQueryPendingError';
+  constructor(readonly queryId: string) {
+    super(`query ${queryId} is still running`);
+  }
 }
 
 /** The SQL was refused before reaching the engine (not read-only, more than one statement). */
