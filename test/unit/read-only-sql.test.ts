@@ -76,6 +76,8 @@ describe('assertReadOnlySql refuses, saying why', () => {
     ['SELECT (1', /never closed/],
     ['WITH t AS (SELECT 1', /never closed/],
     ['SELECT 1)', /closes nothing/],
+    ["SELECT * FROM TABLE(system.query(query => 'DELETE FROM orders'))", /table function/],
+    ['SELECT * FROM table (x)', /table function/],
   ];
   it.each(refused)('%s', (sql, reason) => {
     expect(refusal(sql)).toMatch(reason);

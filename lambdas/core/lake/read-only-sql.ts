@@ -82,6 +82,13 @@ export function assertReadOnlySql(sql: string): void {
       refuse(`${token.upper} (at character ${token.at + 1}) is not part of a read-only query`);
   }
   if (depth > 0) refuse('a parenthesis is never closed');
+  // Athena's pass-through table functions (`TABLE(system.query(query => '…'))`) hand a string to
+  // another system as its own statement, out of this guard's sight.
+  body.forEach((token, i) => {
+    const next = body[i + 1];
+    if (token.kind === 'word' && token.upper === 'TABLE' && next?.kind === 'punct' && next.text === '(')
+      refuse(`a table function (TABLE( at character ${token.at + 1}) could pass a statement to another system`);
+  });
   const start = body.findIndex((token) => !(token.kind === 'punct' && token.text === '('));
   const first = body[start];
   if (first?.kind !== 'word' || (first.upper !== 'SELECT' && first.upper !== 'WITH'))
