@@ -10,6 +10,7 @@
  * The ETags seen are kept in `<dir>/.lake-mirror.json`. Runs on one directory take turns.
  */
 import { randomUUID } from 'node:crypto';
+import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
@@ -147,7 +148,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /** Removes directories under `dir` (not `dir` itself) that hold nothing; answers whether `dir` is empty. */
 async function removeEmptyDirs(dir: string): Promise<boolean> {
-  let entries: import('node:fs').Dirent[];
+  let entries: Dirent[];
   try {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {

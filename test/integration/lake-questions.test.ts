@@ -18,6 +18,7 @@ import {
   listLakeMeetings,
   SNIPPET_CHARS,
   searchTranscripts,
+  snippetOf,
 } from '../../lambdas/core/lake/lake-search';
 import type { LakeRow, LakeTableName } from '../../lambdas/core/lake/lake-tables';
 import { encodeLakeRows } from '../../lambdas/core/lake/parquet-codec';
@@ -417,5 +418,31 @@ describe('formatOffset', () => {
     [-5, '00:00:00'],
   ])('%d ms is %s', (ms, text) => {
     expect(formatOffset(ms)).toBe(text);
+  });
+});
+
+describe('snippetOf', () => {
+  it('returns a short line whole, whitespace runs as one space', () => {
+    expect(snippetOf('we  talked\nabout pricing', 'PRICING')).toBe('we talked about pricing');
+  });
+
+  it('centres a long line on the first match and marks both cuts', () => {
+    const line = `${'a'.repeat(500)}Pricing${'b'.repeat(500)}pricing`;
+    const snippet = snippetOf(line, 'pricing');
+    expect(snippet).toBe(`…${'a'.repeat(96)}Pricing${'b'.repeat(97)}…`);
+  });
+
+  it('keeps the start when the match is near it, and never splits a surrogate pair', () => {
+    const line = `pricing! ${'😀'.repeat(300)}`;
+    const snippet = snippetOf(line, 'pricing');
+    expect(snippet.startsWith('pricing! ')).toBe(true);
+    expect(snippet.endsWith('😀…')).toBe(true);
+    // A lone surrogate would not survive a UTF-8 round trip.
+    expect(Buffer.from(snippet).toString()).toBe(snippet);
+  });
+
+  it('takes the words literally (regular-expression characters too)', () => {
+    expect(snippetOf('cost (in $) is 3.5', '(in $)')).toBe('cost (in $) is 3.5');
+    expect(snippetOf('x'.repeat(300), 'a.b')).toBe(`${'x'.repeat(SNIPPET_CHARS)}…`);
   });
 });
