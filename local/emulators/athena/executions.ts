@@ -65,12 +65,14 @@ export interface ExecutionsOptions {
   database: string;
 }
 
+/** A failure with its Trino error name; the reason reads `<NAME>: <message>` unless Athena words it bare. */
 class QueryFailure extends Error {
   constructor(
     readonly errorName: string,
     message: string,
+    named = true,
   ) {
-    super(`${errorName}: ${message}`);
+    super(named ? `${errorName}: ${message}` : message);
   }
 }
 
@@ -144,8 +146,9 @@ export class Executions {
     let result: LakeResult;
     try {
       const sql = this.analyzed(request);
+      const params = placeholderCount(request.query) === 0 ? [] : request.params.map(parameterValue);
       result = await this.options.engine.run(
-        { sql, params: request.params.map(parameterValue) },
+        { sql, params },
         {
           signal: execution.abort.signal,
         },
@@ -191,6 +194,7 @@ export class Executions {
       throw new QueryFailure(
         'INVALID_PARAMETER_USAGE',
         `Incorrect number of parameters: expected ${expected} but found ${request.params.length}`,
+        false,
       );
     }
     let sql = request.query;
