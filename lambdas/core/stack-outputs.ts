@@ -26,6 +26,9 @@ export const STACK_OUTPUTS = {
   /** The bus calendar events go to (the named producers' only way to put them; `dlq redrive calendar` too). */
   calendarEventBusName: 'CalendarEventBusName',
   calendarEventBusArn: 'CalendarEventBusArn',
+  /** The meetings lake's Athena workgroup and Glue database: `search` and `query` run there. */
+  lakeWorkGroup: 'LakeWorkGroup',
+  lakeDatabase: 'LakeDatabase',
 } as const;
 
 /** The dead-letter queues by the name their outputs (and alarms) carry. */
