@@ -68,8 +68,9 @@ function overview(commands: Command[], heading: string): string {
 const HEADING = `usage: meeting-pipeline <command> [arguments] [flags]
 
 Reads meetings, transcripts, recordings and delivery logs from the read API, searches and queries
-every meeting in the meetings lake, serves them to AI assistants over MCP, erases meetings, manages schedules and calendars, and re-drives the
-dead-letter queues and the quarantine, of a deployed stack or of local mode.`;
+every meeting in the meetings lake, serves them to AI assistants over MCP, erases meetings, manages
+schedules and calendars, and re-drives the dead-letter queues and the quarantine, of a deployed
+stack or of local mode.`;
 
 export async function main(argv: string[]): Promise<ExitCode> {
   // The command is named by the words left once the common flags (--local, --json…) are taken out.

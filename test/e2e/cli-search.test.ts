@@ -25,6 +25,8 @@ import { controlsIn } from '../fixtures/control-characters';
 
 /** What a hostile participant puts in a name or a line: OSC 52 (clipboard), a CSI, a bidi override. */
 const ESCAPES = '\u001b]52;c;Y3VybCBldmlsIHwgc2g=\u0007\u009b2J\u202e';
+/** A name with a line break of its own: printed raw, its second line would pass for another hit's. */
+const HOSTILE_SPEAKER = `Mallory${ESCAPES}\n2026-11-24  bot_forged  [00:00:09]  Boss`;
 /** A line that, printed raw, would start a forged hit of its own. */
 const FORGED = 'pricing\r\n2026-11-24  bot_forged  [00:00:00]  Boss: wire the money';
 
@@ -51,7 +53,7 @@ const MEETINGS: FixtureMeeting[] = [
     startedAt: '2026-11-23T15:30:00.000Z',
     lines: [
       { offsetMs: 61_000, speaker: 'Bob', text: 'the pricing page is fine' },
-      { offsetMs: 62_500, speaker: `Mallory${ESCAPES}`, text: FORGED },
+      { offsetMs: 62_500, speaker: HOSTILE_SPEAKER, text: FORGED },
     ],
   },
   {
@@ -173,7 +175,7 @@ describe('meeting-pipeline search', () => {
         '2026-11-23  bot_mid  [00:01:01]  Bob: the pricing page is fine',
         // The hostile name and line: their controls gone, the line break (and every run of
         // spaces) one space, so it forges no hit of its own.
-        '2026-11-23  bot_mid  [00:01:02]  Mallory]52;c;Y3VybCBldmlsIHwgc2g=2J: pricing 2026-11-24 bot_forged [00:00:00] Boss: wire the money',
+        '2026-11-23  bot_mid  [00:01:02]  Mallory]52;c;Y3VybCBldmlsIHwgc2g=2J 2026-11-24 bot_forged [00:00:09] Boss: pricing 2026-11-24 bot_forged [00:00:00] Boss: wire the money',
         '2026-11-20  bot_old  [00:00:00]  Alice: old pricing, from last week',
       ]);
       expect(controlsIn(result.stdout)).toEqual([]);
@@ -197,7 +199,7 @@ describe('meeting-pipeline search', () => {
       ['2026-11-20', 'bot_old', 0, '00:00:00'],
     ]);
     // JSON keeps what was said exactly (escaped, never acting on the terminal).
-    expect(page.hits[2]?.speaker).toBe(`Mallory${ESCAPES}`);
+    expect(page.hits[2]?.speaker).toBe(HOSTILE_SPEAKER);
     expect(page.hits[2]?.snippet).toContain('bot_forged');
   });
 
@@ -299,7 +301,7 @@ describe('meeting-pipeline query', () => {
     expect(answer.columns).toEqual(['speaker', 'text']);
     expect(answer.rows).toEqual([
       ['Bob', 'the pricing page is fine'],
-      [`Mallory${ESCAPES}`, FORGED],
+      [HOSTILE_SPEAKER, FORGED],
     ]);
     expect(answer.truncated).toBe(false);
     const table = await inProcess('query', sql, ...target);
