@@ -60,6 +60,10 @@ export class LakeDeadlineError extends ToolInputError {
 export const costOf = (cost: QueryCost): string =>
   `${cost.engine === 'athena' ? 'Athena' : 'DuckDB'} scanned ${formatBytes(cost.bytes_scanned)} in ${(cost.elapsed_ms / 1000).toFixed(1)} s`;
 
+/** A lake question's day range as the answers name it (unset ends: the lake's first day, today). */
+export const lakeRange = (range: { from?: string | undefined; to?: string | undefined }): string =>
+  `${range.from ?? 'the first day'} to ${range.to ?? 'today'} (UTC)`;
+
 function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KB`;

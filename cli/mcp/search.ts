@@ -10,6 +10,7 @@ import type { MeetingListInput, MeetingListPage } from '../../lambdas/core/lake/
 import { MAX_PAGE_SIZE, type MeetingListEntry, meetingListEntry } from '../../lambdas/core/read/read-api-contract';
 import { ApiError } from '../api';
 import { daySpan, daysBefore, daysNewestFirst, utcDay } from './days';
+import { costOf } from './lake-calls';
 import type { MeetingReader } from './meeting-reader';
 
 export const SEARCH_LIMITS = {
@@ -267,7 +268,7 @@ async function searchLake(
   const range = from === to ? `${from} (UTC)` : `${from} to ${to} (UTC)`;
   const matched = criteria.keywords === undefined ? '' : ` whose summary or transcript says "${criteria.keywords}"`;
   const notes = [
-    `${Math.min(collector.found.length, limit)} meeting(s)${matched} found on ${range}, newest first, from the meetings lake (archived meetings; the range goes past the recent ${SEARCH_LIMITS.maxDays} days; ${cost.engine === 'athena' ? 'Athena' : 'DuckDB'} scanned ${cost.bytes_scanned} bytes); details from the read API, ${collector.examined} meeting(s) examined.`,
+    `${Math.min(collector.found.length, limit)} meeting(s)${matched} found on ${range}, newest first, from the meetings lake (archived meetings; the range goes past the recent ${SEARCH_LIMITS.maxDays} days; ${costOf(cost)}); details from the read API, ${collector.examined} meeting(s) examined.`,
     ...(gone === 0
       ? []
       : [`${gone} meeting(s) the lake lists are no longer in the meeting table (erased or expired) and were skipped.`]),

@@ -6,7 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { STATS_QUESTIONS, type StatsAnswer } from '../../../lambdas/core/lake/lake-questions-contract';
 import { DAY_PATTERN } from '../days';
-import { callLake, costOf, type MeetingLake } from '../lake-calls';
+import { callLake, costOf, lakeRange, type MeetingLake } from '../lake-calls';
 import { answer, guarded } from '../tool-result';
 import { toolInput } from './inputs';
 
@@ -40,14 +40,14 @@ const input = {
 const output = {
   question: z.enum(STATS_QUESTIONS),
   note: z.string().describe('What was counted, over which days, where it ran and what it scanned.'),
-  rows: z.array(z.record(z.string(), z.union([z.string(), z.number()]))),
+  rows: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.null()]))),
   engine: z.enum(['athena', 'duckdb']),
   bytes_scanned: z.number(),
   elapsed_ms: z.number(),
 };
 
 /** Rows as an aligned text table, for clients that read only the text. */
-function table(rows: ReadonlyArray<Record<string, string | number>>): string {
+function table(rows: ReadonlyArray<Record<string, string | number | null>>): string {
   const first = rows[0];
   if (first === undefined) return '(no rows)';
   const columns = Object.keys(first);
@@ -98,7 +98,7 @@ export function registerMeetingStats(server: McpServer, lake: MeetingLake): void
             ),
         );
         const rows = stats.rows.map((row) => ({ ...row }));
-        const range = `${args.from ?? 'the first day'} to ${args.to ?? 'today'} (UTC)`;
+        const range = lakeRange(args);
         const cut = rows.length === args.limit ? `; the first ${args.limit} rows (raise limit for more)` : '';
         const note = `${QUESTION_HELP[stats.question]}, meetings of ${range}: ${rows.length} row(s)${cut}; from the meetings lake (${costOf(stats)}).`;
         return answer(

@@ -7,7 +7,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { TranscriptHit } from '../../../lambdas/core/lake/lake-questions-contract';
 import { DAY_PATTERN } from '../days';
-import { callLake, costOf, type MeetingLake } from '../lake-calls';
+import { callLake, costOf, lakeRange, type MeetingLake } from '../lake-calls';
 import { transcriptAtUri } from '../resources';
 import { answer, guarded } from '../tool-result';
 import { toolInput } from './inputs';
@@ -100,7 +100,7 @@ export function registerSearchTranscripts(server: McpServer, lake: MeetingLake):
             ),
         );
         const hits = page.hits.map(cite);
-        const range = `${args.from ?? 'the first day'} to ${args.to ?? 'today'} (UTC)`;
+        const range = lakeRange(args);
         const who = args.speaker === undefined ? '' : `, speakers matching "${args.speaker}"`;
         const more =
           page.next_cursor === null
