@@ -344,6 +344,25 @@ describe('MCP lake tools', () => {
     expect(textOf(meetings)).toMatch(/^search_meetings: the lake query did not finish within 1\.5 s/);
   });
 
+  it('a client that cancels its call stops the lake query', async () => {
+    let seen: AbortSignal | undefined;
+    const waiting: LakeEngine = {
+      run: (_query, options: LakeRunOptions = {}) =>
+        new Promise((_, reject) => {
+          seen = options.signal;
+          options.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true });
+        }),
+    };
+    const cancelling = await connect({ engine: waiting, questions });
+    const cancel = new AbortController();
+    const answered = cancelling.callTool({ name: 'meeting_stats', arguments: { question: 'talk-time' } }, undefined, {
+      signal: cancel.signal,
+      onprogress: () => cancel.abort('the user stopped it'),
+    });
+    await expect(answered).rejects.toThrow('the user stopped it');
+    await expect.poll(() => seen?.aborted).toBe(true);
+  });
+
   it('a fast query reports the engine progress to a client that asked for it', async () => {
     const progress: Progress[] = [];
     const result = (await client.callTool(
