@@ -20,7 +20,7 @@ import type { LakeRow } from '../../lambdas/core/lake/lake-tables';
 import { encodeLakeRows } from '../../lambdas/core/lake/parquet-codec';
 import type { MeetingView } from '../../lambdas/core/read/read-api-contract';
 import { createDuckDbLakeEngine } from '../../local/lake/duckdb-lake-engine';
-import { lakeQuestionsStandIn as questions } from '../fixtures/lake-questions-stand-in';
+import { lakeSearch as questions } from '../../lambdas/core/lake/lake-search';
 import { scratchDir } from '../fixtures/scratch';
 
 const NOW = new Date();
