@@ -6,7 +6,7 @@
 import { TrinoSQL } from 'dt-sql-parser';
 import { describe, expect, it } from 'vitest';
 import { LakeQueryRefusedError } from '../../lambdas/core/lake/lake-engine';
-import { assertReadOnlySql } from '../../lambdas/core/lake/read-only-sql';
+import { assertReadOnlySql, MAX_SQL_CHARS } from '../../lambdas/core/lake/read-only-sql';
 
 const refusal = (sql: string): string => {
   try {
@@ -82,5 +82,10 @@ describe('assertReadOnlySql refuses, saying why', () => {
   it.each(refused)('%s', (sql, reason) => {
     expect(refusal(sql)).toMatch(reason);
     expect(refusal(sql)).toMatch(/^only a read-only query \(SELECT or WITH … SELECT\) is accepted: /);
+  });
+
+  it('a text longer than Athena takes, before reading it', () => {
+    expect(refusal(`SELECT 1 ${'-'.repeat(MAX_SQL_CHARS)}`)).toMatch(/262153 characters, more than 262144/);
+    expect(() => assertReadOnlySql(`SELECT 1 --${' '.repeat(MAX_SQL_CHARS - 11)}`)).not.toThrow();
   });
 });

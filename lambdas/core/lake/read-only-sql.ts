@@ -64,8 +64,12 @@ const refuse = (reason: string): never => {
   throw new LakeQueryRefusedError(`only a read-only query (SELECT or WITH … SELECT) is accepted: ${reason}`);
 };
 
+/** Athena's own limit on a query's text (256 KiB); a longer text is refused before it is read. */
+export const MAX_SQL_CHARS = 262_144;
+
 /** Throws LakeQueryRefusedError, with the reason, unless `sql` is one read-only query. */
 export function assertReadOnlySql(sql: string): void {
+  if (sql.length > MAX_SQL_CHARS) refuse(`the text is ${sql.length} characters, more than ${MAX_SQL_CHARS}`);
   const tokens = tokenize(sql);
   const last = tokens.at(-1);
   // One trailing semicolon ends the statement; any other one starts a second.
