@@ -4,7 +4,7 @@
  *    (LakeWorkGroup, LakeDatabase), with the user's own AWS credentials: IAM decides what they
  *    may read, and the workgroup's enforced bytes-scanned cutoff bounds what a query costs;
  *  - local mode: DuckDB over a copy of the local S3's `lake/` kept beside the endpoints file
- *    (DuckDB reads local files only), brought up to date before each run (changed objects only).
+ *    (DuckDB reads local files only), brought up to date before each query (changed objects only).
  * The engines are loaded when asked for, so the other commands never load DuckDB or Athena's SDK.
  */
 import {
@@ -58,8 +58,20 @@ export async function lakeEngineFor(target: Target): Promise<ClosableLakeEngine>
     import('../local/lake/lake-mirror'),
     import('../local/lake/duckdb-lake-engine'),
   ]);
-  await mirrorLake(s3Client(), bucket, dir);
-  return createDuckDbLakeEngine({ root: dir });
+  // Brought up to date before every query, not once: the MCP server keeps its engine for hours,
+  // and a meeting archived (or erased) since must be found (or gone) as it is in the bucket.
+  const s3 = s3Client();
+  const duckdb = await createDuckDbLakeEngine({ root: dir });
+  return {
+    async run(query, options) {
+      await mirrorLake(s3, bucket, dir);
+      return duckdb.run(query, options);
+    },
+    close() {
+      duckdb.close();
+      s3.destroy();
+    },
+  };
 }
 
 /**

@@ -8,15 +8,17 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryCommand } from '../../cli/commands/query';
 import { EXIT, UsageError } from '../../cli/exit-codes';
-import type { ClosableLakeEngine } from '../../cli/lake-engine';
+import { type ClosableLakeEngine, lakeEngineFor } from '../../cli/lake-engine';
 import { main } from '../../cli/main';
+import { resolveTarget } from '../../cli/target';
 import type { LakeQuery } from '../../lambdas/core/lake/lake-engine';
 import { lakeKeys } from '../../lambdas/core/lake/lake-layout';
 import type { TranscriptSearchPage } from '../../lambdas/core/lake/lake-questions-contract';
+import { searchTranscripts } from '../../lambdas/core/lake/lake-search';
 import type { LakeRow, LakeTableName } from '../../lambdas/core/lake/lake-tables';
 import { encodeLakeRows } from '../../lambdas/core/lake/parquet-codec';
 import { s3Client } from '../../lambdas/shared/s3-client';
@@ -110,24 +112,28 @@ function rowsOf(meeting: FixtureMeeting): Record<LakeTableName, LakeRow[]> {
 const stderrLines = (stderr: string) => stderr.split('\n').filter((line) => line !== '' && !line.includes('nodedir'));
 const NO_TRACE = /^\s+at /m;
 
+const TABLES = ['utterances', 'participants', 'meetings'] as const;
+
+/** A meeting's three recent files into the local S3's recordings bucket, as the archive writes them. */
+async function putMeeting(meeting: FixtureMeeting): Promise<void> {
+  const rows = rowsOf(meeting);
+  for (const table of TABLES)
+    await s3Client().send(
+      new PutObjectCommand({
+        Bucket: local?.stack.recordingsBucket,
+        Key: lakeKeys.recentFile(table, meeting.day, meeting.botId),
+        Body: encodeLakeRows(table, rows[table]),
+      }),
+    );
+}
+
 let local: CliLocalStack | undefined;
 let target: string[] = [];
 
 beforeAll(async () => {
   local = await startCliLocalStack('clisearch');
   target = ['--endpoints-file', local.endpointsFile];
-  const s3 = s3Client();
-  for (const meeting of MEETINGS) {
-    const rows = rowsOf(meeting);
-    for (const table of ['utterances', 'participants', 'meetings'] as const)
-      await s3.send(
-        new PutObjectCommand({
-          Bucket: local.stack.recordingsBucket,
-          Key: lakeKeys.recentFile(table, meeting.day, meeting.botId),
-          Body: encodeLakeRows(table, rows[table]),
-        }),
-      );
-  }
+  for (const meeting of MEETINGS) await putMeeting(meeting);
 }, 120_000);
 
 afterAll(async () => {
@@ -381,5 +387,34 @@ describe('meeting-pipeline query', () => {
     }
     expect(open).toHaveBeenCalledTimes(1);
     expect(asked).toEqual([{ sql: 'SELECT 1 AS n', params: [] }]);
+  });
+});
+
+describe("local mode's lake engine", () => {
+  it('kept open (as the MCP server keeps it), finds a meeting archived after it opened and loses one erased', async () => {
+    const engine = await lakeEngineFor(await resolveTarget({ endpointsFile: local?.endpointsFile ?? '' }));
+    const late: FixtureMeeting = {
+      botId: 'bot_late',
+      day: '2026-11-25',
+      startedAt: '2026-11-25T08:00:00.000Z',
+      lines: [{ offsetMs: 7_000, speaker: 'Dana', text: 'the quarterly forecast is in' }],
+    };
+    const botsSaying = async (words: string) =>
+      (await searchTranscripts(engine, { words })).hits.map((hit) => `${hit.bot_id} ${hit.offset}`);
+    try {
+      expect(await botsSaying('quarterly forecast')).toEqual([]);
+      await putMeeting(late);
+      expect(await botsSaying('quarterly forecast')).toEqual(['bot_late 00:00:07']);
+      for (const table of TABLES)
+        await s3Client().send(
+          new DeleteObjectCommand({
+            Bucket: local?.stack.recordingsBucket,
+            Key: lakeKeys.recentFile(table, late.day, late.botId),
+          }),
+        );
+      expect(await botsSaying('quarterly forecast')).toEqual([]);
+    } finally {
+      engine.close();
+    }
   });
 });
