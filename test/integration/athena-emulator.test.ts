@@ -1,7 +1,7 @@
 /**
  * The local Athena emulator (local/emulators/athena/) refuses what Athena refuses, in Athena's
  * words: unsigned requests, unknown operations and workgroups, a missing output location, tables
- * outside the context database, a parameter count that does not match the `?`s, a query over the
+ * outside the context database, SQL the Trino grammar cannot read, a parameter count that does not match the `?`s, a query over the
  * workgroup's bytes-scanned cutoff, result pages over 1000 rows, results of a query that did not
  * succeed, unknown query ids. And it does what clients rely on: results as `<location><id>.csv`
  * and `.csv.metadata` in S3, the enforced workgroup location winning over the request's, pages
@@ -273,6 +273,25 @@ describe('the Athena emulator: queries', () => {
     expect(otherDatabase.Status?.StateChangeReason).toBe(
       "TABLE_NOT_FOUND: line 2:7: Table 'awsdatacatalog.sales.orders' does not exist",
     );
+  });
+
+  it('refuses SQL the Trino grammar cannot read, or more than one statement, before any query exists', async () => {
+    lake = await startLocalAthena();
+
+    // DuckDB would run this cast; Athena cannot parse it.
+    const duckdbOnly = await refusal(start(lake.athena, { QueryString: 'SELECT text::varchar FROM utterances' }));
+    const twoStatements = await refusal(start(lake.athena, { QueryString: 'SELECT 1; DROP TABLE utterances' }));
+
+    expect(duckdbOnly).toMatchObject({
+      name: 'InvalidRequestException',
+      athenaErrorCode: 'MALFORMED_QUERY',
+      status: 400,
+    });
+    expect(duckdbOnly.message).toMatch(/^line 1:12: /);
+    expect(twoStatements).toMatchObject({
+      message: 'Only one sql statement is allowed. Got: SELECT 1; DROP TABLE utterances',
+      athenaErrorCode: 'MALFORMED_QUERY',
+    });
   });
 
   it('fails a query whose ExecutionParameters do not match its ? count, and ignores them without any ?', async () => {

@@ -215,6 +215,17 @@ describe('the Athena lake engine against the local Athena', () => {
     expect((error as Error).message).toMatch(/failed: COLUMN_NOT_FOUND: .*no_such_column/);
   });
 
+  it('reports SQL Athena refuses to start as a failed query, in its words', async () => {
+    lake = await startLocalAthena();
+
+    const error = await engineOf(lake)
+      .run({ sql: 'SELECT offset_ms::varchar FROM utterances', params: [] })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LakeQueryFailedError);
+    expect((error as Error).message).toMatch(/^line 1:17: /);
+  });
+
   it("reports a workgroup Athena does not know in Athena's words", async () => {
     lake = await startLocalAthena();
 

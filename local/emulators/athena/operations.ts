@@ -7,6 +7,7 @@ import type { WorkGroupConfiguration } from '@aws-sdk/client-athena';
 import { invalidRequest, missingMember, workGroupNotFound } from './errors';
 import { athenaError, type Execution, type Executions, s3Location } from './executions';
 import { columnInfo, MAX_PAGE_ROWS, resultPage } from './results';
+import { requireTrinoStatement } from './trino-syntax';
 
 export type Body = Record<string, unknown>;
 
@@ -38,7 +39,7 @@ function workGroup(context: OperationContext, name: string): WorkGroupConfigurat
   return configuration;
 }
 
-function startQueryExecution(context: OperationContext, body: Body): Body {
+async function startQueryExecution(context: OperationContext, body: Body): Promise<Body> {
   const query = required(body, 'QueryString');
   const name = text(body, 'WorkGroup') ?? DEFAULT_WORK_GROUP;
   const configuration = workGroup(context, name);
@@ -53,6 +54,7 @@ function startQueryExecution(context: OperationContext, body: Body): Body {
     );
   }
   s3Location(location);
+  await requireTrinoStatement(query);
   const params = Array.isArray(body.ExecutionParameters)
     ? body.ExecutionParameters.filter((value): value is string => typeof value === 'string')
     : [];
@@ -169,7 +171,7 @@ function getWorkGroup(context: OperationContext, body: Body): Body {
   };
 }
 
-export const OPERATIONS: Record<string, (context: OperationContext, body: Body) => Body> = {
+export const OPERATIONS: Record<string, (context: OperationContext, body: Body) => Body | Promise<Body>> = {
   StartQueryExecution: startQueryExecution,
   GetQueryExecution: (context, body) => ({
     QueryExecution: describe(context.executions.get(required(body, 'QueryExecutionId'))),
