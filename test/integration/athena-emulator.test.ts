@@ -17,7 +17,7 @@ import {
   type StartQueryExecutionCommandInput,
   StopQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   HeldEngine,
@@ -242,6 +242,27 @@ describe('the Athena emulator: queries', () => {
     );
     expect(metadata.ContentLength).toBeGreaterThan(0);
     expect(execution.Statistics?.DataScannedInBytes).toBeGreaterThan(0);
+  });
+
+  it('reads results back from the result file: NULL stays NULL, and a deleted file has no results', async () => {
+    lake = await startLocalAthena();
+    lake.writeRecent('utterances', '2026-11-02', 'bot-a', [
+      utterance('bot-a', 0, 'Ana', 'a "quoted", line\nand a second'),
+      { ...utterance('bot-a', 1, 'Ben', ''), language: 'en' },
+    ]);
+    const id = await start(lake.athena, { QueryString: 'SELECT seq, text, language FROM utterances ORDER BY seq' });
+    await ended(lake.athena, id);
+
+    const page = await lake.athena.send(new GetQueryResultsCommand({ QueryExecutionId: id }));
+    await lake.s3.send(new DeleteObjectCommand({ Bucket: RESULTS_BUCKET, Key: `lake-results/${id}.csv` }));
+    const afterDelete = await refusal(lake.athena.send(new GetQueryResultsCommand({ QueryExecutionId: id })));
+
+    expect(page.ResultSet?.Rows?.map((row) => row.Data?.map((datum) => datum.VarCharValue ?? null))).toEqual([
+      ['seq', 'text', 'language'],
+      ['0', 'a "quoted", line\nand a second', null],
+      ['1', '', 'en'],
+    ]);
+    expect(afterDelete).toMatchObject({ message: 'Could not find results', athenaErrorCode: 'RESULT_NOT_FOUND' });
   });
 
   it('fails an unqualified table without a database context, as a table of the default database', async () => {

@@ -99,7 +99,7 @@ function describe(execution: Execution): Body {
   };
 }
 
-function getQueryResults(context: OperationContext, body: Body): Body {
+async function getQueryResults(context: OperationContext, body: Body): Promise<Body> {
   const id = required(body, 'QueryExecutionId');
   const token = text(body, 'NextToken');
   const maxResults = body.MaxResults;
@@ -130,11 +130,11 @@ function getQueryResults(context: OperationContext, body: Body): Body {
     );
   }
   const result = execution.result;
-  if (execution.state === 'CANCELLED' || result === undefined) {
-    throw invalidRequest('Could not find results', 'RESULT_NOT_FOUND');
-  }
-  const offset = token === undefined ? 0 : pageOffset(token, result.rows.length + 1);
-  const page = resultPage(result, offset, typeof maxResults === 'number' ? maxResults : MAX_PAGE_ROWS);
+  // Read from the result file, as Athena reads it: a file deleted since (erasure, expiry) has no results.
+  const rows = result === undefined ? undefined : await context.executions.resultRows(execution);
+  if (result === undefined || rows === undefined) throw invalidRequest('Could not find results', 'RESULT_NOT_FOUND');
+  const offset = token === undefined ? 0 : pageOffset(token, rows.length);
+  const page = resultPage(rows, offset, typeof maxResults === 'number' ? maxResults : MAX_PAGE_ROWS);
   return {
     UpdateCount: 0,
     ResultSet: { Rows: page.rows, ResultSetMetadata: { ColumnInfo: columnInfo(result) } },
