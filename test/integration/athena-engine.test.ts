@@ -107,6 +107,7 @@ describe('the Athena lake engine against the local Athena', () => {
     const all = await engine.run({ sql, params: [] });
     const first1500 = await engine.run({ sql, params: [] }, { maxRows: 1500 });
     const exactly = await engine.run({ sql, params: [] }, { maxRows: 2500 });
+    const few = await engine.run({ sql, params: [] }, { maxRows: 3 });
 
     expect(all.rows).toHaveLength(2500);
     expect(all.rows.map((row) => row[0])).toEqual(rows.map((row) => row.seq));
@@ -117,6 +118,12 @@ describe('the Athena lake engine against the local Athena', () => {
     expect(first1500.truncated).toBe(true);
     expect(exactly.rows).toHaveLength(2500);
     expect(exactly.truncated).toBe(false);
+    expect(few.rows).toEqual([
+      [0, 'line 0'],
+      [1, 'line 1'],
+      [2, 'line 2'],
+    ]);
+    expect(few.truncated).toBe(true);
   });
 
   it('fails a query over the workgroup cutoff as the cutoff, not as a wrong query', async () => {

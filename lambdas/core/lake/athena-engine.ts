@@ -166,7 +166,8 @@ async function readResults(
     const page = await athena.send(
       new GetQueryResultsCommand({
         QueryExecutionId: queryId,
-        MaxResults: PAGE_ROWS,
+        // No more than needed: the rows still wanted, one more (was the result cut?) and the header.
+        MaxResults: Math.min(PAGE_ROWS, maxRows - rows.length + 2),
         ...(nextToken === undefined ? {} : { NextToken: nextToken }),
       }),
       { abortSignal: runOptions.signal },
