@@ -174,6 +174,18 @@ describe('the Athena lake engine against the local Athena', () => {
     expect(result?.rows).toEqual([['hello']]);
   });
 
+  it('refuses to resume a query id Athena does not know, in its words', async () => {
+    lake = await startLocalAthena();
+    const unknown = '00000000-0000-0000-0000-000000000000';
+
+    const error = await engineOf(lake)
+      .resume?.(unknown)
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LakeQueryFailedError);
+    expect((error as Error).message).toBe(`QueryExecution ${unknown} was not found`);
+  });
+
   it('cancels the query at Athena when the caller aborts', async () => {
     let held: HeldEngine | undefined;
     lake = await startLocalAthena({

@@ -96,6 +96,8 @@ export function createAthenaLakeEngine(options: AthenaLakeEngineOptions): LakeEn
         await options.athena.send(new StopQueryExecutionCommand({ QueryExecutionId: queryId })).catch(() => undefined);
         throw abortReason(runOptions.signal);
       }
+      // An id Athena does not know (a resume of a foreign or expired id): its words, as a failed query.
+      if (error instanceof InvalidRequestException) throw new LakeQueryFailedError(error.message);
       throw error;
     }
     const status = execution.Status;
