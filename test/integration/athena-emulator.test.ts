@@ -1,7 +1,7 @@
 /**
  * The local Athena emulator (local/emulators/athena/) refuses what Athena refuses, in Athena's
  * words: unsigned requests, unknown operations and workgroups, a missing output location, tables
- * outside the context database, a parameter count that does not match the `?`s, a query over the
+ * outside the context database, SQL the Trino grammar cannot read, a parameter count that does not match the `?`s, a query over the
  * workgroup's bytes-scanned cutoff, result pages over 1000 rows, results of a query that did not
  * succeed, unknown query ids. And it does what clients rely on: results as `<location><id>.csv`
  * and `.csv.metadata` in S3, the enforced workgroup location winning over the request's, pages
@@ -17,7 +17,7 @@ import {
   type StartQueryExecutionCommandInput,
   StopQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
-import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   HeldEngine,
@@ -244,6 +244,27 @@ describe('the Athena emulator: queries', () => {
     expect(execution.Statistics?.DataScannedInBytes).toBeGreaterThan(0);
   });
 
+  it('reads results back from the result file: NULL stays NULL, and a deleted file has no results', async () => {
+    lake = await startLocalAthena();
+    lake.writeRecent('utterances', '2026-11-02', 'bot-a', [
+      utterance('bot-a', 0, 'Ana', 'a "quoted", line\nand a second'),
+      { ...utterance('bot-a', 1, 'Ben', ''), language: 'en' },
+    ]);
+    const id = await start(lake.athena, { QueryString: 'SELECT seq, text, language FROM utterances ORDER BY seq' });
+    await ended(lake.athena, id);
+
+    const page = await lake.athena.send(new GetQueryResultsCommand({ QueryExecutionId: id }));
+    await lake.s3.send(new DeleteObjectCommand({ Bucket: RESULTS_BUCKET, Key: `lake-results/${id}.csv` }));
+    const afterDelete = await refusal(lake.athena.send(new GetQueryResultsCommand({ QueryExecutionId: id })));
+
+    expect(page.ResultSet?.Rows?.map((row) => row.Data?.map((datum) => datum.VarCharValue ?? null))).toEqual([
+      ['seq', 'text', 'language'],
+      ['0', 'a "quoted", line\nand a second', null],
+      ['1', '', 'en'],
+    ]);
+    expect(afterDelete).toMatchObject({ message: 'Could not find results', athenaErrorCode: 'RESULT_NOT_FOUND' });
+  });
+
   it('fails an unqualified table without a database context, as a table of the default database', async () => {
     lake = await startLocalAthena();
     lake.writeRecent('utterances', '2026-11-02', 'bot-a', [utterance('bot-a', 0, 'Ana', 'hello')]);
@@ -273,6 +294,25 @@ describe('the Athena emulator: queries', () => {
     expect(otherDatabase.Status?.StateChangeReason).toBe(
       "TABLE_NOT_FOUND: line 2:7: Table 'awsdatacatalog.sales.orders' does not exist",
     );
+  });
+
+  it('refuses SQL the Trino grammar cannot read, or more than one statement, before any query exists', async () => {
+    lake = await startLocalAthena();
+
+    // DuckDB would run this cast; Athena cannot parse it.
+    const duckdbOnly = await refusal(start(lake.athena, { QueryString: 'SELECT text::varchar FROM utterances' }));
+    const twoStatements = await refusal(start(lake.athena, { QueryString: 'SELECT 1; DROP TABLE utterances' }));
+
+    expect(duckdbOnly).toMatchObject({
+      name: 'InvalidRequestException',
+      athenaErrorCode: 'MALFORMED_QUERY',
+      status: 400,
+    });
+    expect(duckdbOnly.message).toMatch(/^line 1:12: /);
+    expect(twoStatements).toMatchObject({
+      message: 'Only one sql statement is allowed. Got: SELECT 1; DROP TABLE utterances',
+      athenaErrorCode: 'MALFORMED_QUERY',
+    });
   });
 
   it('fails a query whose ExecutionParameters do not match its ? count, and ignores them without any ?', async () => {

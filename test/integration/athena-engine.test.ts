@@ -14,6 +14,9 @@ import {
   LakeQueryPendingError,
   resultObjects,
 } from '../../lambdas/core/lake/lake-engine';
+import type { QueryCost } from '../../lambdas/core/lake/lake-questions-contract';
+import { lakeSearch } from '../../lambdas/core/lake/lake-search';
+import { createDuckDbLakeEngine } from '../../local/lake/duckdb-lake-engine';
 import {
   HeldEngine,
   LAKE_DATABASE,
@@ -107,6 +110,7 @@ describe('the Athena lake engine against the local Athena', () => {
     const all = await engine.run({ sql, params: [] });
     const first1500 = await engine.run({ sql, params: [] }, { maxRows: 1500 });
     const exactly = await engine.run({ sql, params: [] }, { maxRows: 2500 });
+    const few = await engine.run({ sql, params: [] }, { maxRows: 3 });
 
     expect(all.rows).toHaveLength(2500);
     expect(all.rows.map((row) => row[0])).toEqual(rows.map((row) => row.seq));
@@ -117,6 +121,12 @@ describe('the Athena lake engine against the local Athena', () => {
     expect(first1500.truncated).toBe(true);
     expect(exactly.rows).toHaveLength(2500);
     expect(exactly.truncated).toBe(false);
+    expect(few.rows).toEqual([
+      [0, 'line 0'],
+      [1, 'line 1'],
+      [2, 'line 2'],
+    ]);
+    expect(few.truncated).toBe(true);
   });
 
   it('fails a query over the workgroup cutoff as the cutoff, not as a wrong query', async () => {
@@ -167,6 +177,18 @@ describe('the Athena lake engine against the local Athena', () => {
     expect(result?.rows).toEqual([['hello']]);
   });
 
+  it('refuses to resume a query id Athena does not know, in its words', async () => {
+    lake = await startLocalAthena();
+    const unknown = '00000000-0000-0000-0000-000000000000';
+
+    const error = await engineOf(lake)
+      .resume?.(unknown)
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LakeQueryFailedError);
+    expect((error as Error).message).toBe(`QueryExecution ${unknown} was not found`);
+  });
+
   it('cancels the query at Athena when the caller aborts', async () => {
     let held: HeldEngine | undefined;
     lake = await startLocalAthena({
@@ -215,6 +237,17 @@ describe('the Athena lake engine against the local Athena', () => {
     expect((error as Error).message).toMatch(/failed: COLUMN_NOT_FOUND: .*no_such_column/);
   });
 
+  it('reports SQL Athena refuses to start as a failed query, in its words', async () => {
+    lake = await startLocalAthena();
+
+    const error = await engineOf(lake)
+      .run({ sql: 'SELECT offset_ms::varchar FROM utterances', params: [] })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(LakeQueryFailedError);
+    expect((error as Error).message).toMatch(/^line 1:17: /);
+  });
+
   it("reports a workgroup Athena does not know in Athena's words", async () => {
     lake = await startLocalAthena();
 
@@ -225,6 +258,90 @@ describe('the Athena lake engine against the local Athena', () => {
     expect(error).toBeInstanceOf(LakeQueryFailedError);
     expect((error as Error).message).toBe('WorkGroup is not found.');
   });
+});
+
+describe('the questions on Athena and on DuckDB', () => {
+  it('answer the same: search (both pages), every stat, and the meeting list', async () => {
+    lake = await startLocalAthena();
+    const days = ['2026-11-02', '2026-11-03', '2026-11-04'];
+    days.forEach((day, d) => {
+      for (const m of [0, 1]) {
+        const botId = `bot-${d}-${m}`;
+        const startedAt = `${day}T0${m + 8}:00:00.000Z`;
+        lake?.writeRecent('meetings', day, botId, [meeting(botId, startedAt, m === 0 ? 'about pricing' : null)]);
+        lake?.writeRecent(
+          'utterances',
+          day,
+          botId,
+          Array.from({ length: 6 }, (_, seq) =>
+            utterance(botId, seq, seq % 2 === 0 ? 'Ana' : "Ben O'Neil", `line ${seq}: the Pricing of ${botId}`),
+          ),
+        );
+        lake?.writeRecent('participants', day, botId, [participant(botId, 'p-ana', 'Ana', true)]);
+      }
+    });
+    const athena = engineOf(lake);
+    const duckdb = await createDuckDbLakeEngine({ root: lake.root });
+    const both = async <T extends QueryCost>(ask: (engine: typeof athena) => Promise<T>) => {
+      const [onAthena, onDuckDb] = [without(await ask(athena)), without(await ask(duckdb))];
+      expect(onAthena).toEqual(onDuckDb);
+      return onAthena;
+    };
+
+    try {
+      const first = await both((engine) =>
+        lakeSearch.searchTranscripts(engine, { words: 'pricing', speaker: "o'neil", limit: 4 }),
+      );
+      expect((first.hits as unknown[]).length).toBe(4);
+      await both((engine) =>
+        lakeSearch.searchTranscripts(engine, {
+          words: 'pricing',
+          speaker: "o'neil",
+          limit: 4,
+          cursor: first.next_cursor as string,
+        }),
+      );
+      for (const question of ['talk-time', 'meetings-per-participant', 'meetings-per-day'] as const) {
+        await both((engine) => lakeSearch.lakeStats(engine, { question, from: '2026-11-03' }));
+      }
+      const listed = await both((engine) => lakeSearch.listLakeMeetings(engine, { words: 'pricing', limit: 2 }));
+      expect((listed.meetings as unknown[]).length).toBe(2);
+    } finally {
+      duckdb.close();
+    }
+  });
+});
+
+/** An answer without what differs by engine and run (engine name, bytes, time, query id). */
+function without(answer: QueryCost): Record<string, unknown> {
+  const { engine: _engine, bytes_scanned: _bytes, elapsed_ms: _ms, query_id: _id, ...rest } = answer;
+  return rest;
+}
+
+const meeting = (botId: string, startedAt: string, summary: string | null) => ({
+  bot_id: botId,
+  state: 'ended',
+  started_at: startedAt,
+  ended_at: startedAt.replace('T0', 'T1'),
+  duration_ms: 3_600_000,
+  utterance_count: 6,
+  participant_count: 1,
+  speaker_count: 2,
+  schedule_id: null,
+  calendar_id: null,
+  summary,
+  archived_at: startedAt,
+  lake_version: startedAt,
+});
+
+const participant = (botId: string, id: string, name: string, isHost: boolean) => ({
+  bot_id: botId,
+  participant_id: id,
+  name,
+  user_id: null,
+  is_host: isHost,
+  joined_at: null,
+  left_at: null,
 });
 
 /** The ids StartQueryExecution answers from now on, as the client received them. */

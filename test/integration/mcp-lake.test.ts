@@ -16,11 +16,11 @@ import type { MeetingReader } from '../../cli/mcp/meeting-reader';
 import { createMeetingServer } from '../../cli/mcp/server';
 import type { LakeEngine, LakeRunOptions } from '../../lambdas/core/lake/lake-engine';
 import { lakeKeys } from '../../lambdas/core/lake/lake-layout';
+import { lakeSearch as questions } from '../../lambdas/core/lake/lake-search';
 import type { LakeRow } from '../../lambdas/core/lake/lake-tables';
 import { encodeLakeRows } from '../../lambdas/core/lake/parquet-codec';
 import type { MeetingView } from '../../lambdas/core/read/read-api-contract';
 import { createDuckDbLakeEngine } from '../../local/lake/duckdb-lake-engine';
-import { lakeSearch as questions } from '../../lambdas/core/lake/lake-search';
 import { scratchDir } from '../fixtures/scratch';
 
 const NOW = new Date();

@@ -96,6 +96,8 @@ export function createAthenaLakeEngine(options: AthenaLakeEngineOptions): LakeEn
         await options.athena.send(new StopQueryExecutionCommand({ QueryExecutionId: queryId })).catch(() => undefined);
         throw abortReason(runOptions.signal);
       }
+      // An id Athena does not know (a resume of a foreign or expired id): its words, as a failed query.
+      if (error instanceof InvalidRequestException) throw new LakeQueryFailedError(error.message);
       throw error;
     }
     const status = execution.Status;
@@ -166,7 +168,8 @@ async function readResults(
     const page = await athena.send(
       new GetQueryResultsCommand({
         QueryExecutionId: queryId,
-        MaxResults: PAGE_ROWS,
+        // No more than needed: the rows still wanted, one more (was the result cut?) and the header.
+        MaxResults: Math.min(PAGE_ROWS, maxRows - rows.length + 2),
         ...(nextToken === undefined ? {} : { NextToken: nextToken }),
       }),
       { abortSignal: runOptions.signal },

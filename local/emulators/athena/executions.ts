@@ -6,10 +6,10 @@
  * a parameter count that does not match the `?`s, a table outside the context database.
  */
 import { randomUUID } from 'node:crypto';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LakeEngine, LakeResult } from '../../../lambdas/core/lake/lake-engine';
 import { invalidRequest, queryExecutionNotFound } from './errors';
-import { resultCsv, type StoredResult, storedResult } from './results';
+import { parseResultCsv, type ResultShape, resultCsv, type StoredResult, storedResult } from './results';
 import { lineAndColumn, parameterValue, placeholderCount, tableReferences } from './sql-text';
 
 export type QueryState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
@@ -43,7 +43,8 @@ export interface Execution {
   startedAt?: number;
   completedAt?: number;
   bytesScanned: number;
-  result?: StoredResult;
+  /** A succeeded query's columns; its rows are read back from the result file (which erasure may delete). */
+  result?: ResultShape;
   abort: AbortController;
 }
 
@@ -182,7 +183,7 @@ export class Executions {
       return;
     }
     if (execution.state !== 'RUNNING') return;
-    execution.result = stored;
+    execution.result = { columns: stored.columns, types: stored.types };
     this.finish(execution, 'SUCCEEDED');
   }
 
@@ -215,6 +216,18 @@ export class Executions {
       sql = `${sql.slice(0, reference.at)}${table}${sql.slice(reference.at + reference.length)}`;
     }
     return sql;
+  }
+
+  /** The result file's rows, header first, as GetQueryResults reads them; undefined once the file is gone. */
+  async resultRows(execution: Execution): Promise<Array<Array<string | null>> | undefined> {
+    const { bucket, key } = s3Location(execution.outputLocation);
+    try {
+      const object = await this.options.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      return parseResultCsv((await object.Body?.transformToString('utf8')) ?? '');
+    } catch (error) {
+      if (error instanceof NoSuchKey) return undefined;
+      throw error;
+    }
   }
 
   private async writeResult(execution: Execution, result: StoredResult): Promise<void> {

@@ -7,6 +7,7 @@ import type { WorkGroupConfiguration } from '@aws-sdk/client-athena';
 import { invalidRequest, missingMember, workGroupNotFound } from './errors';
 import { athenaError, type Execution, type Executions, s3Location } from './executions';
 import { columnInfo, MAX_PAGE_ROWS, resultPage } from './results';
+import { requireTrinoStatement } from './trino-syntax';
 
 export type Body = Record<string, unknown>;
 
@@ -38,7 +39,7 @@ function workGroup(context: OperationContext, name: string): WorkGroupConfigurat
   return configuration;
 }
 
-function startQueryExecution(context: OperationContext, body: Body): Body {
+async function startQueryExecution(context: OperationContext, body: Body): Promise<Body> {
   const query = required(body, 'QueryString');
   const name = text(body, 'WorkGroup') ?? DEFAULT_WORK_GROUP;
   const configuration = workGroup(context, name);
@@ -53,6 +54,7 @@ function startQueryExecution(context: OperationContext, body: Body): Body {
     );
   }
   s3Location(location);
+  await requireTrinoStatement(query);
   const params = Array.isArray(body.ExecutionParameters)
     ? body.ExecutionParameters.filter((value): value is string => typeof value === 'string')
     : [];
@@ -97,7 +99,7 @@ function describe(execution: Execution): Body {
   };
 }
 
-function getQueryResults(context: OperationContext, body: Body): Body {
+async function getQueryResults(context: OperationContext, body: Body): Promise<Body> {
   const id = required(body, 'QueryExecutionId');
   const token = text(body, 'NextToken');
   const maxResults = body.MaxResults;
@@ -128,11 +130,11 @@ function getQueryResults(context: OperationContext, body: Body): Body {
     );
   }
   const result = execution.result;
-  if (execution.state === 'CANCELLED' || result === undefined) {
-    throw invalidRequest('Could not find results', 'RESULT_NOT_FOUND');
-  }
-  const offset = token === undefined ? 0 : pageOffset(token, result.rows.length + 1);
-  const page = resultPage(result, offset, typeof maxResults === 'number' ? maxResults : MAX_PAGE_ROWS);
+  // Read from the result file, as Athena reads it: a file deleted since (erasure, expiry) has no results.
+  const rows = result === undefined ? undefined : await context.executions.resultRows(execution);
+  if (result === undefined || rows === undefined) throw invalidRequest('Could not find results', 'RESULT_NOT_FOUND');
+  const offset = token === undefined ? 0 : pageOffset(token, rows.length);
+  const page = resultPage(rows, offset, typeof maxResults === 'number' ? maxResults : MAX_PAGE_ROWS);
   return {
     UpdateCount: 0,
     ResultSet: { Rows: page.rows, ResultSetMetadata: { ColumnInfo: columnInfo(result) } },
@@ -169,7 +171,7 @@ function getWorkGroup(context: OperationContext, body: Body): Body {
   };
 }
 
-export const OPERATIONS: Record<string, (context: OperationContext, body: Body) => Body> = {
+export const OPERATIONS: Record<string, (context: OperationContext, body: Body) => Body | Promise<Body>> = {
   StartQueryExecution: startQueryExecution,
   GetQueryExecution: (context, body) => ({
     QueryExecution: describe(context.executions.get(required(body, 'QueryExecutionId'))),

@@ -9,9 +9,13 @@ import type { LakeResult, LakeValue } from '../../../lambdas/core/lake/lake-engi
 /** The Trino types a lake result can have (the engine answers numbers, booleans and text). */
 export type ResultType = 'bigint' | 'double' | 'boolean' | 'varchar';
 
-export interface StoredResult {
+/** What a result's metadata says: its columns and their types. */
+export interface ResultShape {
   columns: string[];
   types: ResultType[];
+}
+
+export interface StoredResult extends ResultShape {
   /** Values as Athena renders them; null for NULL. */
   rows: Array<Array<string | null>>;
 }
@@ -36,6 +40,42 @@ export function storedResult(result: LakeResult): StoredResult {
 
 const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
+/** The CSV back into rows (header first): a quoted field is text, an empty unquoted one NULL. */
+export function parseResultCsv(csv: string): Array<Array<string | null>> {
+  const rows: Array<Array<string | null>> = [];
+  let row: Array<string | null> = [];
+  let i = 0;
+  while (i < csv.length) {
+    if (csv[i] === '"') {
+      let value = '';
+      i++;
+      for (;;) {
+        const quote = csv.indexOf('"', i);
+        if (quote < 0) throw new Error('unterminated quoted field in a result file');
+        value += csv.slice(i, quote);
+        if (csv[quote + 1] === '"') {
+          value += '"';
+          i = quote + 2;
+        } else {
+          i = quote + 1;
+          break;
+        }
+      }
+      row.push(value);
+    } else {
+      row.push(null);
+    }
+    // After a field: a comma (another field follows) or the end of the line.
+    if (csv[i] === ',') i++;
+    else {
+      rows.push(row);
+      row = [];
+      i++;
+    }
+  }
+  return rows;
+}
+
 export function resultCsv(result: StoredResult): string {
   const lines = [
     result.columns.map(quoted),
@@ -46,7 +86,7 @@ export function resultCsv(result: StoredResult): string {
 
 const PRECISION: Record<ResultType, number> = { bigint: 19, double: 17, boolean: 0, varchar: 2147483647 };
 
-export function columnInfo(result: StoredResult) {
+export function columnInfo(result: ResultShape) {
   return result.columns.map((name, i) => {
     const type = result.types[i] ?? 'varchar';
     return {
@@ -70,11 +110,11 @@ export const MAX_PAGE_ROWS = 1000;
 const datum = (value: string | null) => (value === null ? {} : { VarCharValue: value });
 
 /**
- * One page from row `offset` of the header-and-rows sequence. A full page always names the next
- * one, even when nothing is left (the next call then answers no rows and no token), as Athena does.
+ * One page from row `offset` of the header-and-rows sequence (as the result file holds it). A full
+ * page always names the next one, even when nothing is left (the next call then answers no rows
+ * and no token), as Athena does.
  */
-export function resultPage(result: StoredResult, offset: number, size: number) {
-  const all = [result.columns, ...result.rows];
+export function resultPage(all: Array<Array<string | null>>, offset: number, size: number) {
   const rows = all.slice(offset, offset + size).map((row) => ({ Data: row.map(datum) }));
   const next = rows.length === size ? offset + size : undefined;
   return { rows, next };
