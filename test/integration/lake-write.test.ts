@@ -379,6 +379,50 @@ describe('the archive writes the meeting to the lake', () => {
     expect((await meetingItem(resources.tableName, botId))?.[LAKE_ATTRIBUTE]).toMatchObject({ day: DAY });
   });
 
+  it('writes nothing when the meeting is erased while its rows are read', async () => {
+    const { botId } = await endedMeeting([line(0, 'secret')]);
+    await archiveMeeting(botId, deps());
+    await writeFinalTranscript(table(), botId, [line(0, 'secret, corrected')]);
+    const before = await lakeVersionsOf(botId);
+    // The tombstone lands after the writer's own read of the meeting item, before the transcript's.
+    const db = documentClient();
+    let meetingReads = 0;
+    const send = db.send.bind(db) as (command: unknown) => Promise<unknown>;
+    const erasing = Object.create(db) as typeof db;
+    (erasing as { send: unknown }).send = async (command: { input: { Key?: { sk?: string } } }) => {
+      if (command.input.Key?.sk === 'MEETING' && ++meetingReads === 2) await setTombstone(botId);
+      return send(command);
+    };
+    const lake = { ...lakeDeps(), table: { db: erasing, tableName: resources.tableName } };
+    expect(await writeMeetingToLake(botId, lake)).toMatchObject({ status: 'erased' });
+    expect(meetingReads).toBeGreaterThanOrEqual(2);
+    expect(await lakeVersionsOf(botId)).toEqual(before);
+  });
+
+  it("moves the rows when the meeting's listing day is known only after a first write", async () => {
+    const bot = service.addBot({
+      state: 'ended',
+      recording: { size: 1024, seed: 3, contentType: 'video/mp4' },
+      transcript: [line(0, 'unlisted')] as unknown as Array<Record<string, unknown>>,
+      participants: [],
+    });
+    // No state change was ever applied: the meeting counts from its archive day.
+    const first = await archiveMeeting(bot.id, deps());
+    expect(first.lake.day).toBe('2026-11-20');
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: resources.tableName,
+        Key: keys.meeting(bot.id),
+        UpdateExpression: 'SET listedAt = :at',
+        ExpressionAttributeValues: { ':at': new Date(START).toISOString() },
+      }),
+    );
+    expect((await archiveMeeting(bot.id, deps())).lake).toMatchObject({ day: DAY, status: 'written' });
+    expect((await lakeVersionsOf(bot.id)).map((version) => version.key).sort()).toEqual(
+      (['meetings', 'participants', 'utterances'] as const).map((name) => lakeKeys.recentFile(name, DAY, bot.id)),
+    );
+  });
+
   it('folds a day that is compacted already into its compacted files', async () => {
     const { botId } = await endedMeeting([line(0, 'late')]);
     const fold = recordingFold('2026-11-30');

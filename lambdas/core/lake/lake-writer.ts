@@ -17,6 +17,7 @@
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { versionsOfKey } from '../erase/object-versions';
+import { ReadApiError } from '../read/read-errors';
 import { writeIfCondition } from '../store/dynamo';
 import { ERASURE_ATTRIBUTE, keys } from '../store/table-layout';
 import { METRICS } from '../telemetry';
@@ -59,7 +60,16 @@ export async function writeMeetingToLake(botId: string, deps: LakeWriterDependen
   if (typeof archivedAt !== 'string') throw new LakeWriteError(`meeting ${botId} is not archived yet`);
 
   const version = deps.now().toISOString();
-  const { day, rows } = await buildMeetingRows(botId, { meeting, archivedAt, version }, deps);
+  let built: Awaited<ReturnType<typeof buildMeetingRows>>;
+  try {
+    built = await buildMeetingRows(botId, { meeting, archivedAt, version }, deps);
+  } catch (error) {
+    // Erased while its rows were read (the read core refuses a tombstoned meeting): nothing was written.
+    if (error instanceof ReadApiError && error.code === 'meeting-erased')
+      return { day: '', status: 'erased', rows: noRows, folded: false };
+    throw error;
+  }
+  const { day, rows } = built;
   const counts = {
     meetings: rows.meetings.length,
     utterances: rows.utterances.length,
