@@ -61,7 +61,7 @@ export function s3LakeObjects(
         throw error;
       }
     },
-    // Every page, as the archive's own listing reads them.
+    // Every page: the recordings store already lists the bucket this way.
     list: (prefix) => s3Recordings(client, bucket).list(prefix),
   };
 }

@@ -508,3 +508,22 @@ describe("the outside world's text in the lake", () => {
     }
   });
 });
+
+describe('LakeObjects over S3', () => {
+  it('answers null for a missing object, the bytes and ETag of a stored one, and lists by prefix', async () => {
+    const objects = lakeDeps().objects;
+    const key = `${LAKE_PREFIX}recent/meetings/day=2026-01-01/bot_objects.parquet`;
+    expect(await objects.get(key)).toBeNull();
+    expect(await objects.head(key)).toBeNull();
+    await objects.put(key, new Uint8Array([1, 2, 3]), { sha256: 'abc' });
+    const stored = await objects.get(key);
+    expect(stored === null ? null : [...stored.body]).toEqual([1, 2, 3]);
+    expect(await objects.head(key)).toEqual({ bytes: 3, etag: stored?.etag, metadata: { sha256: 'abc' } });
+    expect(await objects.list(`${LAKE_PREFIX}recent/meetings/day=2026-01-01/`)).toEqual([{ key, bytes: 3 }]);
+    await objects.put(key, new Uint8Array([4]));
+    const versions = await objects.listVersions(objects.bucket, key);
+    expect(versions).toHaveLength(2);
+    await objects.deleteVersions(objects.bucket, versions);
+    expect(await objects.listVersions(objects.bucket, key)).toEqual([]);
+  });
+});
