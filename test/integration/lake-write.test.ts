@@ -140,6 +140,7 @@ const PARTICIPANTS: Participant[] = [
 async function endedMeeting(
   transcript: TranscriptLine[],
   participants: Participant[] = PARTICIPANTS,
+  summary = 'They agreed on pricing.',
 ): Promise<{ botId: string; scheduleId: string }> {
   const scheduleId = occurrenceScheduleId('cal_team', `uid-${randomUUID()}`, undefined);
   const bot = service.addBot({
@@ -163,7 +164,7 @@ async function endedMeeting(
       eventType: 'x',
       createdAtMicros: START * 1000,
     }),
-    summaryUpdate(bot.id, 'They agreed on pricing.'),
+    summaryUpdate(bot.id, summary),
     stateChange(bot.id, {
       oldState: 'leaving',
       newState: 'ended',
@@ -302,6 +303,13 @@ describe('the archive writes the meeting to the lake', () => {
       { name: METRICS.lakeRowsWritten.name, dimensions: { table: 'participants' } },
       { name: METRICS.lakeRowsWritten.name, dimensions: { table: 'meetings' } },
     ]);
+  });
+
+  it('carries a summary too long for its item (kept in the payload bucket) whole in the meetings row', async () => {
+    const summary = `Long: ${'pricing and roadmap. '.repeat(5_000)}`;
+    const { botId } = await endedMeeting([line(0, 'hi')], PARTICIPANTS, summary);
+    await archiveMeeting(botId, deps());
+    expect((await lakeRows('meetings', botId))[0]?.summary).toBe(summary);
   });
 
   it('writes no new object version when the archive runs again unchanged', async () => {
