@@ -4,8 +4,6 @@
  * seen), the simulated service, and DuckDB over a directory mirroring the bucket's `lake/`.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { CreateBucketCommand, ListObjectVersionsCommand, PutBucketVersioningCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +31,7 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import { createDuckDbLakeEngine } from '../../local/lake/duckdb-lake-engine';
+import { mirrorLake } from '../../local/lake/lake-mirror';
 import type { LocalResources } from '../../local/resources';
 import { type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
 import { stateChange, summaryUpdate } from '../../local/simulator/payloads';
@@ -190,16 +189,10 @@ async function lakeVersionsOf(botId: string): Promise<Array<{ key: string; versi
     .map((version) => ({ key: version.Key as string, versionId: version.VersionId as string }));
 }
 
-/** DuckDB over a directory holding the bucket's current lake objects under their keys. */
+/** DuckDB over local mode's mirror of the bucket's `lake/`. */
 async function duckDbOverLake() {
   const root = scratchDir('lake-write-');
-  const objects = lakeDeps().objects;
-  for (const { key } of await objects.list(LAKE_PREFIX)) {
-    const object = await objects.get(key);
-    if (object === null) continue;
-    await mkdir(dirname(join(root, key)), { recursive: true });
-    await writeFile(join(root, key), object.body);
-  }
+  await mirrorLake(s3Client(), BUCKET, root);
   return createDuckDbLakeEngine({ root });
 }
 
