@@ -18,6 +18,11 @@ export const DAY_LEASE_WAIT_MS = DAY_LEASE_MS + 30_000;
 const POLL_MS = 1000;
 
 export interface DayLeaseOptions {
+  /**
+   * Who holds it: a retry of the same work names the same owner and takes it back (an erasure: its
+   * bot, whose rewrite is the same however often it runs). Unset: a new owner for each call.
+   */
+  owner?: string;
   leaseMs?: number;
   waitMs?: number;
   now(): Date;
@@ -52,8 +57,10 @@ export async function takeDayLease(
           leaseUntil: until,
           [TTL_ATTRIBUTE]: Math.ceil(until / 1000) + 3600,
         },
-        ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
-        ExpressionAttributeValues: { ':now': now },
+        // Its own owner takes it again: a retry of an erasure that crashed holding it.
+        ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now OR #owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':now': now, ':owner': owner },
       }),
     ),
   );
@@ -81,7 +88,7 @@ export async function withDayLease<T>(
   options: DayLeaseOptions,
   work: () => Promise<T>,
 ): Promise<T> {
-  const owner = randomUUID();
+  const owner = options.owner ?? randomUUID();
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // Counted in tries, not by the clock: a stopped clock (a test's) still gives up.
   const tries = Math.max(1, Math.ceil((options.waitMs ?? DAY_LEASE_WAIT_MS) / POLL_MS));
