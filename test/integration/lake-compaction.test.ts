@@ -21,6 +21,8 @@ import type { LakeEngine } from '../../lambdas/core/lake/lake-engine';
 import { LAKE_PREFIX, lakeKeys } from '../../lambdas/core/lake/lake-layout';
 import { readCompactedThrough } from '../../lambdas/core/lake/lake-state';
 import { METRICS, silentTelemetry, type Telemetry } from '../../lambdas/core/telemetry';
+import { createLakeCompactionHandler, lakeCompactionDependencies } from '../../lambdas/lake-compaction/adapter';
+import { lakeCompactionEnvironmentSchema } from '../../lambdas/lake-compaction/environment';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { createDuckDbLakeEngine } from '../../local/lake/duckdb-lake-engine';
@@ -220,6 +222,30 @@ describe('compactClosedDays', () => {
     expect((await objects.list('lake/recent/')).map(({ key }) => key)).toEqual(
       ['meetings', 'participants', 'utterances'].map((t) => `lake/recent/${t}/day=2026-11-24/bot_3.parquet`),
     );
+  });
+});
+
+describe('the compaction function', () => {
+  it('reads its environment and compacts the closed days of the bucket it names', async () => {
+    const objects = await lakeBucket();
+    await writeRecent(objects, '2026-11-22', 'bot_1', 2);
+    const env = lakeCompactionEnvironmentSchema.parse({
+      TABLE_NAME: world.resources.tableName,
+      LAKE_BUCKET: objects.bucket,
+      COMPACT_AFTER_HOURS: '30',
+    });
+    expect(() => lakeCompactionEnvironmentSchema.parse({ ...env, COMPACT_AFTER_HOURS: '-1' })).toThrow();
+    const run = createLakeCompactionHandler(
+      env,
+      lakeCompactionDependencies(
+        env,
+        { db: documentClient(), s3: s3Client() },
+        silentTelemetry,
+        () => new Date('2026-11-25T12:00:00Z'),
+      ),
+    );
+    expect(await run()).toMatchObject({ compactedThrough: '2026-11-23', daysCompacted: ['2026-11-22', '2026-11-23'] });
+    expect(await utterancesPerBot(objects)).toEqual({ bot_1: 2 });
   });
 });
 
