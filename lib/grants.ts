@@ -43,9 +43,9 @@ export const TABLE_PARTITIONS = {
   [SERVICES.calendarUserSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
   // A verified secret's route item, and its channel's listing item under the calendar (marked due).
   [SERVICES.calendarPush]: ['calendar', 'pushRoute'],
-  // A meeting's items and ledger, its schedule link and listings. (And the scheduling calendar's feed
-  // copy, deletes only: lib/erasure.ts.)
-  [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention'],
+  // A meeting's items and ledger, its schedule link and listings, the lake day's lease while its rows
+  // are cut from a compacted file. (And the scheduling calendar's feed copy, deletes only: lib/erasure.ts.)
+  [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention', 'lakeDay'],
 } as const satisfies Record<ServiceName, readonly PartitionKind[]>;
 
 /** Only items whose partition key is of these kinds (every key a request names, for a batch). */

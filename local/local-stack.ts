@@ -342,6 +342,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TABLE_NAME: resources.tableName,
       PAYLOAD_BUCKET: resources.payloadBucket,
       RECORDINGS_BUCKET: recordingsBucket,
+      // The lake lives in the stack's own bucket: erasure and retention reach it there.
+      LAKE_BUCKET: recordingsBucket,
       EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
       ERASURE_QUEUE_URL: resources.erasureQueueUrl,
       ERASE_UPSTREAM: options.eraseUpstream ?? false,

@@ -14,7 +14,7 @@ import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core
 import { RECORDING_TRANSFER_DEFAULTS, recordingTransferLimits } from '../core/archive/recording-transfer';
 import type { DomainEventPublisher } from '../core/domain-events/publisher';
 import type { ObjectVersionStore } from '../core/erase/object-versions';
-import { NOTHING_COMPACTED } from '../core/lake/lake-layout';
+import { createDayFolder } from '../core/lake/lake-compaction';
 import type { LakeFold, LakeWriterDependencies } from '../core/lake/lake-writer';
 import type { TableAccess } from '../core/store/dynamo';
 import { METRICS, type Telemetry } from '../core/telemetry';
@@ -39,14 +39,6 @@ export function downloadPolicyFrom(env: ArchiveEnvironment): DownloadPolicy {
   };
 }
 
-/** Nothing is compacted until the lake's compaction runs: every day is read from its recent files. */
-export const UNCOMPACTED_LAKE: LakeFold = {
-  compactedThrough: async () => NOTHING_COMPACTED,
-  foldDay: async (day) => {
-    throw new Error(`lake day ${day} cannot be compacted: no compaction is wired`);
-  },
-};
-
 /** The lake writer's clients: the lake in `bucket`, long summaries read wherever their pointer says. */
 export function lakeWriterDependencies(
   s3: S3Client,
@@ -55,13 +47,16 @@ export function lakeWriterDependencies(
   telemetry: Telemetry,
   options: { objects?: ObjectVersionStore; fold?: LakeFold; now?: () => Date } = {},
 ): LakeWriterDependencies {
+  const objects = s3LakeObjects(s3, bucket, options.objects);
+  const now = options.now ?? (() => new Date());
   return {
     table,
-    objects: s3LakeObjects(s3, bucket, options.objects),
+    objects,
     summaries: s3ReadObjects(s3),
-    fold: options.fold ?? UNCOMPACTED_LAKE,
+    // A write to a day already compacted is folded into its compacted files under the day's lease.
+    fold: options.fold ?? createDayFolder({ table, objects, telemetry, now }),
     telemetry,
-    now: options.now ?? (() => new Date()),
+    now,
   };
 }
 

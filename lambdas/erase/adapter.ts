@@ -12,8 +12,10 @@ import { eraseOnRequest } from '../core/erase/erase-request';
 import { type ErasureQueue, erasureJobSchema } from '../core/erase/erasure-job';
 import type { ObjectVersionStore } from '../core/erase/object-versions';
 import { PITR_RETENTION_DAYS, QUEUE_RETENTION_DAYS } from '../core/erase/receipt';
+import type { LakeObjects } from '../core/lake/lake-contract';
 import type { Telemetry } from '../core/telemetry';
 import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
+import { s3LakeObjects } from '../shared/s3-lake-objects';
 import { s3ObjectVersions } from '../shared/s3-object-versions';
 import { s3Quarantine } from '../shared/s3-quarantine';
 import { sqsErasureQueue } from '../shared/sqs-erasure-queue';
@@ -31,14 +33,20 @@ export function eraseDependencies(
     queue?: ErasureQueue;
     /** S3's object versions unless given (local mode's emulator keeps no versions). */
     objects?: ObjectVersionStore;
+    /** The lake's objects unless given; by default LAKE_BUCKET's, when it is set. */
+    lake?: LakeObjects;
   },
   telemetry: Telemetry,
   now: () => Date = () => new Date(),
 ): EraseDependencies {
   const queue = clients.queue ?? sqsErasureQueue(clients.sqs, env.ERASURE_QUEUE_URL);
+  const objects = clients.objects ?? s3ObjectVersions(clients.s3);
+  const lake =
+    clients.lake ?? (env.LAKE_BUCKET === undefined ? undefined : s3LakeObjects(clients.s3, env.LAKE_BUCKET, objects));
   return {
     table: { db: clients.db, tableName: env.TABLE_NAME },
-    objects: clients.objects ?? s3ObjectVersions(clients.s3),
+    objects,
+    ...(lake !== undefined && { lake }),
     payloadBucket: env.PAYLOAD_BUCKET,
     recordingsBucket: env.RECORDINGS_BUCKET,
     quarantine: s3Quarantine(clients.s3, env.PAYLOAD_BUCKET),

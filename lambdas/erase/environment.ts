@@ -20,5 +20,7 @@ export const eraseEnvironmentSchema = z.object({
   MEETING_RETENTION_DAYS: z.optional(days),
   /** Erasures a retention run queues at most (RETENTION_MAX_MEETINGS_PER_RUN). */
   RETENTION_MAX_MEETINGS: z.coerce.number().check(z.int(), z.positive()),
+  /** The bucket whose `lake/` holds the meetings lake (and `lake-results/` its query results); unset: no lake. */
+  LAKE_BUCKET: z.optional(z.string().check(z.minLength(1))),
 });
 export type EraseEnvironment = z.infer<typeof eraseEnvironmentSchema>;

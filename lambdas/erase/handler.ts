@@ -23,7 +23,13 @@ const deps = eraseDependencies(
 );
 const api = createEraseApiHandler(deps);
 const jobs = createErasureQueueHandler(deps);
-const retention = createRetentionHandler(env, { table: deps.table, queue, telemetry, now: () => new Date() });
+const retention = createRetentionHandler(env, {
+  table: deps.table,
+  queue,
+  telemetry,
+  now: () => new Date(),
+  ...(deps.lake !== undefined && { lake: deps.lake }),
+});
 
 /** One function, three triggers: each event is told apart by its shape. */
 export const handler = withPowertools(async (event: APIGatewayProxyEventV2 | SQSEvent | unknown) => {

@@ -1,8 +1,6 @@
 /** The erase function's retention trigger: the daily rule's event, run against the environment's settings. */
-import { type ErasureQueue, RETENTION_RUN_EVENT } from '../core/erase/erasure-job';
-import { type RetentionRun, runRetention } from '../core/erase/retention';
-import type { TableAccess } from '../core/store/dynamo';
-import type { Telemetry } from '../core/telemetry';
+import { RETENTION_RUN_EVENT } from '../core/erase/erasure-job';
+import { type RetentionDependencies, type RetentionRun, runRetention } from '../core/erase/retention';
 import type { EraseEnvironment } from './environment';
 
 export const isRetentionRun = (event: unknown): boolean =>
@@ -10,7 +8,7 @@ export const isRetentionRun = (event: unknown): boolean =>
 
 export function createRetentionHandler(
   env: Pick<EraseEnvironment, 'MEETING_RETENTION_DAYS' | 'RETENTION_MAX_MEETINGS'>,
-  deps: { table: TableAccess; queue: ErasureQueue; telemetry: Telemetry; now(): Date },
+  deps: RetentionDependencies,
 ) {
   return async (): Promise<RetentionRun | undefined> => {
     // The rule exists only with a retention set; an event without one (sent by hand) erases nothing.

@@ -16,6 +16,7 @@ import { occurrenceScheduleId } from '../../lambdas/core/calendar/calendar-ids';
 import { calendarStore } from '../../lambdas/core/calendar/calendar-store';
 import { eraseMeeting } from '../../lambdas/core/erase/erase-meeting';
 import { replayBotEvents } from '../../lambdas/core/events/replay';
+import { LAKE_RESULTS_PREFIX, lakeDayOf } from '../../lambdas/core/lake/lake-layout';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
@@ -34,6 +35,8 @@ import {
   tombstoneOnly,
   tracesOf,
 } from '../fixtures/erase-harness';
+import { testLakeObjects } from '../fixtures/lake-objects';
+import { writeRecent } from '../fixtures/lake-rows';
 import { meetingItem } from '../fixtures/store-reader';
 import { newSigningSecret, signedEvent } from '../fixtures/webhooks';
 
@@ -136,7 +139,23 @@ describe('erasing a meeting that went through everything', () => {
     const replay = await replayBotEvents(botId, pipeline.processing, { rebuild: true, apply: true });
     expect(replay).toMatchObject({ applied: true, events: webhooks.length, replayed: webhooks.length, failures: [] });
 
+    // 4b. Its lake rows (recent files of its listing day, written twice) and two Athena results naming
+    // it (a search's CSV and its metadata), next to one that does not.
+    const lake = testLakeObjects(s3Client(), world.recordingsBucket);
+    const day = lakeDayOf(String((await meetingItem(world.resources.tableName, botId))?.listedAt));
+    await writeRecent(lake, day, botId, 2);
+    await writeRecent(lake, day, botId, 3);
+    await lake.put(`${LAKE_RESULTS_PREFIX}q1.csv`, Buffer.from(`"bot_id","text"\n"${botId}","pricing"\n`));
+    await lake.put(`${LAKE_RESULTS_PREFIX}q1.csv.metadata`, Buffer.from('\u0000bot_id\u0000text'));
+    await lake.put(`${LAKE_RESULTS_PREFIX}q2.csv`, Buffer.from('"n"\n"7"\n'));
+
     const before = await tracesOf(world, botId, copies);
+    // Found in the Parquet files' rows (compressed pages) and in the results' text.
+    for (const prefix of ['lake/recent/meetings/', 'lake/recent/utterances/', `${LAKE_RESULTS_PREFIX}q1.csv `])
+      expect(
+        before.some((trace) => trace.startsWith(`s3 ${world.recordingsBucket} ${prefix}`)),
+        prefix,
+      ).toBe(true);
     expect(before).toContain(`table ${keys.calendarFeed('ada').pk} FEED`);
     console.log('traces before erasure', before);
     expect(before.some((t) => t.startsWith(`s3 ${world.resources.payloadBucket} quarantine/`))).toBe(true);
@@ -160,7 +179,14 @@ describe('erasing a meeting that went through everything', () => {
       day_listings: 1,
       schedule_links: 1,
       calendar_feeds: 1,
+      // its recent files' current rows: a meeting, 3 utterances, a participant
+      lake_rows: 5,
+      // two versions of each of its 3 recent files
+      lake_objects: 6,
+      // the CSV naming it and its metadata file
+      query_results: 2,
     });
+    expect(await lake.list(LAKE_RESULTS_PREFIX)).toEqual([{ key: `${LAKE_RESULTS_PREFIX}q2.csv`, bytes: 8 }]);
     expect(receipt.retained.map((copy) => copy.store)).toEqual(
       expect.arrayContaining(['launcher-execution-history', 'schedule', 'calendar']),
     );

@@ -72,6 +72,10 @@ describe('erasing a meeting', () => {
       schedule_links: 1,
       // launched by a schedule of the API, not a calendar's
       calendar_feeds: 0,
+      // no lake rows written here (test/integration/lake-erasure.test.ts)
+      lake_rows: 0,
+      lake_objects: 0,
+      query_results: 0,
     });
     expect(clean.receipt.retained.map((copy) => [copy.store, copy.until])).toEqual([
       ['dead-letter-queues', '2026-12-07T12:00:00.000Z'],

@@ -21,6 +21,9 @@ const counts = z.object({
   day_listings: z.number().int(),
   schedule_links: z.number().int(),
   calendar_feeds: z.number().int(),
+  lake_rows: z.number().int(),
+  lake_objects: z.number().int(),
+  query_results: z.number().int(),
 });
 
 /** The answer of `DELETE /meetings/{bot_id}` (200), the same on every call for one bot. */

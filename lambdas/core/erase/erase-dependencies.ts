@@ -1,5 +1,6 @@
 import type { DomainEventPublisher } from '../domain-events/publisher';
 import type { QuarantineStore } from '../ingress/quarantine';
+import type { LakeObjects } from '../lake/lake-contract';
 import type { TableAccess } from '../store/dynamo';
 import type { Telemetry } from '../telemetry';
 import type { ObjectVersionStore } from './object-versions';
@@ -30,6 +31,8 @@ export interface EraseDependencies {
   /** Set when the service is to delete its copy too (`eraseUpstream`). */
   upstream?: UpstreamEraser;
   resweep: ResweepScheduler;
+  /** The lake (its bucket's `lake/` and query results); unset where the stack has no lake. */
+  lake?: LakeObjects;
   retained: RetainedCopiesSettings;
   telemetry: Telemetry;
   now(): Date;

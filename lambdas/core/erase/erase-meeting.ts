@@ -161,7 +161,7 @@ export async function resweepErasedMeeting(botId: string, deps: EraseDependencie
   // state change that missed the tombstone set on it.
   const leads = (tombstone?.erasurePlan ?? {}) as ErasureLeads;
   const listedAt = [leads.listedAt, tombstone?.listedAt].filter((at): at is string => typeof at === 'string');
-  const { items, objects } = await sweepMeeting(botId, { listedAt }, deps);
+  const { items, objects } = await sweepMeeting(botId, { listedAt, lakeDay: leads.lakeDay }, deps);
   const extra = Object.keys(tombstone ?? {}).filter((name) => !TOMBSTONE_ATTRIBUTES.has(name));
   // The leads go now that nothing needs them; they are the erasure's own, not a late write.
   const removed = tombstone?.erasurePlan === undefined ? extra : [...extra, 'erasurePlan'];
@@ -228,4 +228,7 @@ const emptyCounts = () => ({
   day_listings: 0,
   schedule_links: 0,
   calendar_feeds: 0,
+  lake_rows: 0,
+  lake_objects: 0,
+  query_results: 0,
 });

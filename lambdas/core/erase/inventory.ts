@@ -11,6 +11,9 @@ import { SUMMARY_PREFIX } from '../apply/summary';
 import { archiveKeys } from '../archive/recording-store';
 import { calendarOfSchedule } from '../calendar/calendar-ids';
 import { LEGACY_QUARANTINE_PREFIX, quarantineBotPrefix, quarantineOwner } from '../ingress/quarantine';
+import type { LakeObjects } from '../lake/lake-contract';
+import { countLakeTraces, type LakeEraseDependencies } from '../lake/lake-erasure';
+import { lakeDayOf } from '../lake/lake-layout';
 import type { ClaimCheckPointer } from '../queue/queued-event';
 import { keys } from '../store/table-layout';
 import type { EraseDependencies } from './erase-dependencies';
@@ -22,6 +25,8 @@ import { partitionItems } from './table-sweep';
 export interface ErasureLeads {
   listedAt?: string;
   scheduleId?: string;
+  /** The lake day the meeting's rows were written under (its LAKE_ATTRIBUTE), when they were. */
+  lakeDay?: string;
 }
 
 /** The payload bucket's objects of the meeting named by key (claim checks, first-layout quarantine entries). */
@@ -59,6 +64,8 @@ export async function takeStock(
     else payloadObjects += found;
   }
 
+  const lake =
+    deps.lake === undefined ? undefined : await countLakeTraces(botId, lakeDaysOf(leads), lakeOf(deps, deps.lake));
   return {
     payloadKeys,
     counts: {
@@ -69,9 +76,29 @@ export async function takeStock(
       day_listings: leads.listedAt !== undefined && (await exists(deps, dayListingKey(botId, leads.listedAt))) ? 1 : 0,
       schedule_links: leads.scheduleId !== undefined && (await scheduleNames(deps, leads.scheduleId, botId)) ? 1 : 0,
       calendar_feeds: (await feedCopyKey(leads, deps)) !== undefined ? 1 : 0,
+      lake_rows: lake?.lake_rows ?? 0,
+      lake_objects: lake?.lake_objects ?? 0,
+      query_results: lake?.query_results ?? 0,
     },
   };
 }
+
+/**
+ * The lake days that may hold the meeting's rows: the one its rows were written under, and the day
+ * of each listing time known (the writer files a meeting under its listing time's day).
+ */
+export function lakeDaysOf(plan: { listedAt?: string | readonly string[]; lakeDay?: string }): string[] {
+  const listed = [plan.listedAt ?? []].flat().map((at) => lakeDayOf(at));
+  return [...new Set([...(plan.lakeDay === undefined ? [] : [plan.lakeDay]), ...listed])];
+}
+
+/** The lake maintenance's view of the erase dependencies. */
+export const lakeOf = (deps: EraseDependencies, objects: LakeObjects): LakeEraseDependencies => ({
+  table: deps.table,
+  objects,
+  telemetry: deps.telemetry,
+  now: deps.now,
+});
 
 /** The payload bucket's claim-checked bodies the ledger records point to. */
 export function claimCheckKeys(

@@ -20,6 +20,12 @@ export interface ErasureCounts {
   schedule_links: number;
   /** The copy kept of the feed of the calendar that scheduled the bot (titles, attendees, links): dropped whole. */
   calendar_feeds: number;
+  /** Rows of the meeting in the lake's files (its recent files, and those a compacted file was rewritten without). */
+  lake_rows: number;
+  /** Lake object versions deleted: its recent files, the older versions of the compacted files rewritten. */
+  lake_objects: number;
+  /** Athena query results (and their metadata files) that named the bot. */
+  query_results: number;
 }
 
 export const RETAINED_STORES = [

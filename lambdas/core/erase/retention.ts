@@ -5,8 +5,12 @@
  * rest are the next run's. Each erasure deletes its day-listing item, so a day whose
  * partitions are empty is done: the run keeps that as its mark and starts after it next time.
  * A listing of a meeting already erased is deleted, not queued (leftOverListing).
+ * The lake's day partitions before the cutoff's day go first, whole (dropLakeDays): the erasures
+ * queued then find no lake rows, instead of each rewriting its day's compacted files.
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { LakeObjects } from '../lake/lake-contract';
+import { dropLakeDays, type LakeDaysDropped } from '../lake/lake-retention';
 import type { TableAccess } from '../store/dynamo';
 import { DAY_LISTING_SHARDS, keys, padMicros } from '../store/table-layout';
 import { readErasureMark } from '../store/tombstone';
@@ -24,6 +28,8 @@ export interface RetentionDependencies {
   queue: ErasureQueue;
   telemetry: Telemetry;
   now(): Date;
+  /** The lake, when the stack has one: its days before the cutoff's are dropped whole. */
+  lake?: LakeObjects;
 }
 
 export interface RetentionRun {
@@ -32,6 +38,8 @@ export interface RetentionRun {
   queued: number;
   /** The oldest day that may still hold such meetings, kept for the next run. */
   mark: string;
+  /** The lake's partitions dropped (days before the cutoff's day). */
+  lake?: LakeDaysDropped;
 }
 
 /** Erasures one run queues at most: a day's backlog at 10,000 meetings a month drains in a few runs. */
@@ -50,6 +58,11 @@ const nextDay = (day: string) => dayOf(Date.parse(`${day}T00:00:00Z`) + DAY_MS);
 export async function runRetention(settings: RetentionSettings, deps: RetentionDependencies): Promise<RetentionRun> {
   const cutoffMs = deps.now().getTime() - settings.retentionDays * DAY_MS;
   const lastDay = dayOf(cutoffMs);
+  // Every meeting of a day before the cutoff's was listed before the cutoff.
+  const lake =
+    deps.lake === undefined
+      ? undefined
+      : await dropLakeDays(lastDay, { objects: deps.lake, telemetry: deps.telemetry });
   const start = (await readMark(deps.table)) ?? dayOf(cutoffMs - FIRST_RUN_LOOKBACK_DAYS * DAY_MS);
   let queued = 0;
   let mark = start;
@@ -75,8 +88,14 @@ export async function runRetention(settings: RetentionSettings, deps: RetentionD
     else emptySoFar = false;
   }
   if (mark !== start) await writeMark(deps.table, mark);
-  const run = { cutoff: new Date(cutoffMs).toISOString(), queued, mark };
-  deps.telemetry.log.info('retention run', { ...run, limit: settings.maxMeetings });
+  const run: RetentionRun = { cutoff: new Date(cutoffMs).toISOString(), queued, mark, ...(lake && { lake }) };
+  deps.telemetry.log.info('retention run', {
+    cutoff: run.cutoff,
+    queued,
+    mark,
+    limit: settings.maxMeetings,
+    ...(lake && { lake_days_dropped: lake.days.length, lake_objects_dropped: lake.objects }),
+  });
   deps.telemetry.metrics.emit(METRICS.retentionErasuresQueued, queued);
   return run;
 }

@@ -5,10 +5,19 @@
  * records are what point to claim-checked bodies.
  */
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { eraseFromLake } from '../lake/lake-erasure';
 import { writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
 import type { EraseDependencies } from './erase-dependencies';
-import { claimCheckKeys, dayListingKey, type ErasurePlan, feedCopyKey, meetingPrefixes } from './inventory';
+import {
+  claimCheckKeys,
+  dayListingKey,
+  type ErasurePlan,
+  feedCopyKey,
+  lakeDaysOf,
+  lakeOf,
+  meetingPrefixes,
+} from './inventory';
 import { versionsOfKey } from './object-versions';
 import { deleteItems, itemKey, partitionItems } from './table-sweep';
 
@@ -37,6 +46,10 @@ export async function sweepMeeting(
     const versions = await objects.listVersions(bucket, prefix);
     if (versions.length > 0) await objects.deleteVersions(bucket, versions);
     removedObjects += versions.length;
+  }
+  if (deps.lake !== undefined) {
+    const lake = await eraseFromLake(botId, lakeDaysOf(plan), lakeOf(deps, deps.lake));
+    removedObjects += lake.lake_objects + lake.query_results;
   }
 
   const items = [...ledger, ...(await partitionItems(table, keys.bot(botId)))].map(itemKey);

@@ -1,5 +1,6 @@
 /** Reading and writing the tombstone (store/tombstone.ts says what it is). */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { LAKE_ATTRIBUTE, type LakeRecord } from '../lake/lake-contract';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { ERASURE_ATTRIBUTE, keys } from '../store/table-layout';
 import { erasureOf } from '../store/tombstone';
@@ -52,6 +53,9 @@ export async function writeIntent(
         conditions.push(`attribute_not_exists(${name})`);
       }
     }
+    // Not a condition: the lake's day is also its listing time's, which is one.
+    const lakeDay = (read?.[LAKE_ATTRIBUTE] as Partial<LakeRecord> | undefined)?.day;
+    if (typeof lakeDay === 'string') leads.lakeDay = lakeDay;
     const item = {
       ...keys.meeting(botId),
       botId,

@@ -32,7 +32,7 @@ export interface LakeFold {
   /** The last compacted day (`NOTHING_COMPACTED` before the first). */
   compactedThrough(): Promise<string>;
   /** Merges the day's recent files into its compacted files (under the day's lease). */
-  foldDay(day: string): Promise<void>;
+  foldDay(day: string): Promise<unknown>;
 }
 
 export interface LakeWriterDependencies extends LakeDependencies {
