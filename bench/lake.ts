@@ -70,8 +70,13 @@ interface WriterFigures {
   compacted: { count: number; bytes: number };
   compactedBytes: Record<LakeTableName, number>;
   rssAfterCompactMb: number;
-  maxRssMb: number;
-  hostile: Record<LakeTableName, { rows: number; seconds: number; bytes: number }>;
+}
+
+interface HostileFigures {
+  /** Peak RSS once the rows were generated, before the writer ran; and at the end. */
+  hostileRssBeforeMb: number;
+  hostileMaxRssMb: number;
+  hostile: Record<LakeTableName, { rows: number; seconds: number; cpuSeconds: number; bytes: number }>;
   hostileInputChars: number;
 }
 
@@ -89,7 +94,7 @@ async function bundle(entry: string, outfile: string, minify = false): Promise<s
   return outfile;
 }
 
-async function runWriter(script: string, env: Record<string, string>): Promise<WriterFigures> {
+async function runWriter<T>(script: string, env: Record<string, string>): Promise<T> {
   const child = spawn(process.execPath, [script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -98,7 +103,7 @@ async function runWriter(script: string, env: Record<string, string>): Promise<W
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number];
   if (code !== 0) throw new Error(`${script} exited with ${code}`);
-  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as WriterFigures;
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as T;
 }
 
 /** Compressed bytes per column of one file, from its footer (what a columnar engine reads per column). */
@@ -136,12 +141,14 @@ export async function benchLake(
   const writer = await bundle('bench/processes/lake-write.ts', join(OUT, 'lake-write.mjs'));
   const root = mkdtempSync(join(tmpdir(), 'bench-lake-'));
   try {
-    const w = await runWriter(writer, {
+    const env = {
       BENCH_LAKE_ROOT: root,
       BENCH_LAKE_MEETINGS: String(meetings),
       BENCH_LAKE_DAYS: String(DAYS),
       BENCH_LAKE_UTTERANCES: String(UTTERANCES),
-    });
+    };
+    const w = await runWriter<WriterFigures>(writer, env);
+    const hostile = await runWriter<HostileFigures>(writer, { ...env, BENCH_LAKE_PART: 'hostile' });
     const totalRows = w.rows.meetings + w.rows.utterances + w.rows.participants;
     const writeSeconds = w.encodeSeconds + w.putSeconds;
 
@@ -182,18 +189,18 @@ export async function benchLake(
     const module = await writerModule();
 
     const mb = (bytes: number) => fmt(bytes / 1024 ** 2, 1);
-    const h = w.hostile;
+    const h = hostile.hostile;
     return [
       `lake: ${fmt(w.meetings)} meetings × ${UTTERANCES} utterances over ${w.days} days (${fmt(w.rows.utterances)} utterance rows, ${fmt(totalRows)} rows in all), written through the codec into a local directory laid out like the bucket; compacted with the codec directly (lake-compaction.ts not on main yet)`,
       `  writer module (encodeLakeRows, minified): ${fmt(module.bytes / 1024, 1)} KiB, cold import ${fmt(module.initMs, 1)} ms`,
-      `  write, recent tier (one file per meeting and table): ${fmt(totalRows / writeSeconds)} rows/s (encode ${fmt(w.encodeSeconds, 1)} s, put ${fmt(w.putSeconds, 1)} s; generating the rows ${fmt(w.generateSeconds, 1)} s more; ${fmt(w.writeCpuSeconds, 1)} CPU-s in all)`,
+      `  write, recent tier (one file per meeting and table): ${fmt(totalRows / writeSeconds)} rows/s (encode ${fmt(w.encodeSeconds, 1)} s, put ${fmt(w.putSeconds, 1)} s; generating the rows ${fmt(w.generateSeconds, 1)} s more); ${fmt(totalRows / w.writeCpuSeconds)} rows per CPU-s, generating included`,
       `  files before compaction: ${fmt(w.recent.count)} files, ${mb(w.recent.bytes)} MiB (${fmt(w.recent.bytes / w.rows.utterances, 1)} B per utterance)`,
       `  compaction (read back, one file per day and table): ${fmt(w.compactSeconds, 1)} s, ${fmt(w.rows.utterances / w.compactSeconds)} utterances/s (${fmt(w.compactCpuSeconds, 1)} CPU-s)`,
       `  files after compaction: ${fmt(w.compacted.count)} files (the state file included), ${mb(w.compacted.bytes)} MiB (${fmt(w.compacted.bytes / w.rows.utterances, 1)} B per utterance; meetings ${fmt(profile.compactedBytesPerRow.meetings)} B/row, participants ${fmt(profile.compactedBytesPerRow.participants)} B/row)`,
       `  writer peak RSS: ${fmt(w.rssAfterRecentMb)} MiB writing meetings, ${fmt(w.rssAfterCompactMb)} MiB after compacting a day of ${fmt(w.rows.utterances / w.days)} utterances`,
       `  DuckDB keyword search ("${SEARCH_WORD}", in ${fmt(hits)} lines = ${fmt((hits / w.rows.utterances) * 100, 2)} % of ${fmt(w.rows.utterances)}; newest first, 20 hits), median of 5: ${fmt(search.seconds, 2)} s (${verdict(search.seconds, QUERY_GOAL_SECONDS)} s); first run ${fmt(search.first.elapsedMs / 1000, 2)} s`,
       `  DuckDB talk time per speaker (${fmt(talk.first.rows.length)} speakers, all rows), median of 5: ${fmt(talk.seconds, 2)} s (${verdict(talk.seconds, QUERY_GOAL_SECONDS)} s); first run ${fmt(talk.first.elapsedMs / 1000, 2)} s`,
-      `  hostile meeting (600 lines × 20,000 characters, 5,000 participants × 1 KiB names; ${mb(w.hostileInputChars)} MiB of text): utterances ${fmt(h.utterances.seconds, 2)} s → ${mb(h.utterances.bytes)} MiB, participants ${fmt(h.participants.seconds, 2)} s → ${mb(h.participants.bytes)} MiB; writer peak RSS with it ${fmt(w.maxRssMb)} MiB`,
+      `  hostile meeting (600 lines × 20,000 characters, 5,000 participants × 1 KiB names; ${mb(hostile.hostileInputChars)} MiB of text, little to compress): utterances ${fmt(h.utterances.seconds, 2)} s (${fmt(h.utterances.cpuSeconds, 2)} CPU-s) → ${mb(h.utterances.bytes)} MiB, participants ${fmt(h.participants.seconds, 2)} s (${fmt(h.participants.cpuSeconds, 2)} CPU-s) → ${mb(h.participants.bytes)} MiB; peak RSS ${fmt(hostile.hostileMaxRssMb)} MiB, ${fmt(hostile.hostileMaxRssMb - hostile.hostileRssBeforeMb)} MiB of it the writer's`,
       `  expected search hits at ${SEARCH_WORD_RATE * 100} %: ~${fmt(w.rows.utterances * SEARCH_WORD_RATE)}; bytes per row → bench/out/lake-profile.json`,
     ];
   } finally {
