@@ -10,7 +10,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { parquetMetadata } from 'hyparquet';
@@ -153,11 +153,18 @@ export async function benchLake(
     const writeSeconds = w.encodeSeconds + w.putSeconds;
 
     const engine = await createDuckDbLakeEngine({ root });
+    // Wall time and the process's CPU seconds (DuckDB's threads run in it): the machine is shared.
     const timed = async (query: LakeQuery) => {
       const first = await engine.run(query); // warm-up: DuckDB's file metadata cache, as a second query of a session
       const runs: number[] = [];
-      for (let i = 0; i < 5; i++) runs.push((await engine.run(query)).elapsedMs / 1000);
-      return { first, seconds: median(runs) };
+      const cpu: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const before = process.cpuUsage();
+        runs.push((await engine.run(query)).elapsedMs / 1000);
+        const used = process.cpuUsage(before);
+        cpu.push((used.user + used.system) / 1e6);
+      }
+      return { first, seconds: median(runs), cpuSeconds: median(cpu) };
     };
     let search: Awaited<ReturnType<typeof timed>>;
     let talk: Awaited<ReturnType<typeof timed>>;
@@ -198,10 +205,10 @@ export async function benchLake(
       `  compaction (read back, one file per day and table): ${fmt(w.compactSeconds, 1)} s, ${fmt(w.rows.utterances / w.compactSeconds)} utterances/s (${fmt(w.compactCpuSeconds, 1)} CPU-s)`,
       `  files after compaction: ${fmt(w.compacted.count)} files (the state file included), ${mb(w.compacted.bytes)} MiB (${fmt(w.compacted.bytes / w.rows.utterances, 1)} B per utterance; meetings ${fmt(profile.compactedBytesPerRow.meetings)} B/row, participants ${fmt(profile.compactedBytesPerRow.participants)} B/row)`,
       `  writer peak RSS: ${fmt(w.rssAfterRecentMb)} MiB writing meetings, ${fmt(w.rssAfterCompactMb)} MiB after compacting a day of ${fmt(w.rows.utterances / w.days)} utterances`,
-      `  DuckDB keyword search ("${SEARCH_WORD}", in ${fmt(hits)} lines = ${fmt((hits / w.rows.utterances) * 100, 2)} % of ${fmt(w.rows.utterances)}; newest first, 20 hits), median of 5: ${fmt(search.seconds, 2)} s (${verdict(search.seconds, QUERY_GOAL_SECONDS)} s); first run ${fmt(search.first.elapsedMs / 1000, 2)} s`,
-      `  DuckDB talk time per speaker (${fmt(talk.first.rows.length)} speakers, all rows), median of 5: ${fmt(talk.seconds, 2)} s (${verdict(talk.seconds, QUERY_GOAL_SECONDS)} s); first run ${fmt(talk.first.elapsedMs / 1000, 2)} s`,
+      `  DuckDB keyword search ("${SEARCH_WORD}", in ${fmt(hits)} lines = ${fmt((hits / w.rows.utterances) * 100, 2)} % of ${fmt(w.rows.utterances)}; newest first, 20 hits), median of 5: ${fmt(search.seconds, 2)} s (${verdict(search.seconds, QUERY_GOAL_SECONDS)} s), ${fmt(search.cpuSeconds, 2)} CPU-s; first run ${fmt(search.first.elapsedMs / 1000, 2)} s`,
+      `  DuckDB talk time per speaker (${fmt(talk.first.rows.length)} speakers, all rows), median of 5: ${fmt(talk.seconds, 2)} s (${verdict(talk.seconds, QUERY_GOAL_SECONDS)} s), ${fmt(talk.cpuSeconds, 2)} CPU-s; first run ${fmt(talk.first.elapsedMs / 1000, 2)} s`,
       `  hostile meeting (600 lines × 20,000 characters, 5,000 participants × 1 KiB names; ${mb(hostile.hostileInputChars)} MiB of text, little to compress): utterances ${fmt(h.utterances.seconds, 2)} s (${fmt(h.utterances.cpuSeconds, 2)} CPU-s) → ${mb(h.utterances.bytes)} MiB, participants ${fmt(h.participants.seconds, 2)} s (${fmt(h.participants.cpuSeconds, 2)} CPU-s) → ${mb(h.participants.bytes)} MiB; peak RSS ${fmt(hostile.hostileMaxRssMb)} MiB, ${fmt(hostile.hostileMaxRssMb - hostile.hostileRssBeforeMb)} MiB of it the writer's`,
-      `  expected search hits at ${SEARCH_WORD_RATE * 100} %: ~${fmt(w.rows.utterances * SEARCH_WORD_RATE)}; bytes per row → bench/out/lake-profile.json`,
+      `  expected search hits at ${SEARCH_WORD_RATE * 100} %: ~${fmt(w.rows.utterances * SEARCH_WORD_RATE)}; bytes per row → bench/out/lake-profile.json; ${cpus().length} cores, load average ${fmt(loadavg()[0] ?? 0, 1)} (1 min) at the end`,
     ];
   } finally {
     rmSync(root, { recursive: true, force: true });
