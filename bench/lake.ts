@@ -17,6 +17,7 @@ import { parquetMetadata } from 'hyparquet';
 import type { LakeProfile } from '../capacity/lake-load';
 import type { LakeQuery } from '../lambdas/core/lake/lake-engine';
 import { lakeKeys } from '../lambdas/core/lake/lake-layout';
+import { searchQuery, talkTimeQuery } from '../lambdas/core/lake/lake-questions';
 import { LAKE_TABLE_NAMES, type LakeTableName } from '../lambdas/core/lake/lake-tables';
 import { createDuckDbLakeEngine } from '../local/lake/duckdb-lake-engine';
 import { benchDays, SEARCH_WORD, SEARCH_WORD_RATE } from './lake-data';
@@ -29,27 +30,9 @@ const UTTERANCES = 600;
 const QUERY_GOAL_SECONDS = 2;
 const OUT = join(process.cwd(), 'bench', 'out');
 
-/**
- * The two questions in the shapes lake-questions.ts is to hold (it had not landed when this was
- * written): all time is the widest day range, newest meeting first, one row more than a page.
- */
-const SEARCH: LakeQuery = {
-  sql: `SELECT u.bot_id, u.day, m.started_at, u.offset_ms, u.speaker, u.text
-FROM utterances u LEFT JOIN meetings m ON m.bot_id = u.bot_id AND m.day = u.day
-WHERE u.day >= ? AND u.day <= ? AND strpos(lower(u.text), lower(?)) > 0
-ORDER BY m.started_at DESC, u.bot_id, u.offset_ms
-LIMIT 21`,
-  params: ['0000-01-01', '9999-12-31', SEARCH_WORD],
-};
-const TALK_TIME: LakeQuery = {
-  sql: `SELECT speaker, sum(coalesce(duration_ms, 0)) AS talk_ms, count(*) AS utterances, count(DISTINCT bot_id) AS meetings
-FROM utterances
-WHERE day >= ? AND day <= ?
-GROUP BY speaker
-ORDER BY talk_ms DESC, speaker
-LIMIT 100`,
-  params: ['0000-01-01', '9999-12-31'],
-};
+/** The questions' own SQL texts (lake-questions.ts): all time (no day range), a page of 20 and one more. */
+const SEARCH = searchQuery({ words: SEARCH_WORD, limit: 21 });
+const TALK_TIME = talkTimeQuery({ limit: 100 });
 const COUNT_HITS: LakeQuery = {
   sql: 'SELECT count(*) AS hits FROM utterances WHERE strpos(lower(text), lower(?)) > 0',
   params: [SEARCH_WORD],

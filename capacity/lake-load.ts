@@ -58,9 +58,9 @@ export const ATHENA_PRICE = {
 const DAYS_PER_MONTH = 30;
 const LIST_PAGE = 1000;
 
-/** Columns each question reads (a partition column costs nothing: it is in the path). */
+/** Columns each question of lake-questions.ts reads (a partition column costs nothing: it is in the path). */
 export const QUESTION_COLUMNS = {
-  search: { utterances: ['bot_id', 'offset_ms', 'speaker', 'text'], meetings: ['bot_id', 'started_at'] },
+  search: { utterances: ['bot_id', 'seq', 'offset_ms', 'speaker', 'text'], meetings: ['bot_id', 'started_at'] },
   talkTime: { utterances: ['speaker', 'duration_ms', 'bot_id'], meetings: [] as string[] },
   meetingsPerDay: { utterances: [] as string[], meetings: ['bot_id', 'duration_ms'] },
 } as const;

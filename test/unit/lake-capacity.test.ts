@@ -83,8 +83,8 @@ describe('meetings lake capacity', () => {
   it('prices Athena by the columns a question reads, with the 10 MB minimum', () => {
     const report = lakeReport(assumed(), profile);
     const [recent, allTime, talk, perDay] = report.queries;
-    // Search: bot_id, offset_ms, speaker, text (70 % of 60 MB of utterances) + bot_id, started_at (20 % of 2 MB) a day.
-    const searchPerDay = 60_000_000 * 0.7 + 2_000_000 * 0.2;
+    // Search: bot_id, seq, offset_ms, speaker, text (75 % of 60 MB of utterances) + bot_id, started_at (20 % of 2 MB) a day.
+    const searchPerDay = 60_000_000 * 0.75 + 2_000_000 * 0.2;
     expect(recent).toMatchObject({ days: 30, bytes: searchPerDay * 30, overCutoff: false });
     expect(recent?.dollars).toBeCloseTo(((searchPerDay * 30) / 1024 ** 4) * 5, 12);
     expect(allTime?.days).toBe(360);
@@ -100,18 +100,18 @@ describe('meetings lake capacity', () => {
     const report = lakeReport(assumed(), profile);
     // 10 GiB at $5 per 2^40 bytes.
     expect(report.cutoff.dollars).toBeCloseTo(0.048828125, 12);
-    const searchPerDay = 60_000_000 * 0.7 + 2_000_000 * 0.2;
+    const searchPerDay = 60_000_000 * 0.75 + 2_000_000 * 0.2;
     expect(report.cutoff.searchDays).toBe(Math.floor((10 * 1024 ** 3) / searchPerDay));
-    // A year is 360 × 42.4 MB = 15.3 GB > 10 GiB: the all-time search is stopped, and costs the cutoff.
+    // A year is 360 × 45.4 MB = 16.3 GB > 10 GiB: the all-time search is stopped, and costs the cutoff.
     const allTime = report.queries[1];
     expect(allTime?.overCutoff).toBe(true);
     expect(allTime?.dollars).toBe(report.cutoff.dollars);
     expect(report.checks[0]).toMatchObject({
       holds: false,
-      fix: '-c lakeBytesScannedCutoffGiB=18 (or search with --from)',
+      fix: '-c lakeBytesScannedCutoffGiB=20 (or search with --from)',
     });
     expect(formatLakeReport(report).join('\n')).toMatch(
-      /FAIL an all-time keyword search .*\n\s+→ -c lakeBytesScannedCutoffGiB=18/,
+      /FAIL an all-time keyword search .*\n\s+→ -c lakeBytesScannedCutoffGiB=20/,
     );
     // Half the meetings: the year fits.
     expect(lakeReport(assumed({ meetingsPerDay: 1000 }), profile).checks[0]?.holds).toBe(true);
