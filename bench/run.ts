@@ -9,6 +9,7 @@ import { benchBundle } from './bundle';
 import { benchCalendar, expandHostileFeedChild, FEED_CHILD } from './calendar';
 import { benchCompanyCalendars, REDUCED_SCALE } from './company-calendars';
 import { benchEvents } from './events';
+import { benchLake, LAKE_REDUCED_MEETINGS } from './lake';
 import { benchQuarantineFlood } from './quarantine-flood';
 import { benchVerify } from './verify';
 
@@ -31,6 +32,9 @@ const sections = {
   bundle: benchBundle,
   events: benchEvents,
   archive: benchArchive,
+  // Alone (`-- lake`) 10,000 meetings (BENCH_LAKE_MEETINGS to change), minutes; a tenth in the full run.
+  lake: () =>
+    benchLake(only === 'lake' || process.env.BENCH_LAKE_MEETINGS !== undefined ? undefined : LAKE_REDUCED_MEETINGS),
 };
 const started = Date.now();
 console.log(`meeting-pipeline benchmarks — Node ${process.version}, ${process.arch}\n`);

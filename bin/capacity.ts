@@ -7,14 +7,16 @@
  * synthesized template, and exits 0 when every limit holds, 1 when one does not,
  * 2 on a bad flag.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { calendarReport, DEFAULT_CALENDAR_ASSUMPTIONS, formatCalendarReport } from '../capacity/calendar-load';
 import { configFor, deployedLimits } from '../capacity/deployed';
+import { formatLakeReport, type LakeProfile, lakeReport } from '../capacity/lake-load';
 import { measureWebhookCosts } from '../capacity/measure';
 import { type Assumptions, capacityReport, DEFAULT_ASSUMPTIONS } from '../capacity/model';
 import { formatReport } from '../capacity/report';
 import { DEFAULT_UTTERANCES_PER_HOUR } from '../capacity/workload';
+import { DEFAULT_LAKE_SETTINGS } from '../lambdas/core/lake/lake-contract';
 import { ConfigError } from '../lib/config';
 
 const HELP = `usage: npm run capacity -- --meetings N [--aligned] [--utterances U] [-c key=value ...]
@@ -29,6 +31,10 @@ const HELP = `usage: npm run capacity -- --meetings N [--aligned] [--utterances 
   --calendar-users N    company calendar users (default ${DEFAULT_CALENDAR_ASSUMPTIONS.users})
   --calendar-events N   events per user in the window (default ${DEFAULT_CALENDAR_ASSUMPTIONS.eventsPerUser})
   --calendar-pushes N   pushed changes per user-hour (default ${DEFAULT_CALENDAR_ASSUMPTIONS.pushesPerUserHour})
+  --lake-meetings N     meetings a day written to the lake (default 2000)
+  --lake-utterances N   utterances per meeting (default 600)
+  --lake-months N       months the lake keeps (default 12)
+  --lake-search-days N  days a ranged keyword search covers (default 30)
   --json                the report as JSON
   --write-profile FILE  also write the measured per-webhook profile to FILE
 exit status: 0 the configuration holds, 1 it does not, 2 a bad flag`;
@@ -60,6 +66,10 @@ function parse() {
       'calendar-users': { type: 'string' },
       'calendar-events': { type: 'string' },
       'calendar-pushes': { type: 'string' },
+      'lake-meetings': { type: 'string' },
+      'lake-utterances': { type: 'string' },
+      'lake-months': { type: 'string' },
+      'lake-search-days': { type: 'string' },
       json: { type: 'boolean', default: false },
       'write-profile': { type: 'string' },
       help: { type: 'boolean', default: false, short: 'h' },
@@ -135,9 +145,33 @@ const calendar = calendarReport(config, {
     DEFAULT_CALENDAR_ASSUMPTIONS.pushesPerUserHour,
   ),
 });
+// The lake's bytes per row and per column, as `npm run bench -- lake` measured them (the reviewed copy).
+const lakeProfile = JSON.parse(
+  readFileSync(new URL('../capacity/lake-profile.json', import.meta.url), 'utf8'),
+) as LakeProfile;
+// Lake settings the configuration may not name yet fall back to the contract's defaults.
+const lakeSetting = (key: string, fallback: number): number => {
+  const value = (config as Record<string, unknown>)[key];
+  return typeof value === 'number' ? value : fallback;
+};
+const lake = lakeReport(
+  {
+    meetingsPerDay: positive('lake-meetings', args.values['lake-meetings'], 2000),
+    utterancesPerMeeting: positive('lake-utterances', args.values['lake-utterances'], 600),
+    months: positive('lake-months', args.values['lake-months'], 12),
+    searchDays: positive('lake-search-days', args.values['lake-search-days'], 30),
+    rewriteShare: 0.05,
+    replacedVersionDays: config.replacedVersionRetentionDays,
+    compactAfterHours: lakeSetting('lakeCompactAfterHours', DEFAULT_LAKE_SETTINGS.compactAfterHours),
+    cutoffBytes:
+      lakeSetting('lakeBytesScannedCutoffGiB', DEFAULT_LAKE_SETTINGS.bytesScannedCutoffBytes / 1024 ** 3) * 1024 ** 3,
+  },
+  lakeProfile,
+);
+const lakeHolds = lake.checks.every((check) => check.holds);
 process.stdout.write(
   args.values.json
-    ? `${JSON.stringify({ ...report, calendar }, null, 2)}\n`
-    : `${[...formatReport(report), '', ...formatCalendarReport(calendar)].join('\n')}\n`,
+    ? `${JSON.stringify({ ...report, calendar, lake }, null, 2)}\n`
+    : `${[...formatReport(report), '', ...formatCalendarReport(calendar), '', ...formatLakeReport(lake)].join('\n')}\n`,
 );
-process.exit(report.holds && calendar.holds ? 0 : 1);
+process.exit(report.holds && calendar.holds && lakeHolds ? 0 : 1);
