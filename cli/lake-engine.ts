@@ -53,22 +53,16 @@ export async function lakeEngineFor(target: Target): Promise<ClosableLakeEngine>
     throw new CliError(
       `${target.label} names no recordings bucket (where local mode keeps the lake): restart npm run dev to rewrite it`,
     );
-  const [{ s3Client }, { mirrorLake }, { createDuckDbLakeEngine }] = await Promise.all([
+  const [{ s3Client }, { createMirroredLakeEngine }] = await Promise.all([
     import('../lambdas/shared/s3-client'),
-    import('../local/lake/lake-mirror'),
-    import('../local/lake/duckdb-lake-engine'),
+    import('../local/lake/mirrored-lake-engine'),
   ]);
-  // Brought up to date before every query, not once: the MCP server keeps its engine for hours,
-  // and a meeting archived (or erased) since must be found (or gone) as it is in the bucket.
   const s3 = s3Client();
-  const duckdb = await createDuckDbLakeEngine({ root: dir });
+  const engine = await createMirroredLakeEngine({ s3, bucket, dir });
   return {
-    async run(query, options) {
-      await mirrorLake(s3, bucket, dir);
-      return duckdb.run(query, options);
-    },
+    run: (query, options) => engine.run(query, options),
     close() {
-      duckdb.close();
+      engine.close();
       s3.destroy();
     },
   };

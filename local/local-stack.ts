@@ -24,6 +24,7 @@ import { guardedFeedFetcher } from '../lambdas/core/calendar/feed-fetch';
 import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { memorySealer } from '../lambdas/core/calendar/url-sealer';
 import { RETENTION_MAX_MEETINGS_PER_RUN } from '../lambdas/core/erase/retention';
+import { DEFAULT_LAKE_SETTINGS } from '../lambdas/core/lake/lake-contract';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
 import { type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
@@ -32,6 +33,7 @@ import type { LogSink, MetricSink, Telemetry } from '../lambdas/core/telemetry';
 import { UpstreamClient } from '../lambdas/core/upstream/client';
 import { createEraseApiHandler, createErasureQueueHandler, eraseDependencies } from '../lambdas/erase/adapter';
 import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/adapter';
+import { createLakeCompactionHandler, lakeCompactionDependencies } from '../lambdas/lake-compaction/adapter';
 import { createLaunchTaskHandler } from '../lambdas/launch-bot/adapter';
 import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
 import { createReadApiHandler, readApiDependencies } from '../lambdas/read-api/adapter';
@@ -41,6 +43,7 @@ import { DEFAULT_CLIENT_TIMEOUTS, sqsClient } from '../lambdas/shared/aws-client
 import { documentClient } from '../lambdas/shared/dynamo-client';
 import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../lambdas/shared/s3-client';
+import { s3LakeObjects } from '../lambdas/shared/s3-lake-objects';
 import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { cdkJsonContext, parseConfig } from '../lib/config';
 import { DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS } from '../lib/domain-events';
@@ -155,6 +158,8 @@ export interface LocalStack {
 const LOCAL_API_KEY = 'local-dev-key';
 /** The reconciler's pace once local mode is idle (it runs every reconcileEveryMs while busy). */
 export const IDLE_RECONCILE_EVERY_MS = 30_000;
+/** How often local mode compacts the lake's closed days (the stack does it daily). */
+const LOCAL_LAKE_COMPACTION_EVERY_MS = 3_600_000;
 
 /**
  * The launcher definition exactly as the stack synthesizes it (bundling skipped: the code runs
@@ -483,6 +488,25 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       });
   }, options.reconcileEveryMs);
 
+  // The lake's compaction: daily in AWS, hourly here (and once at start), on the same core.
+  const lakeEnvironment = {
+    TABLE_NAME: resources.tableName,
+    LAKE_BUCKET: recordingsBucket,
+    COMPACT_AFTER_HOURS: DEFAULT_LAKE_SETTINGS.compactAfterHours,
+  };
+  const compactLake = createLakeCompactionHandler(
+    lakeEnvironment,
+    lakeCompactionDependencies(
+      lakeEnvironment,
+      { db, s3: s3Client(), objects: s3LakeObjects(s3Client(), recordingsBucket, unversionedObjects(s3Client())) },
+      telemetry,
+    ),
+  );
+  const runLakeCompaction = () =>
+    compactLake().catch((error: unknown) => options.print(`${stamp()}  lake compaction failed: ${String(error)}`));
+  void runLakeCompaction();
+  const lakeCompaction = setInterval(runLakeCompaction, LOCAL_LAKE_COMPACTION_EVERY_MS);
+
   const botIdOf = async (scheduleId: string): Promise<string | undefined> => {
     const { Item } = await db.send(
       new GetCommand({ TableName: resources.tableName, Key: keys.schedule(scheduleId), ConsistentRead: true }),
@@ -539,6 +563,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     check,
     async stop() {
       clearInterval(reconcile);
+      clearInterval(lakeCompaction);
       await companySync?.stop();
       for (const [name, execution] of executions.executions)
         if (!execution.stopped) await executions.stop(execution.executionArn).catch(() => name);

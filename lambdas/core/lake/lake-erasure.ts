@@ -97,7 +97,11 @@ async function walkDay(
     if (!apply) continue;
     // The new version first, then every older one: a query never finds the day's file missing.
     if (kept.length > 0) await objects.put(key, encodeLakeRows(table, kept));
-    await objects.deleteVersions(objects.bucket, versions);
+    // An unversioned bucket (local mode's S3) lists its one copy as version `null`: the PUT above
+    // replaced it in place, so deleting it would delete the rewritten file. (The stack's bucket is
+    // versioned from its creation: it never holds a `null` version.)
+    const older = kept.length > 0 ? versions.filter((version) => version.versionId !== 'null') : versions;
+    await objects.deleteVersions(objects.bucket, older);
     await deps.afterStep?.(`erased from ${table}`);
   }
 }
