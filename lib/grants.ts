@@ -46,6 +46,10 @@ export const TABLE_PARTITIONS = {
   // A meeting's items and ledger, its schedule link and listings. (And the scheduling calendar's feed
   // copy, deletes only: lib/erasure.ts.)
   [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention'],
+  // Lake files and Athena only: the search routes read no item.
+  [SERVICES.lakeSearch]: [],
+  // The lease that keeps compaction, erasure and a late write from rewriting one day at once.
+  [SERVICES.lakeCompaction]: ['lakeDay'],
 } as const satisfies Record<ServiceName, readonly PartitionKind[]>;
 
 /** Only items whose partition key is of these kinds (every key a request names, for a batch). */

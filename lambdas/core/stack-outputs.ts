@@ -26,6 +26,11 @@ export const STACK_OUTPUTS = {
   /** The bus calendar events go to (the named producers' only way to put them; `dlq redrive calendar` too). */
   calendarEventBusName: 'CalendarEventBusName',
   calendarEventBusArn: 'CalendarEventBusArn',
+  /** The lake's Athena workgroup and Glue database (`meeting-pipeline search` and `query` run there). */
+  lakeWorkGroup: 'LakeWorkGroup',
+  lakeDatabase: 'LakeDatabase',
+  /** `s3://<bucket>/lake-results/`: the workgroup's enforced result location. */
+  lakeResultsLocation: 'LakeResultsLocation',
 } as const;
 
 /** The dead-letter queues by the name their outputs (and alarms) carry. */

@@ -47,6 +47,15 @@ describe('recording archive', () => {
               Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 30 }],
               Status: 'Enabled',
             },
+            // The lake's query results (lib/meetings-lake.ts): they hold transcript text.
+            {
+              Id: 'expire-lake-results',
+              Prefix: 'lake-results/',
+              ExpirationInDays: 1,
+              NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+              AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+              Status: 'Enabled',
+            },
           ],
         },
       },
@@ -94,7 +103,7 @@ describe('recording archive', () => {
     });
   });
 
-  it('may write, read back and list recordings under meetings/, abort its uploads, touch and query table items, read the API key and publish domain events, nothing more', () => {
+  it('may write, read back and list recordings under meetings/ (and its lake files under lake/), abort its uploads, touch and query table items, read the API key and publish domain events, nothing more', () => {
     const statements = functionStatements(template, 'recording-archive');
     expect(wildcardDataActions(statements)).toEqual([]);
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:') && !a.startsWith('sqs:'))).toEqual(
@@ -109,6 +118,12 @@ describe('recording archive', () => {
         's3:AbortMultipartUpload',
         's3:GetObject',
         's3:ListBucket',
+        's3:PutObject',
+        // The meeting's lake files (lib/meetings-lake.ts: under lake/ only, test/infra/meetings-lake.test.ts).
+        's3:DeleteObjectVersion',
+        's3:GetObject',
+        's3:ListBucket',
+        's3:ListBucketVersions',
         's3:PutObject',
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
