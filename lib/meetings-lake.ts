@@ -41,7 +41,7 @@ import {
   type LakeColumnType,
   type LakeTableName,
 } from '../lambdas/core/lake/lake-tables';
-import { NAMED_QUERIES } from '../lambdas/core/lake/named-queries';
+import { LAKE_NAMED_QUERIES } from '../lambdas/core/lake/named-queries';
 import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
 import type { LakeSearchEnvironment } from '../lambdas/lake-search/environment';
@@ -249,7 +249,7 @@ export class MeetingsLake extends Construct {
         },
       },
     });
-    for (const query of NAMED_QUERIES) {
+    for (const query of LAKE_NAMED_QUERIES) {
       const named = new CfnNamedQuery(this, `NamedQuery-${query.name}`, {
         name: query.name,
         description: query.description,

@@ -10,7 +10,7 @@ import { DEFAULT_LAKE_SETTINGS } from '../../lambdas/core/lake/lake-contract';
 import { lakeViewSql } from '../../lambdas/core/lake/lake-layout';
 import { LAKE_SEARCH_ROUTES } from '../../lambdas/core/lake/lake-search-routes';
 import { LAKE_COLUMNS, LAKE_TABLE_NAMES } from '../../lambdas/core/lake/lake-tables';
-import { NAMED_QUERIES } from '../../lambdas/core/lake/named-queries';
+import { LAKE_NAMED_QUERIES } from '../../lambdas/core/lake/named-queries';
 import { STACK_OUTPUTS } from '../../lambdas/core/stack-outputs';
 import { METRICS, METRICS_NAMESPACE, SERVICES } from '../../lambdas/core/telemetry';
 import { parseConfig } from '../../lib/config';
@@ -166,8 +166,8 @@ describe('the lake workgroup', () => {
 
   it('holds the common questions as named queries in its database', () => {
     const named = ofType('AWS::Athena::NamedQuery').map(([, r]) => r.Properties);
-    expect(named.map((q) => q.Name).sort()).toEqual(NAMED_QUERIES.map((q) => q.name).sort());
-    for (const query of NAMED_QUERIES) {
+    expect(named.map((q) => q.Name).sort()).toEqual(LAKE_NAMED_QUERIES.map((q) => q.name).sort());
+    for (const query of LAKE_NAMED_QUERIES) {
       expect(named.find((q) => q.Name === query.name)).toMatchObject({
         QueryString: query.sql,
         Database: databaseName(),
