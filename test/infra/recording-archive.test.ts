@@ -4,9 +4,10 @@ import { actionsOf, functionStatements, type Statement, wildcardDataActions } fr
 import { sharedTemplate } from './synth';
 
 let template: Template;
+// Synthesizing bundles every function: on a busy machine that outlasts the default minute.
 beforeAll(() => {
   template = sharedTemplate();
-});
+}, 300_000);
 
 const archiveFunction = () =>
   Object.values(
@@ -142,5 +143,5 @@ describe('recording archive', () => {
         Rules: Match.arrayWith([Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 7 } })]),
       },
     });
-  });
+  }, 300_000);
 });
