@@ -5,12 +5,14 @@
  * counting clients (metered-clients.ts). Nothing here is a typed-in constant: a
  * change on the hot path changes these figures.
  */
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { lakeWriterDependencies } from '../lambdas/archive/adapter';
 import { archiveMeeting } from '../lambdas/core/archive/archive-meeting';
 import { openDownload } from '../lambdas/core/archive/download-guard';
 import { DEFAULT_RECORDING_TRANSFER } from '../lambdas/core/archive/recording-transfer';
@@ -491,6 +493,13 @@ async function measureArchive(run: {
         openDownload(url, { allowLoopback: true, maxBytes: 1 << 30, transfer: DEFAULT_RECORDING_TRANSFER }),
       maxRecordingBytes: 1 << 30,
       downloadAttempts: 1,
+      // The lake's writes are not metered here: this measures the archive's own requests.
+      lake: lakeWriterDependencies(
+        s3Client(),
+        bucket,
+        { db: documentClient(), tableName: run.resources.tableName },
+        silentTelemetry,
+      ),
       telemetry: silentTelemetry,
       now: () => new Date(),
     });

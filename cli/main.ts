@@ -7,8 +7,10 @@ import { erase } from './commands/erase';
 import { events } from './commands/events';
 import { meetingsList, meetingsShow } from './commands/meetings';
 import { quarantineList, quarantineRedrive } from './commands/quarantine';
+import { query } from './commands/query';
 import { recording } from './commands/recording';
 import { scheduleCancel, scheduleGet, schedulePut } from './commands/schedule';
+import { search } from './commands/search';
 import { transcript } from './commands/transcript';
 import { CliError, EXIT, EXIT_CODES_HELP, type ExitCode, isDeniedByAws } from './exit-codes';
 import { COMMON_OPTIONS, closest, didYouMean, wordsWithoutCommonFlags } from './flags';
@@ -21,6 +23,8 @@ export const COMMANDS: Command[] = [
   transcript,
   recording,
   events,
+  search,
+  query,
   erase,
   mcp,
   schedulePut,
@@ -63,9 +67,10 @@ function overview(commands: Command[], heading: string): string {
 
 const HEADING = `usage: meeting-pipeline <command> [arguments] [flags]
 
-Reads meetings, transcripts, recordings and delivery logs from the read API, serves them to AI
-assistants over MCP, erases meetings, manages schedules and calendars, and re-drives the
-dead-letter queues and the quarantine, of a deployed stack or of local mode.`;
+Reads meetings, transcripts, recordings and delivery logs from the read API, searches and queries
+every meeting in the meetings lake, serves them to AI assistants over MCP, erases meetings, manages
+schedules and calendars, and re-drives the dead-letter queues and the quarantine, of a deployed
+stack or of local mode.`;
 
 export async function main(argv: string[]): Promise<ExitCode> {
   // The command is named by the words left once the common flags (--local, --json…) are taken out.

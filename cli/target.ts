@@ -3,6 +3,7 @@
  * requests signed with SigV4), local mode (`.local/endpoints.json` from `npm run dev`)
  * or a bare API base (`--endpoint`). Resolved once per run.
  */
+import { dirname, join, resolve } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import { DEAD_LETTER_QUEUES, type DeadLetterQueue, type DeadLetterQueueName } from './dlq/dead-letter-queues';
@@ -32,6 +33,12 @@ export interface PipelineResources {
   payloadBucket?: string;
   tableName?: string;
   signingSecretId?: string;
+  /** The stack's own bucket, which holds the meetings lake under `lake/`. */
+  recordingsBucket?: string;
+  /** The lake's Athena workgroup and Glue database (a deployed stack's outputs). */
+  lake?: { workGroup: string; database: string };
+  /** Local mode: where `search` and `query` mirror the lake's files for DuckDB (beside the endpoints file). */
+  lakeMirrorDir?: string;
   /** Local mode: the SQS and S3 clients point at the emulators. */
   local: boolean;
 }
@@ -90,6 +97,9 @@ export function targetFromStackOutputs(stackName: string, outputs: StackOutputs,
   const payloadBucket = optional('payloadBucket');
   const tableName = optional('tableName');
   const signingSecretId = optional('signingSecretName');
+  const recordingsBucket = optional('recordingsBucket');
+  const workGroup = optional('lakeWorkGroup');
+  const database = optional('lakeDatabase');
   return {
     label: `stack ${stackName} (${signing.region})`,
     apiBaseUrl: withoutTrailingSlash(base),
@@ -103,6 +113,8 @@ export function targetFromStackOutputs(stackName: string, outputs: StackOutputs,
       ...(payloadBucket !== undefined && { payloadBucket }),
       ...(tableName !== undefined && { tableName }),
       ...(signingSecretId !== undefined && { signingSecretId }),
+      ...(recordingsBucket !== undefined && { recordingsBucket }),
+      ...(workGroup !== undefined && database !== undefined && { lake: { workGroup, database } }),
     },
   };
 }
@@ -125,6 +137,10 @@ export function targetFromLocalEndpoints(file: string, endpoints: LocalEndpoints
       eventsQueueUrl: sqs.eventsQueueUrl,
       payloadBucket: endpoints.s3.payloadBucket,
       tableName: endpoints.dynamodb.tableName,
+      ...(endpoints.s3.recordingsBucket !== undefined && {
+        recordingsBucket: endpoints.s3.recordingsBucket,
+        lakeMirrorDir: join(dirname(resolve(file)), 'lake-mirror', endpoints.s3.recordingsBucket),
+      }),
       local: true,
     },
   };

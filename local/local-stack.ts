@@ -374,7 +374,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       queueUrl: resources.archiveQueueUrl,
       batchSize: 1,
       handler: createArchiveHandler(
-        archiveDependencies(archiveEnvironment, { db, s3: s3Client(), upstream, events }, telemetry),
+        archiveDependencies(
+          archiveEnvironment,
+          // The lake under `lake/` of the recordings bucket; the local S3 keeps one version per key.
+          { db, s3: s3Client(), upstream, events, objects: unversionedObjects(s3Client()) },
+          telemetry,
+        ),
         // Local meetings are short: a crashed meeting's recording is waited for a minute, retried every few seconds.
         {
           ...archiveHandlerOptions(archiveEnvironment, sqsClient()),

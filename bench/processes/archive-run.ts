@@ -1,4 +1,5 @@
 /** Benchmark helper process: archives the meeting once and reports time, bytes, checksum and peak RSS. */
+import { lakeWriterDependencies } from '../../lambdas/archive/adapter';
 import { archiveMeeting } from '../../lambdas/core/archive/archive-meeting';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
 import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
@@ -26,6 +27,12 @@ const outcome = await archiveMeeting(setup.botId, {
     openDownload(url, { allowLoopback: true, maxBytes: 16 * 1024 ** 3, transfer: DEFAULT_RECORDING_TRANSFER }),
   maxRecordingBytes: 16 * 1024 ** 3,
   downloadAttempts: 1,
+  lake: lakeWriterDependencies(
+    s3Client(),
+    setup.bucket,
+    { db: documentClient(), tableName: setup.tableName },
+    silentTelemetry,
+  ),
   telemetry: silentTelemetry,
   now: () => new Date(),
 });

@@ -15,15 +15,21 @@ function parseDay(day: string, name: string): number {
 
 /** The days from `from` to `to`, newest first; refused past `maxDays` so a search stays bounded. */
 export function daysNewestFirst(from: string, to: string, maxDays: number): string[] {
-  const first = parseDay(from, 'from');
+  const count = daySpan(from, to);
   const last = parseDay(to, 'to');
-  if (first > last) throw new ToolInputError(`from (${from}) is after to (${to})`);
-  const count = (last - first) / DAY_MS + 1;
   if (count > maxDays)
     throw new ToolInputError(
       `${from} to ${to} is ${count} days; search at most ${maxDays} at a time (the read API lists one day per call)`,
     );
   return Array.from({ length: count }, (_, i) => utcDay(new Date(last - i * DAY_MS)));
+}
+
+/** How many days `from` to `to` covers, both included (refused when `from` is after `to`). */
+export function daySpan(from: string, to: string): number {
+  const first = parseDay(from, 'from');
+  const last = parseDay(to, 'to');
+  if (first > last) throw new ToolInputError(`from (${from}) is after to (${to})`);
+  return (last - first) / DAY_MS + 1;
 }
 
 /** The day `days - 1` days before `day`. */

@@ -1,7 +1,8 @@
 /**
  * Resources: `meeting://recent` (today's and yesterday's meetings, UTC), `meeting://{bot_id}`
- * (one meeting, listed for the recent ones) and `meeting://{bot_id}/transcript` (its first
- * transcript page, as text). A failed read is a protocol error with the reason.
+ * (one meeting, listed for the recent ones), `meeting://{bot_id}/transcript` (its first
+ * transcript page, as text) and `meeting://{bot_id}/transcript/at/{HH:MM:SS}` (the page starting
+ * at that offset: what search_transcripts cites). A failed read is a protocol error with the reason.
  */
 import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -10,7 +11,7 @@ import { ApiError } from '../api';
 import { daysBefore, utcDay } from './days';
 import type { MeetingReader } from './meeting-reader';
 import { failureReason } from './tool-result';
-import { TRANSCRIPT_PAGE, transcriptPage } from './transcript-page';
+import { offsetMs, TRANSCRIPT_PAGE, transcriptPage } from './transcript-page';
 
 export const RECENT_URI = 'meeting://recent';
 const RECENT_DAYS = 2;
@@ -19,6 +20,9 @@ const RECENT_LIMIT = 100;
 const RESOURCE_NOT_FOUND = -32002;
 
 export const meetingUri = (botId: string): string => `meeting://${encodeURIComponent(botId)}`;
+/** The transcript from an offset (`HH:MM:SS`) on. */
+export const transcriptAtUri = (botId: string, offset: string): string =>
+  `${meetingUri(botId)}/transcript/at/${offset}`;
 
 async function recentMeetings(reader: MeetingReader, now: Date) {
   const today = utcDay(now);
@@ -70,7 +74,29 @@ export function registerResources(server: McpServer, reader: MeetingReader, now:
       })),
   );
 
-  // Registered before meeting://{bot_id}, whose variable never spans a slash anyway.
+  const transcriptText = async (uri: URL, botId: string, from?: string) => {
+    const fromMs = from === undefined ? undefined : offsetMs(from);
+    const page = transcriptPage(await reader.transcript(botId), {
+      filter: fromMs === undefined ? {} : { fromMs },
+      maxUtterances: TRANSCRIPT_PAGE.defaultUtterances,
+    });
+    const at = from === undefined ? '' : ` from [${from}]`;
+    const more =
+      page.nextCursor === null
+        ? ''
+        : `\n[more: call get_transcript with bot_id "${botId}" and cursor "${page.nextCursor}"]\n`;
+    return {
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: 'text/plain',
+          text: `Transcript of meeting ${botId}${at}, utterances 1–${page.utterances.length} of ${page.matching}\n\n${toPlainText(page.utterances)}${more}`,
+        },
+      ],
+    };
+  };
+
+  // Both registered before meeting://{bot_id}, whose variable never spans a slash anyway.
   server.registerResource(
     'meeting-transcript',
     new ResourceTemplate('meeting://{bot_id}/transcript', { list: undefined }),
@@ -79,27 +105,18 @@ export function registerResources(server: McpServer, reader: MeetingReader, now:
       description: `The first ${TRANSCRIPT_PAGE.defaultUtterances} utterances (at most about ${TRANSCRIPT_PAGE.maxBytes / 1000} KB) as "[HH:MM:SS] Speaker: text" lines; get_transcript pages through the rest.`,
       mimeType: 'text/plain',
     },
-    (uri, variables) =>
-      read(async () => {
-        const botId = variable(variables.bot_id);
-        const page = transcriptPage(await reader.transcript(botId), {
-          filter: {},
-          maxUtterances: TRANSCRIPT_PAGE.defaultUtterances,
-        });
-        const more =
-          page.nextCursor === null
-            ? ''
-            : `\n[more: call get_transcript with bot_id "${botId}" and cursor "${page.nextCursor}"]\n`;
-        return {
-          contents: [
-            {
-              uri: uri.href,
-              mimeType: 'text/plain',
-              text: `Transcript of meeting ${botId}, utterances 1–${page.utterances.length} of ${page.matching}\n\n${toPlainText(page.utterances)}${more}`,
-            },
-          ],
-        };
-      }),
+    (uri, variables) => read(() => transcriptText(uri, variable(variables.bot_id))),
+  );
+
+  server.registerResource(
+    'meeting-transcript-at',
+    new ResourceTemplate('meeting://{bot_id}/transcript/at/{offset}', { list: undefined }),
+    {
+      title: "A meeting's transcript from an offset",
+      description: `Up to ${TRANSCRIPT_PAGE.defaultUtterances} utterances starting at the offset (HH:MM:SS from the recording's start), as "[HH:MM:SS] Speaker: text" lines: where a search_transcripts hit points.`,
+      mimeType: 'text/plain',
+    },
+    (uri, variables) => read(() => transcriptText(uri, variable(variables.bot_id), variable(variables.offset))),
   );
 
   server.registerResource(

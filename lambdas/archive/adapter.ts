@@ -13,9 +13,15 @@ import {
 import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core/archive/download-guard';
 import { RECORDING_TRANSFER_DEFAULTS, recordingTransferLimits } from '../core/archive/recording-transfer';
 import type { DomainEventPublisher } from '../core/domain-events/publisher';
+import type { ObjectVersionStore } from '../core/erase/object-versions';
+import { NOTHING_COMPACTED } from '../core/lake/lake-layout';
+import type { LakeFold, LakeWriterDependencies } from '../core/lake/lake-writer';
+import type { TableAccess } from '../core/store/dynamo';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
 import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
+import { s3LakeObjects } from '../shared/s3-lake-objects';
+import { s3ReadObjects } from '../shared/s3-read-objects';
 import { s3Recordings, uploadSettings } from '../shared/s3-recordings';
 import type { ArchiveEnvironment } from './environment';
 
@@ -33,23 +39,63 @@ export function downloadPolicyFrom(env: ArchiveEnvironment): DownloadPolicy {
   };
 }
 
+/** Nothing is compacted until the lake's compaction runs: every day is read from its recent files. */
+export const UNCOMPACTED_LAKE: LakeFold = {
+  compactedThrough: async () => NOTHING_COMPACTED,
+  foldDay: async (day) => {
+    throw new Error(`lake day ${day} cannot be compacted: no compaction is wired`);
+  },
+};
+
+/** The lake writer's clients: the lake in `bucket`, long summaries read wherever their pointer says. */
+export function lakeWriterDependencies(
+  s3: S3Client,
+  bucket: string,
+  table: TableAccess,
+  telemetry: Telemetry,
+  options: { objects?: ObjectVersionStore; fold?: LakeFold; now?: () => Date } = {},
+): LakeWriterDependencies {
+  return {
+    table,
+    objects: s3LakeObjects(s3, bucket, options.objects),
+    summaries: s3ReadObjects(s3),
+    fold: options.fold ?? UNCOMPACTED_LAKE,
+    telemetry,
+    now: options.now ?? (() => new Date()),
+  };
+}
+
 export function archiveDependencies(
   env: ArchiveEnvironment,
-  /** `events`: where domain events go; the stack's EventBridge bus when absent. */
-  clients: { db: DynamoDBDocumentClient; s3: S3Client; upstream: UpstreamClient; events?: DomainEventPublisher },
+  /**
+   * `events`: where domain events go; the stack's EventBridge bus when absent. `objects`: the
+   * bucket's object versions (local mode's unversioned S3 passes its own). `fold`: the lake's
+   * compaction state.
+   */
+  clients: {
+    db: DynamoDBDocumentClient;
+    s3: S3Client;
+    upstream: UpstreamClient;
+    events?: DomainEventPublisher;
+    objects?: ObjectVersionStore;
+    fold?: LakeFold;
+  },
   telemetry: Telemetry,
   /** Tests only: a resolver and routes standing in for the internet (the policy is unchanged). */
   network?: DownloadNetwork,
 ): ArchiveDependencies {
   const policy = downloadPolicyFrom(env);
+  const table = { db: clients.db, tableName: env.TABLE_NAME };
   return {
-    table: { db: clients.db, tableName: env.TABLE_NAME },
+    table,
     upstream: clients.upstream,
     recordings: s3Recordings(clients.s3, env.RECORDINGS_BUCKET, uploadSettings(env.RECORDING_UPLOAD_PART_MIB)),
     events: clients.events ?? eventBridgePublisher(eventBridgeClient(), env.EVENT_BUS_NAME),
     openDownload: (url) => openDownload(url, policy, network),
     maxRecordingBytes: env.MAX_RECORDING_BYTES,
     downloadAttempts: 3,
+    // The lake lives in the stack's own bucket, under `lake/`.
+    lake: lakeWriterDependencies(clients.s3, env.RECORDINGS_BUCKET, table, telemetry, clients),
     telemetry,
     now: () => new Date(),
   };

@@ -134,4 +134,3 @@ async function parquetFiles(dir: string): Promise<{ paths: string[]; bytes: numb
   }
   return { paths, bytes };
 }
-

@@ -4,6 +4,9 @@
  * reordered and dropped webhooks; every stored meeting must equal what was played.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { LAKE_PREFIX } from '../../lambdas/core/lake/lake-layout';
+import { s3Client } from '../../lambdas/shared/s3-client';
+import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import { LOCAL_EVENT_BUS_NAME, readEventLog } from '../../local/event-log-publisher';
 import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/local-stack';
 import { readBack } from '../../local/read-back';
@@ -42,6 +45,11 @@ describe('local mode', () => {
     const checks = await stack.check(ids);
     expect(checks.flatMap((c) => c.problems.map((p) => `${c.scheduleId}: ${p}`))).toEqual([]);
     expect(checks.every((c) => c.state === 'ended' && c.recording !== undefined && c.utterances >= 3)).toBe(true);
+
+    // `npm run dev` writes the lake into the local S3: each meeting's three recent files under `lake/`.
+    const lakeFiles = await s3Recordings(s3Client(), stack.recordingsBucket).list(LAKE_PREFIX);
+    for (const check of checks)
+      expect(lakeFiles.filter((file) => file.key.endsWith(`/${check.botId}.parquet`)).length, check.botId).toBe(3);
 
     const { stats } = stack.sender;
     const count = (name: string) => stack!.counts.get(name) ?? 0;

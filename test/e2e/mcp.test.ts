@@ -248,6 +248,7 @@ describe('meeting-pipeline mcp', () => {
     expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual([
       'meeting://{bot_id}',
       'meeting://{bot_id}/transcript',
+      'meeting://{bot_id}/transcript/at/{offset}',
     ]);
 
     const meeting = await api(`/meetings/${bot}`, meetingView);

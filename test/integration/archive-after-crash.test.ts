@@ -7,7 +7,7 @@
 import { CreateBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveHandlerOptions, createArchiveHandler } from '../../lambdas/archive/adapter';
+import { archiveHandlerOptions, createArchiveHandler, lakeWriterDependencies } from '../../lambdas/archive/adapter';
 import type { ArchiveEnvironment } from '../../lambdas/archive/environment';
 import type { ArchiveRecord } from '../../lambdas/core/archive/archive-meeting';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
@@ -55,6 +55,12 @@ function archivePoller(recordingWaitMs: number) {
         openDownload(url, { allowLoopback: true, maxBytes: 1 << 24, transfer: DEFAULT_RECORDING_TRANSFER }),
       maxRecordingBytes: 1 << 24,
       downloadAttempts: 3,
+      lake: lakeWriterDependencies(
+        s3Client(),
+        BUCKET,
+        { db: documentClient(), tableName: resources.tableName },
+        silentTelemetry,
+      ),
       telemetry: silentTelemetry,
       now: () => new Date(),
     },

@@ -11,6 +11,7 @@ import { Readable } from 'node:stream';
 import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lakeWriterDependencies } from '../../lambdas/archive/adapter';
 import {
   type ArchiveDependencies,
   type ArchiveRecord,
@@ -89,6 +90,13 @@ function harness() {
     openDownload: (url) => openDownload(url, policy),
     maxRecordingBytes: policy.maxBytes,
     downloadAttempts: 3,
+    // Its own clients: the faults and counts here are the archive's.
+    lake: lakeWriterDependencies(
+      s3Client(),
+      BUCKET,
+      { db: documentClient(), tableName: resources.tableName },
+      silentTelemetry,
+    ),
     telemetry: silentTelemetry,
     now: () => new Date('2026-11-20T12:00:00Z'),
   };

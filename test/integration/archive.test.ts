@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { lakeWriterDependencies } from '../../lambdas/archive/adapter';
 import { type ArchiveDependencies, archiveMeeting } from '../../lambdas/core/archive/archive-meeting';
 import {
   DownloadFailedError,
@@ -73,6 +74,12 @@ function deps(overrides: Partial<ArchiveDependencies> = {}): ArchiveDependencies
     openDownload: (url) => openDownload(url, policy),
     maxRecordingBytes: policy.maxBytes,
     downloadAttempts: 3,
+    lake: lakeWriterDependencies(
+      s3Client(),
+      BUCKET,
+      { db: documentClient(), tableName: resources.tableName },
+      silentTelemetry,
+    ),
     telemetry: silentTelemetry,
     now: () => new Date('2026-11-20T12:00:00Z'),
     ...overrides,

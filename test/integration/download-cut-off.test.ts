@@ -3,10 +3,12 @@
  * download guard's deadline and minimum rate: recordings and calendar feeds alike,
  * through the production fetch code with short limits configured.
  */
+
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lakeWriterDependencies } from '../../lambdas/archive/adapter';
 import { archiveMeeting } from '../../lambdas/core/archive/archive-meeting';
 import { DownloadCutOffError, openDownload, type TransferLimits } from '../../lambdas/core/archive/download-guard';
 import { guardedFeedFetcher } from '../../lambdas/core/calendar/feed-fetch';
@@ -139,6 +141,12 @@ describe('archiving a meeting whose recording never finishes', () => {
       },
       maxRecordingBytes: policy.maxBytes,
       downloadAttempts: 3,
+      lake: lakeWriterDependencies(
+        s3Client(),
+        BUCKET,
+        { db: documentClient(), tableName: resources.tableName },
+        telemetry,
+      ),
       telemetry,
       now: () => new Date('2026-11-20T12:00:00Z'),
     });

@@ -9,7 +9,7 @@
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createArchiveHandler } from '../../lambdas/archive/adapter';
+import { createArchiveHandler, lakeWriterDependencies } from '../../lambdas/archive/adapter';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
 import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
@@ -132,6 +132,7 @@ describe('reconciler at scale', () => {
           openDownload(url, { allowLoopback: true, maxBytes: 1 << 20, transfer: DEFAULT_RECORDING_TRANSFER }),
         maxRecordingBytes: 1 << 20,
         downloadAttempts: 3,
+        lake: lakeWriterDependencies(s3Client(), bucket, processing.table, silentTelemetry),
         telemetry: silentTelemetry,
         now: () => new Date(NOW),
       }),

@@ -1,7 +1,7 @@
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createArchiveHandler } from '../../lambdas/archive/adapter';
+import { createArchiveHandler, lakeWriterDependencies } from '../../lambdas/archive/adapter';
 import { openDownload } from '../../lambdas/core/archive/download-guard';
 import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
@@ -126,6 +126,7 @@ describe('reconciler', () => {
         openDownload(url, { allowLoopback: true, maxBytes: 1024 ** 3, transfer: DEFAULT_RECORDING_TRANSFER }),
       maxRecordingBytes: 1024 ** 3,
       downloadAttempts: 3,
+      lake: lakeWriterDependencies(s3Client(), bucket, processing.table, silentTelemetry),
       telemetry: silentTelemetry,
       now: () => new Date(NOW),
     });

@@ -12,12 +12,18 @@
  * archive record replaces it, so it is not even read again); a JSON body already
  * stored unchanged is not written again (each write would be another version in
  * the versioned bucket); filled gaps are counted alike on every run (fill-gaps.ts).
+ *
+ * After the archive record, on every run (a re-run after a corrected transcript included), the
+ * meeting's rows go to the lake (lake-writer.ts: nothing is written when they did not change). A
+ * lake failure fails the job, which is retried and finds the meeting archived.
  */
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEvents } from '../domain-events/catalogue';
 import type { DomainEventPublisher } from '../domain-events/publisher';
+import type { LakeWriteOutcome } from '../lake/lake-contract';
+import { type LakeWriterDependencies, writeMeetingToLake } from '../lake/lake-writer';
 import type { TableAccess } from '../store/dynamo';
 import { ERASURE_ATTRIBUTE, GSI, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
@@ -43,6 +49,8 @@ export interface ArchiveDependencies {
   maxRecordingBytes: number;
   /** Fresh links tried when a download expires or breaks. */
   downloadAttempts: number;
+  /** The lake the meeting's rows are written to once it is archived. */
+  lake: LakeWriterDependencies;
   telemetry: Telemetry;
   now(): Date;
 }
@@ -92,8 +100,8 @@ export interface ArchiveOptions {
 }
 
 export type ArchiveOutcome =
-  | { status: 'archived'; record: ArchiveRecord }
-  | { status: 'already-archived'; record: ArchiveRecord };
+  | { status: 'archived'; record: ArchiveRecord; lake: LakeWriteOutcome }
+  | { status: 'already-archived'; record: ArchiveRecord; lake: LakeWriteOutcome };
 
 /** The meeting was erased (a job queued before it): nothing is fetched or written, the job is done. */
 export class MeetingErasedError extends Error {
@@ -128,7 +136,8 @@ export async function archiveMeeting(
     await leaveStateIndex(table, botId); // a state that came after the archive put it back
     // Again: the run that wrote the record may have failed before publishing (the same event id).
     await deps.events.publish([archivedEvent(botId, record)]);
-    return { status: 'already-archived', record };
+    // Again too: a correction since (or a lake write that failed) is written now, an unchanged meeting is not.
+    return { status: 'already-archived', record, lake: await writeMeetingToLake(botId, deps.lake) };
   }
   const progress = (Item?.archiveProgress as ArchiveProgress | undefined) ?? {};
 
@@ -194,7 +203,7 @@ export async function archiveMeeting(
   if (recording !== null) telemetry.metrics.emit(METRICS.archiveBytes, recording.bytes);
   // After the record: a failure here fails the job, whose retry finds the meeting archived and publishes.
   await deps.events.publish([archivedEvent(botId, record)]);
-  return { status: 'archived', record };
+  return { status: 'archived', record, lake: await writeMeetingToLake(botId, deps.lake) };
 }
 
 function archivedEvent(botId: string, record: ArchiveRecord): DomainEvent {

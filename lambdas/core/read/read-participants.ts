@@ -6,11 +6,15 @@ import { keys, SK_PREFIX } from '../store/table-layout';
 import { utcTimestampOrNull } from '../text/utc-timestamp';
 import { knownMeeting } from './known-bot';
 import type { participantList } from './read-api-contract';
-import { type Item, itemsWithPrefix } from './table-reads';
+import { EVENTUALLY_CONSISTENT, type Item, itemsWithPrefix, type ReadConsistency } from './table-reads';
 
-export async function readParticipants(botId: string, table: TableAccess): Promise<z.infer<typeof participantList>> {
+export async function readParticipants(
+  botId: string,
+  table: TableAccess,
+  reads: ReadConsistency = EVENTUALLY_CONSISTENT,
+): Promise<z.infer<typeof participantList>> {
   await knownMeeting(table, botId);
-  const items = await itemsWithPrefix(table, keys.bot(botId), SK_PREFIX.participant);
+  const items = await itemsWithPrefix(table, keys.bot(botId), SK_PREFIX.participant, undefined, reads);
   return { bot_id: botId, participants: items.map(toParticipant) };
 }
 

@@ -9,7 +9,7 @@ import type { TableAccess } from '../store/dynamo';
 import { keys, SK_PREFIX } from '../store/table-layout';
 import { knownMeeting } from './known-bot';
 import type { UtteranceView } from './read-api-contract';
-import { type Item, itemsWithPrefix } from './table-reads';
+import { EVENTUALLY_CONSISTENT, type Item, itemsWithPrefix, type ReadConsistency } from './table-reads';
 
 /** The state whose first arrival is the recording start. */
 const RECORDING_STATE = 'joined_recording';
@@ -24,14 +24,22 @@ export interface TranscriptLines {
   utterances: UtteranceView[];
 }
 
-export async function readTranscript(botId: string, table: TableAccess): Promise<TranscriptLines> {
+/** `reads`: the archive's lake writer reads consistently what it has just written. */
+export async function readTranscript(
+  botId: string,
+  table: TableAccess,
+  reads: ReadConsistency = EVENTUALLY_CONSISTENT,
+): Promise<TranscriptLines> {
   await knownMeeting(table, botId);
   const [items, start] = await Promise.all([
-    itemsWithPrefix(table, keys.bot(botId), SK_PREFIX.utterance, {
-      expression: 'timestampMs, speakerUuid, speakerName, durationMs, #text',
-      names: { '#text': 'text' },
-    }),
-    recordingStartMs(table, botId),
+    itemsWithPrefix(
+      table,
+      keys.bot(botId),
+      SK_PREFIX.utterance,
+      { expression: 'timestampMs, speakerUuid, speakerName, durationMs, #text', names: { '#text': 'text' } },
+      reads,
+    ),
+    recordingStartMs(table, botId, reads),
   ]);
   const lines = items.map(toLine).sort((a, b) => a.timestamp_ms - b.timestamp_ms);
   const first = lines[0]?.timestamp_ms;
@@ -58,10 +66,18 @@ function toLine(item: Item): Omit<UtteranceView, 'offset_ms'> {
 }
 
 /** When the bot first started recording (epoch ms), from its state history; undefined if never seen. */
-async function recordingStartMs(table: TableAccess, botId: string): Promise<number | undefined> {
-  const changes = await itemsWithPrefix(table, keys.bot(botId), SK_PREFIX.stateChange, {
-    expression: 'newState, createdAt',
-  });
+async function recordingStartMs(
+  table: TableAccess,
+  botId: string,
+  reads: ReadConsistency,
+): Promise<number | undefined> {
+  const changes = await itemsWithPrefix(
+    table,
+    keys.bot(botId),
+    SK_PREFIX.stateChange,
+    { expression: 'newState, createdAt' },
+    reads,
+  );
   const starts = changes
     .filter((change) => change.newState === RECORDING_STATE && typeof change.createdAt === 'string')
     .map((change) => Math.floor(isoToMicros(String(change.createdAt)) / 1000));

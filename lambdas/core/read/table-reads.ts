@@ -4,14 +4,21 @@ import { queryAllWithPrefix, type TableAccess } from '../store/dynamo';
 
 export type Item = Record<string, unknown>;
 
+/** How the read core reads: eventually consistent (half the cost) unless a writer reads back what it just wrote. */
+export interface ReadConsistency {
+  consistent: boolean;
+}
+export const EVENTUALLY_CONSISTENT: ReadConsistency = { consistent: false };
+
 /** Every item under `pk` whose sort key starts with `prefix` (every item: ''), in key order, page after page. */
 export async function itemsWithPrefix(
   table: TableAccess,
   pk: string,
   prefix: string,
   projection?: { expression: string; names?: Record<string, string> },
+  reads: ReadConsistency = EVENTUALLY_CONSISTENT,
 ): Promise<Item[]> {
-  return queryAllWithPrefix(table, pk, prefix, { consistent: false, ...(projection && { projection }) });
+  return queryAllWithPrefix(table, pk, prefix, { consistent: reads.consistent, ...(projection && { projection }) });
 }
 
 /** How many items under `pk` start with `prefix`: Select COUNT, so no item crosses the wire. */
