@@ -214,7 +214,7 @@ export class MeetingPipelineStack extends Stack {
       compactAfterHours: config.lakeCompactAfterHours,
       functions,
     });
-    this.lake.grantLakeWrites(this.recordingArchive.function);
+    this.lake.grantLakeWrites(this.recordingArchive.function, table);
     // Erasure and retention (one function) reach the lake and the query results.
     this.lake.grantLakeErasure(this.erasure.function);
 

@@ -431,8 +431,11 @@ export class MeetingsLake extends Construct {
    * The archive function writes a meeting's rows into its recent files and, for a day already compacted,
    * folds them into the day's compacted files (deleting the recent versions it merged).
    */
-  grantLakeWrites(fn: PipelineFunction): void {
+  grantLakeWrites(fn: PipelineFunction, table: ITableV2): void {
     this.grantLakeObjects(fn, { [LAKE_PREFIX]: ['s3:GetObject', 's3:PutObject', 's3:DeleteObjectVersion'] });
+    // The rows are built with the read core's transcript reader, whose unknown-bot check looks for the
+    // bot's webhook ledger records when there is no meeting item: a Query there, never a write.
+    grantTableItems(fn, table, ['dynamodb:Query'], ['events']);
     acknowledge(
       required(fn.role, `the ${fn.serviceName} function role`),
       wildcardResourceId(this.bucket, `/${LAKE_PREFIX}*`),

@@ -126,6 +126,8 @@ describe('recording archive', () => {
         's3:ListBucket',
         's3:ListBucketVersions',
         's3:PutObject',
+        // The transcript reader's unknown-bot check: the webhook ledger, queried only.
+        'dynamodb:Query',
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
       ].sort(),
