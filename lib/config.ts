@@ -11,6 +11,7 @@ import { DEFAULT_PROVIDER_ENDPOINTS } from '../lambdas/core/calendar/company/pro
 import { DEFAULT_PUSH_LIMITS, DEFAULT_PUSH_TIMING } from '../lambdas/core/calendar/company/push/push-settings';
 import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { DEFAULT_QUARANTINE_LIMITS } from '../lambdas/core/ingress/quarantine';
+import { DEFAULT_LAKE_SETTINGS } from '../lambdas/core/lake/lake-contract';
 import { API_PATH_SUFFIX, SERVICE_STARTS_BOT_AHEAD_MS } from '../lambdas/core/upstream/rest-contract';
 import { describeIssues } from '../lambdas/core/validation';
 import { ARCHIVE_TIMEOUT } from './recording-archive';
@@ -49,6 +50,12 @@ const S3_MAX_PARTS = 10_000;
 const MiB = 1024 * 1024;
 
 const contextNumber = z.coerce.number().int();
+
+/** A `yyyy-MM-dd` that names a day of the calendar (not 2026-02-30). */
+function isCalendarDay(day: string): boolean {
+  const at = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(at.getTime()) && at.toISOString().slice(0, 10) === day;
+}
 const contextBoolean = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
 /**
@@ -277,6 +284,34 @@ const configFields = z.object({
    * (the default) closes the bus, and bots are scheduled through the IAM-authorized schedule API only.
    */
   calendarEventProducers: contextList(calendarEventProducerSchema).default([]),
+  /**
+   * The first day (UTC, `yyyy-MM-dd`) the lake's partition projection enumerates. Athena lists the
+   * days from here to tomorrow for a query without a day predicate, so an earlier day than the first
+   * meeting only costs empty listings; a later one hides the meetings before it.
+   */
+  lakeFirstDay: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date yyyy-MM-dd, e.g. 2026-01-01' })
+    .refine(isCalendarDay, {
+      message: 'must be a real date',
+    })
+    .default('2026-01-01'),
+  /**
+   * Athena stops (and fails) any lake query that scans more than this many GiB: what one runaway
+   * query costs at most ($5 per TiB: 10 GiB is about 5 cents). Enforced by the workgroup, whoever runs
+   * the query (read API, CLI, console). A year of 2,000 meetings a day is ~30 GiB of Parquet.
+   */
+  lakeBytesScannedCutoffGiB: contextNumber
+    .min(1)
+    .max(1024 * 1024)
+    .default(DEFAULT_LAKE_SETTINGS.bytesScannedCutoffBytes / 1024 ** 3),
+  /** Athena query results (they hold transcript text) expire after this many days. */
+  lakeResultsExpireDays: contextNumber.min(1).max(365).default(DEFAULT_LAKE_SETTINGS.resultsExpireDays),
+  /** A lake day is compacted into one file per table once it ended this many hours ago (late archives land first). */
+  lakeCompactAfterHours: contextNumber
+    .min(1)
+    .max(24 * 30)
+    .default(DEFAULT_LAKE_SETTINGS.compactAfterHours),
   /** Keep the table, bucket and their data when the stack is deleted (the default). */
   retainData: contextBoolean.default(true),
 });

@@ -28,8 +28,9 @@ export const TABLE_PARTITIONS = {
   // quarantine's counters, updates only: lib/webhook-ingress.ts.)
   [SERVICES.ingress]: ['events'],
   [SERVICES.processEvents]: ['bot', 'events', 'object', 'dayListing'],
-  // A meeting's items: reads the meeting, its lines and participants, puts what fills the gaps.
-  [SERVICES.archive]: ['bot'],
+  // A meeting's items: reads the meeting, its lines and participants, puts what fills the gaps; the
+  // lake day's lease when its rows fold into a day already compacted.
+  [SERVICES.archive]: ['bot', 'lakeDay'],
   // The schedule it launches, and the meeting item (and its day listing) the launch creates.
   [SERVICES.launchBot]: ['bot', 'schedule', 'dayListing'],
   [SERVICES.reconciler]: ['bot', 'events', 'dayListing'],
@@ -46,6 +47,10 @@ export const TABLE_PARTITIONS = {
   // A meeting's items and ledger, its schedule link and listings, the lake day's lease while its rows
   // are cut from a compacted file. (And the scheduling calendar's feed copy, deletes only: lib/erasure.ts.)
   [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention', 'lakeDay'],
+  // Lake files and Athena only: the search routes read no item.
+  [SERVICES.lakeSearch]: [],
+  // The lease that keeps compaction, erasure and a late write from rewriting one day at once.
+  [SERVICES.lakeCompaction]: ['lakeDay'],
 } as const satisfies Record<ServiceName, readonly PartitionKind[]>;
 
 /** Only items whose partition key is of these kinds (every key a request names, for a batch). */

@@ -16,6 +16,7 @@ import { Erasure } from './erasure';
 import { EVENT_CONSUMER_TIMEOUT, EventProcessing } from './event-processing';
 import { functionSettings } from './function';
 import { PipelineHttpApi } from './http-api';
+import { MeetingsLake } from './meetings-lake';
 import { MeetingsTable } from './meetings-table';
 import { Monitoring } from './monitoring';
 import { ReadApi } from './read-api';
@@ -41,6 +42,7 @@ export class MeetingPipelineStack extends Stack {
   readonly monitoring: Monitoring;
   readonly domainEvents: DomainEvents;
   readonly erasure: Erasure;
+  readonly lake: MeetingsLake;
 
   constructor(scope: Construct, id: string, props: MeetingPipelineStackProps) {
     super(scope, id, props);
@@ -201,6 +203,21 @@ export class MeetingPipelineStack extends Stack {
       functions,
     });
 
+    // All-time search: the lake in the recordings bucket, its catalogue, workgroup and functions.
+    this.lake = new MeetingsLake(this, 'Lake', {
+      bucket: this.recordingArchive.bucket,
+      table,
+      api: this.httpApi,
+      firstDay: config.lakeFirstDay,
+      bytesScannedCutoffBytes: config.lakeBytesScannedCutoffGiB * 1024 ** 3,
+      resultsExpireDays: config.lakeResultsExpireDays,
+      compactAfterHours: config.lakeCompactAfterHours,
+      functions,
+    });
+    this.lake.grantLakeWrites(this.recordingArchive.function, table);
+    // Erasure and retention (one function) reach the lake and the query results.
+    this.lake.grantLakeErasure(this.erasure.function);
+
     this.domainEvents = new DomainEvents(this, 'DomainEvents', {
       publishers: [
         this.eventProcessing.function,
@@ -230,6 +247,8 @@ export class MeetingPipelineStack extends Stack {
         [SERVICES.calendarUserSync]: this.calendarSync.userSyncFunction,
         [SERVICES.calendarPush]: this.calendarPush.function,
         [SERVICES.erase]: this.erasure.function,
+        [SERVICES.lakeSearch]: this.lake.searchFunction,
+        [SERVICES.lakeCompaction]: this.lake.compactionFunction,
       },
       eventsQueue: this.ingress.eventsQueue,
       archiveQueue: this.recordingArchive.queue,
@@ -282,6 +301,18 @@ export class MeetingPipelineStack extends Stack {
       description: "The service's API root the functions call",
     });
     new CfnOutput(this, STACK_OUTPUTS.tableName, { value: table.tableName });
+    new CfnOutput(this, STACK_OUTPUTS.lakeWorkGroup, {
+      value: this.lake.workGroupName,
+      description: 'Athena workgroup of the lake (results location and bytes-scanned cutoff enforced)',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.lakeDatabase, {
+      value: this.lake.databaseName,
+      description: 'Glue database of the lake: query the views meetings, utterances, participants',
+    });
+    new CfnOutput(this, STACK_OUTPUTS.lakeResultsLocation, {
+      value: this.lake.resultsLocation,
+      description: 'Where Athena writes query results (they expire)',
+    });
     new CfnOutput(this, STACK_OUTPUTS.recordingsBucket, { value: this.recordingArchive.bucket.bucketName });
     new CfnOutput(this, STACK_OUTPUTS.calendarEventBusName, {
       value: this.scheduler.calendarEventBus.eventBusName,

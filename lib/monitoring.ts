@@ -29,6 +29,9 @@ import { CUT_OFF_REASONS } from '../lambdas/core/archive/download-guard';
 import { CALENDAR_LIMITS } from '../lambdas/core/calendar/calendar-limits';
 import type { ProviderName } from '../lambdas/core/calendar/company/provider-contract';
 import { EVENT_FAILURE_REASONS } from '../lambdas/core/events/failure-reasons';
+import { STATS_QUESTIONS } from '../lambdas/core/lake/lake-questions-contract';
+import { LAKE_ROUTE_REFUSALS } from '../lambdas/core/lake/lake-search-routes';
+import { LAKE_TABLE_NAMES } from '../lambdas/core/lake/lake-tables';
 import {
   type DimensionArgs,
   METRICS,
@@ -65,6 +68,9 @@ export const CALENDAR_PROVIDERS = ['google', 'microsoft'] as const satisfies rea
 // A provider added to ProviderName and not here fails to compile: its alarms would miss it.
 type UnwatchedProvider = Exclude<ProviderName, (typeof CALENDAR_PROVIDERS)[number]>;
 export const EVERY_PROVIDER_WATCHED: [UnwatchedProvider] extends [never] ? true : UnwatchedProvider = true;
+
+/** Closed lake days awaiting compaction after a run that page: one missed day is the next run's work, three are not. */
+export const LAKE_DAYS_AWAITING_COMPACTION_ALARM = 2;
 
 /** The functions that sync company calendars: the consumer (each user) and the scheduled run (each group). */
 export const COMPANY_SYNC_SERVICES = [SERVICES.calendarUserSync, SERVICES.calendarSync] as const;
@@ -262,6 +268,19 @@ export class Monitoring extends Construct {
       app(METRICS.archiveBackstopExhausted, SERVICES.reconciler),
     );
     alarm(
+      'LakeCompactionBehind',
+      `More than ${LAKE_DAYS_AWAITING_COMPACTION_ALARM} closed lake days await compaction after a compaction run: the daily run is failing or cannot keep up (its log says which day and why). Queries stay correct, but each uncompacted day is one file per meeting to read.`,
+      // A gauge emitted once per daily run: its largest value over the day.
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: METRICS.lakeDaysAwaitingCompaction.name,
+        dimensionsMap: { service: SERVICES.lakeCompaction },
+        statistic: 'Maximum',
+        period: Duration.days(1),
+      }),
+      LAKE_DAYS_AWAITING_COMPACTION_ALARM + 1,
+    );
+    alarm(
       'LaunchFailures',
       'A scheduled bot could not be launched; the schedule says why.',
       app(METRICS.launchFailed, SERVICES.launchBot),
@@ -409,6 +428,23 @@ export class Monitoring extends Construct {
       graph(
         'Company calendars: push refused',
         CALENDAR_PROVIDERS.map((provider) => app(METRICS.calendarPushRefused, SERVICES.calendarPush, { provider })),
+      ),
+    );
+    this.dashboard.addWidgets(
+      graph('Lake: rows written, days compacted', [
+        ...LAKE_TABLE_NAMES.map((table) => app(METRICS.lakeRowsWritten, SERVICES.archive, { table })),
+        app(METRICS.lakeDaysCompacted, SERVICES.lakeCompaction),
+        app(METRICS.lakeDaysAwaitingCompaction, SERVICES.lakeCompaction),
+      ]),
+      graph(
+        'Lake search: bytes scanned by question',
+        ['search', ...STATS_QUESTIONS].map((question) =>
+          app(METRICS.lakeQueryBytesScanned, SERVICES.lakeSearch, { question }),
+        ),
+      ),
+      graph(
+        'Lake search: refused or pending',
+        LAKE_ROUTE_REFUSALS.map((reason) => app(METRICS.lakeQueryRefused, SERVICES.lakeSearch, { reason })),
       ),
     );
     this.dashboard.addWidgets(

@@ -162,6 +162,10 @@ export const SERVICES = {
   /** The push notification routes: verify, look up the channel, ask for the user's sync. No credentials. */
   calendarPush: 'calendar-push',
   erase: 'erase',
+  /** The read API's lake search routes: search and stats on Athena, with no table access. */
+  lakeSearch: 'lake-search',
+  /** The daily run that compacts closed lake days into one file per table. */
+  lakeCompaction: 'lake-compaction',
 } as const;
 export type ServiceName = (typeof SERVICES)[keyof typeof SERVICES];
 

@@ -524,6 +524,16 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
   ],
   ['company calendar groups are cut off and throttled (the plan)', () => companyCalendarTrouble(SERVICES.calendarSync)],
   [
+    // The compaction run (lambdas/core/lake/lake-compaction.ts, compactClosedDays) is built beside this
+    // branch: a stand-in emits what it promised, through the real wrapper of the function that runs it.
+    // Once it is merged, this runs compactClosedDays over a lake whose closed days cannot be compacted.
+    'lake compaction leaves closed days behind (stand-in)',
+    () =>
+      invocation(SERVICES.lakeCompaction, async (telemetry) =>
+        telemetry.metrics.emit(METRICS.lakeDaysAwaitingCompaction, 3),
+      ),
+  ],
+  [
     'the API throttles a webhook (429): its access-log line',
     async () => publishedFor(accessLogLine(accessLog().format, 429)),
   ],

@@ -93,6 +93,10 @@ describe('concurrency and cost defaults', () => {
       // A secret read, a table read or two and a queue send per notification.
       [SERVICES.calendarPush]: 256,
       [SERVICES.erase]: 512,
+      // Waits on Athena and shapes a page of rows.
+      [SERVICES.lakeSearch]: 512,
+      // Decodes and re-encodes a closed day's rows per table in memory.
+      [SERVICES.lakeCompaction]: 2048,
     });
   });
 
@@ -165,6 +169,7 @@ describe('concurrency and cost as configured', () => {
 
   it('keeps recordings in Standard when told to', () => {
     const ids = recordingRules(template({ recordingArchiveClass: 'none' })).map((rule) => rule.Id);
-    expect(ids).toEqual(['abort-incomplete-uploads', 'expire-replaced-versions']);
+    // No transition; the lake's results rule (lib/meetings-lake.ts) expires query results only.
+    expect(ids).toEqual(['abort-incomplete-uploads', 'expire-replaced-versions', 'expire-lake-results']);
   });
 });

@@ -57,6 +57,10 @@ describe('configuration', () => {
       eraseUpstream: false,
       eraseOnUpstreamDelete: true,
       calendarEventProducers: [],
+      lakeFirstDay: '2026-01-01',
+      lakeBytesScannedCutoffGiB: 10,
+      lakeResultsExpireDays: 1,
+      lakeCompactAfterHours: 30,
       retainData: true,
     });
   });
@@ -109,6 +113,13 @@ describe('configuration', () => {
     ],
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', maxWebhookBodyBytes: 10_000_000 }, /maxWebhookBodyBytes/],
     [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', retainData: 'yes' }, /retainData/],
+    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', lakeFirstDay: '2026-1-1' }, /lakeFirstDay: must be a date/],
+    [
+      { upstreamBaseUrl: 'https://m.example.org/api/v1/', lakeFirstDay: '2026-02-30' },
+      /lakeFirstDay: must be a real date/,
+    ],
+    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', lakeBytesScannedCutoffGiB: 0 }, /lakeBytesScannedCutoffGiB/],
+    [{ upstreamBaseUrl: 'https://m.example.org/api/v1/', lakeResultsExpireDays: 0 }, /lakeResultsExpireDays/],
     [
       { upstreamBaseUrl: 'https://m.example.org/api/v1/', launchLeadSeconds: 60 },
       /launchLeadSeconds: must be at least 600: the service starts a scheduled bot up to 10 minutes/,

@@ -4,9 +4,10 @@ import { actionsOf, functionStatements, type Statement, wildcardDataActions } fr
 import { sharedTemplate } from './synth';
 
 let template: Template;
+// Synthesizing bundles every function: on a busy machine that outlasts the default minute.
 beforeAll(() => {
   template = sharedTemplate();
-});
+}, 300_000);
 
 const archiveFunction = () =>
   Object.values(
@@ -45,6 +46,15 @@ describe('recording archive', () => {
               Id: 'archive-recordings',
               Prefix: 'meetings/',
               Transitions: [{ StorageClass: 'GLACIER_IR', TransitionInDays: 30 }],
+              Status: 'Enabled',
+            },
+            // The lake's query results (lib/meetings-lake.ts): they hold transcript text.
+            {
+              Id: 'expire-lake-results',
+              Prefix: 'lake-results/',
+              ExpirationInDays: 1,
+              NoncurrentVersionExpiration: { NoncurrentDays: 1 },
+              AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
               Status: 'Enabled',
             },
           ],
@@ -94,7 +104,7 @@ describe('recording archive', () => {
     });
   });
 
-  it('may write, read back and list recordings under meetings/, abort its uploads, touch and query table items, read the API key and publish domain events, nothing more', () => {
+  it('may write, read back and list recordings under meetings/ (and its lake files under lake/), abort its uploads, touch and query table items, read the API key and publish domain events, nothing more', () => {
     const statements = functionStatements(template, 'recording-archive');
     expect(wildcardDataActions(statements)).toEqual([]);
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:') && !a.startsWith('sqs:'))).toEqual(
@@ -110,6 +120,14 @@ describe('recording archive', () => {
         's3:GetObject',
         's3:ListBucket',
         's3:PutObject',
+        // The meeting's lake files (lib/meetings-lake.ts: under lake/ only, test/infra/meetings-lake.test.ts).
+        's3:DeleteObjectVersion',
+        's3:GetObject',
+        's3:ListBucket',
+        's3:ListBucketVersions',
+        's3:PutObject',
+        // The transcript reader's unknown-bot check: the webhook ledger, queried only.
+        'dynamodb:Query',
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
       ].sort(),
@@ -127,5 +145,5 @@ describe('recording archive', () => {
         Rules: Match.arrayWith([Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 7 } })]),
       },
     });
-  });
+  }, 300_000);
 });
