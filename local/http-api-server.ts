@@ -18,6 +18,7 @@ import { apiError } from '../lambdas/core/api-error';
 import { CALENDAR_API_ROUTES } from '../lambdas/core/calendar/calendar-api';
 import { CALENDAR_PUSH_ROUTES } from '../lambdas/core/calendar/company/push/push-settings';
 import { ERASE_API_ROUTES } from '../lambdas/core/erase/erase-contract';
+import { LAKE_SEARCH_ROUTES } from '../lambdas/core/lake/lake-search-routes';
 import { READ_API_ROUTES } from '../lambdas/core/read/read-api-contract';
 import { onlyLoopbackHosts } from './loopback-host';
 
@@ -37,6 +38,8 @@ export interface LocalHttpApiRoutes {
   erase?: () => HttpRouteHandler | undefined;
   /** The calendar push notification routes (CALENDAR_PUSH_ROUTES, unauthenticated in AWS too). */
   calendarPush?: () => HttpRouteHandler | undefined;
+  /** The lake's search routes (LAKE_SEARCH_ROUTES); resolved per request like the schedule API. */
+  lake?: () => HttpRouteHandler | undefined;
 }
 
 export interface LocalHttpApi {
@@ -67,6 +70,7 @@ const READ_ROUTES = Object.values(READ_API_ROUTES).map((routeKey) => ({ routeKey
 const CALENDAR_ROUTES = Object.values(CALENDAR_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 const ERASE_ROUTES = Object.values(ERASE_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 const PUSH_ROUTES = Object.values(CALENDAR_PUSH_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
+const LAKE_ROUTES = Object.values(LAKE_SEARCH_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 
 /** API Gateway's query parameters: repeated names joined with commas. */
 function queryParameters(search: URLSearchParams): Record<string, string> | undefined {
@@ -146,6 +150,7 @@ function routed(routes: LocalHttpApiRoutes) {
     ...READ_ROUTES.map((route) => ({ ...route, handler: routes.read })),
     ...CALENDAR_ROUTES.map((route) => ({ ...route, handler: routes.calendars })),
     ...ERASE_ROUTES.map((route) => ({ ...route, handler: routes.erase })),
+    ...LAKE_ROUTES.map((route) => ({ ...route, handler: routes.lake })),
   ];
 }
 

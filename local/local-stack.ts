@@ -50,9 +50,10 @@ import { DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS } from '../lib/domain-events';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startLocalCompanySync } from './company-sync-local';
 import { startDynamoEmulator } from './emulators/dynalite';
-import { startSqsS3Emulator } from './emulators/fauxqs';
+import { LOCAL_REGION, startSqsS3Emulator } from './emulators/fauxqs';
 import { describeDomainEvent, eventLogPublisher, LOCAL_EVENT_BUS_NAME } from './event-log-publisher';
 import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
+import { type LocalLakeSearch, startLocalLakeSearch } from './lake/local-lake-search';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
 import { LONG_POLL_SECONDS, QueuePoller } from './queue-poller';
 import { reconcilePacing } from './reconcile-pacing';
@@ -286,8 +287,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   let calendarsHandler: HttpRouteHandler | undefined;
   let eraseHandler: HttpRouteHandler | undefined;
   let calendarPushHandler: HttpRouteHandler | undefined;
+  let lakeSearch: LocalLakeSearch | undefined;
   const httpApi = await startLocalHttpApi(
     {
+      lake: () => lakeSearch?.handler,
       schedules: () => schedulesHandler,
       read: () => readHandler,
       calendars: () => calendarsHandler,
@@ -447,6 +450,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         });
   calendarPushHandler = companySync?.pushHandler;
   calendarsHandler = createCalendarsHandler(calendars);
+  lakeSearch = await startLocalLakeSearch({
+    s3: s3Client(),
+    bucket: recordingsBucket,
+    region: LOCAL_REGION,
+    telemetry,
+  });
   readHandler = createReadApiHandler(
     readApiDependencies(
       {
@@ -570,6 +579,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await Promise.all(pollers.map((p) => p.stop()));
       await sender.drain();
       await httpApi.stop();
+      await lakeSearch?.stop();
       await service?.stop();
       await Promise.all([dynamo.stop(), sqsS3.stop()]);
     },

@@ -18,7 +18,7 @@ import { createMeetingServer } from '../../cli/mcp/server';
 import { resolveTarget } from '../../cli/target';
 import { compactDay } from '../../lambdas/core/lake/lake-compaction';
 import { LAKE_ATTRIBUTE, type LakeRecord } from '../../lambdas/core/lake/lake-contract';
-import { LAKE_PREFIX, lakeKeys } from '../../lambdas/core/lake/lake-layout';
+import { LAKE_PREFIX, LAKE_RESULTS_PREFIX, lakeKeys } from '../../lambdas/core/lake/lake-layout';
 import { lakeSearch } from '../../lambdas/core/lake/lake-search';
 import type { LakeTableName } from '../../lambdas/core/lake/lake-tables';
 import { decodeLakeRows } from '../../lambdas/core/lake/parquet-codec';
@@ -137,6 +137,13 @@ describe('the lake in local mode', () => {
       await client.close();
       engine.close();
     }
+
+    // The read API's search route, through the Athena engine and the local Athena emulator.
+    const routed = await fetch(`${local.stack.readApiUrl}/search?q=${encodeURIComponent(word)}`);
+    expect(routed.status).toBe(200);
+    const body = (await routed.json()) as { hits: Array<{ bot_id: string; offset_ms: number }>; engine: string };
+    expect(body.engine).toBe('athena');
+    expect(body.hits.find((h) => h.bot_id === first)?.offset_ms).toBe(line.offset_ms);
   });
 
   it('erasing a meeting of a compacted day leaves no row or object of it in the lake; the other stays', {
@@ -165,6 +172,12 @@ describe('the lake in local mode', () => {
     expect(erased.code, erased.stderr).toBe(0);
     const receipt = JSON.parse(erased.stdout) as { counts: Record<string, number> };
     expect(receipt.counts.lake_rows).toBeGreaterThan(0);
+    // The search route's Athena result named the bot: it went too.
+    expect(receipt.counts.query_results).toBeGreaterThan(0);
+    for (const { key } of await lakeObjects().list(LAKE_RESULTS_PREFIX)) {
+      const stored = await lakeObjects().get(key);
+      expect(Buffer.from(stored?.body ?? []).toString('utf8')).not.toContain(first);
+    }
 
     expect(await lakeRowsOf(first)).toBe(0);
     expect(await lakeRowsOf(second)).toBe(secondRows);
