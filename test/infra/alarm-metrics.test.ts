@@ -20,6 +20,9 @@ import { CALENDAR_LIMITS, EXPANSION_LIMITS } from '../../lambdas/core/calendar/c
 import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
 import { processQueuedEvent, type QueuedMessage } from '../../lambdas/core/events/process-event';
 import { acceptWebhook } from '../../lambdas/core/ingress/accept-webhook';
+import { compactClosedDays } from '../../lambdas/core/lake/lake-compaction';
+import { lakeDayOf, lakeKeys } from '../../lambdas/core/lake/lake-layout';
+import { encodeLakeRows } from '../../lambdas/core/lake/parquet-codec';
 import {
   MAX_BACKSTOP_JOBS,
   reconcileMeetings,
@@ -39,11 +42,13 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
 import { s3Client } from '../../lambdas/shared/s3-client';
+import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { CALENDAR_PROVIDERS } from '../../lib/monitoring';
 import { type LocalResources, localIngressEnvironment } from '../../local/resources';
 import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
+import { unversionedObjects } from '../../local/unversioned-object-versions';
 import { calendarHarness, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
 import { testEventLog } from '../fixtures/event-log';
 import {
@@ -524,14 +529,31 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
   ],
   ['company calendar groups are cut off and throttled (the plan)', () => companyCalendarTrouble(SERVICES.calendarSync)],
   [
-    // The compaction run (lambdas/core/lake/lake-compaction.ts, compactClosedDays) is built beside this
-    // branch: a stand-in emits what it promised, through the real wrapper of the function that runs it.
-    // Once it is merged, this runs compactClosedDays over a lake whose closed days cannot be compacted.
-    'lake compaction leaves closed days behind (stand-in)',
+    'lake compaction leaves closed days behind (one day a run, a week of closed days waiting)',
     () =>
-      invocation(SERVICES.lakeCompaction, async (telemetry) =>
-        telemetry.metrics.emit(METRICS.lakeDaysAwaitingCompaction, 3),
-      ),
+      invocation(SERVICES.lakeCompaction, async (telemetry) => {
+        const objects = s3LakeObjects(s3Client(), resources.payloadBucket, unversionedObjects(s3Client()));
+        const now = new Date();
+        for (const daysAgo of [10, 9, 8, 7]) {
+          const day = lakeDayOf(now.getTime() - daysAgo * 86_400_000);
+          const row = {
+            bot_id: `bot_lake_${daysAgo}`,
+            utterance_count: 0,
+            participant_count: 0,
+            speaker_count: 0,
+            archived_at: now.toISOString(),
+            lake_version: now.toISOString(),
+          };
+          await objects.put(lakeKeys.recentFile('meetings', day, row.bot_id), encodeLakeRows('meetings', [row]));
+        }
+        const table = { db: documentClient(), tableName: resources.tableName };
+        const run = await compactClosedDays(
+          { compactAfterHours: 30 },
+          { table, objects, telemetry, now: () => now },
+          1,
+        );
+        expect(run.daysAwaiting).toBeGreaterThan(2);
+      }),
   ],
   [
     'the API throttles a webhook (429): its access-log line',

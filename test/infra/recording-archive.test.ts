@@ -128,6 +128,8 @@ describe('recording archive', () => {
         's3:PutObject',
         // The transcript reader's unknown-bot check: the webhook ledger, queried only.
         'dynamodb:Query',
+        // The lake day's lease, released when a fold into a compacted day is done.
+        'dynamodb:DeleteItem',
         'secretsmanager:DescribeSecret',
         'secretsmanager:GetSecretValue',
       ].sort(),
