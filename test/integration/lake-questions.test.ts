@@ -473,6 +473,16 @@ describe('searchTranscripts in windows of days', () => {
     expect(page.hits.map((hit) => hit.bot_id)).toEqual(['bot_nostart']);
   });
 
+  it('an empty lake: one query for its days, no hits, no cursor', async () => {
+    const empty = await createDuckDbLakeEngine({ root: scratchDir('lake-questions-empty-') });
+    try {
+      const page = await searchTranscripts(empty, { words: 'pricing', now: NOW });
+      expect(page).toMatchObject({ hits: [], next_cursor: null, searched_through: null, queries: 1 });
+    } finally {
+      empty.close();
+    }
+  });
+
   it('lists meetings with words in windows too, each once across pages', async () => {
     const seen: string[] = [];
     let cursor: string | null = null;

@@ -249,7 +249,7 @@ async function walkDays<K>(
   let after = walk.cursor?.a ?? undefined;
   for (let windows = 1; ; windows++) {
     const start = walk.windowDays === null ? range.from : later(range.from, addDays(end, 1 - walk.windowDays));
-    const keyset = after === undefined || after === null ? undefined : { ...after, day: end };
+    const keyset = after === undefined || after === null ? undefined : { ...after, day: walk.cursor?.t ?? end };
     const result = await engine.run(walk.query({ from: start, to: end }, keyset, need - rows.length), options);
     results.push(result);
     rows.push(...resultObjects(result));
