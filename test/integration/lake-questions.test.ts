@@ -365,10 +365,10 @@ const windowsRan = (since: number) =>
     .filter(({ query }) => query.sql.includes('day BETWEEN ? AND ?'))
     .map(({ query }) => query.params.filter((p) => typeof p === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(p)).slice(0, 2));
 
-/** Every page of a search, following next_cursor. */
-async function allPages(input: Omit<Parameters<typeof searchTranscripts>[1], 'cursor'>) {
+/** Every page of a search (from its cursor, if it has one), following next_cursor. */
+async function allPages(input: Parameters<typeof searchTranscripts>[1]) {
   const pages: Awaited<ReturnType<typeof searchTranscripts>>[] = [];
-  let cursor: string | undefined;
+  let cursor = input.cursor;
   do {
     const page = await searchTranscripts(engine, { ...input, ...(cursor ? { cursor } : {}) });
     pages.push(page);
@@ -471,6 +471,23 @@ describe('searchTranscripts in windows of days', () => {
       now: new Date('2026-11-20T00:00:00.000Z'),
     });
     expect(page.hits.map((hit) => hit.bot_id)).toEqual(['bot_nostart']);
+  });
+
+  it("spends the caller's waitMs over the whole page: each query gets what is left, the page ends between windows", async () => {
+    // Each query reports 10 s of engine time: with 25 s the page runs the lake's days and two windows.
+    const waits: Array<number | undefined> = [];
+    const slow: LakeEngine = {
+      async run(query, options) {
+        waits.push(options?.waitMs);
+        return { ...(await duckdb.run(query)), elapsedMs: 10_000 };
+      },
+    };
+    const page = await searchTranscripts(slow, { words: 'pricing', now: NOW, windowDays: 1 }, { waitMs: 25_000 });
+    expect(waits).toEqual([25_000, 15_000, 5_000]);
+    expect(page).toMatchObject({ hits: [], queries: 3, searched_through: '2026-11-24', elapsed_ms: 30_000 });
+    expect(page.next_cursor).not.toBeNull();
+    const rest = await allPages({ words: 'pricing', now: NOW, windowDays: 1, cursor: page.next_cursor ?? '' });
+    expect(rest.flatMap((next) => next.hits).map(brief)).toEqual(expectedHits('pricing'));
   });
 
   it('an empty lake: one query for its days, no hits, no cursor', async () => {

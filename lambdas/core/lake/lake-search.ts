@@ -13,7 +13,7 @@
  * A search over words reads the text column of every day it covers, so all time in one query
  * outgrows Athena's bytes-scanned cutoff within months. It therefore walks the days newest first,
  * one window of SEARCH_WINDOW_DAYS a query, until the page is full or the range is done, and stops
- * after SEARCH_MAX_WINDOWS windows with a cursor to go on. Rows sort by day first, so the windows
+ * after SEARCH_MAX_WINDOWS windows (or once the caller's waitMs is spent) with a cursor to go on. Rows sort by day first, so the windows
  * cut that order exactly; the cursor carries the range's first day, the day to go on from and the
  * keyset within it (none when a page stopped between windows).
  */
@@ -247,10 +247,17 @@ async function walkDays<K>(
   const rows: Row[] = [];
   let end = range.to;
   let after = walk.cursor?.a ?? undefined;
+  // A caller's waitMs (the read API's time budget) is the page's, not each query's: the engine
+  // time spent so far is taken off it, and once it is spent the page ends between windows.
+  const spent = () => results.reduce((sum, result) => sum + result.elapsedMs, 0);
   for (let windows = 1; ; windows++) {
     const start = walk.windowDays === null ? range.from : later(range.from, addDays(end, 1 - walk.windowDays));
     const keyset = after === undefined || after === null ? undefined : { ...after, day: walk.cursor?.t ?? end };
-    const result = await engine.run(walk.query({ from: start, to: end }, keyset, need - rows.length), options);
+    const waitMs = options?.waitMs === undefined ? undefined : Math.max(1, options.waitMs - spent());
+    const result = await engine.run(
+      walk.query({ from: start, to: end }, keyset, need - rows.length),
+      waitMs === undefined ? options : { ...options, waitMs },
+    );
     results.push(result);
     rows.push(...resultObjects(result));
     after = undefined;
@@ -265,7 +272,8 @@ async function walkDays<K>(
       };
     }
     const exhausted = start <= range.from;
-    if (exhausted || windows >= walk.maxWindows) {
+    const outOfTime = options?.waitMs !== undefined && spent() >= options.waitMs;
+    if (exhausted || windows >= walk.maxWindows || outOfTime) {
       return {
         rows,
         results,
