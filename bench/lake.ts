@@ -18,6 +18,7 @@ import type { LakeProfile } from '../capacity/lake-load';
 import type { LakeQuery } from '../lambdas/core/lake/lake-engine';
 import { lakeKeys } from '../lambdas/core/lake/lake-layout';
 import { searchQuery, talkTimeQuery } from '../lambdas/core/lake/lake-questions';
+import { searchTranscripts } from '../lambdas/core/lake/lake-search';
 import { LAKE_TABLE_NAMES, type LakeTableName } from '../lambdas/core/lake/lake-tables';
 import { createDuckDbLakeEngine } from '../local/lake/duckdb-lake-engine';
 import { benchDays, SEARCH_WORD, SEARCH_WORD_RATE } from './lake-data';
@@ -152,8 +153,20 @@ export async function benchLake(
     let search: Awaited<ReturnType<typeof timed>>;
     let talk: Awaited<ReturnType<typeof timed>>;
     let hits: number;
+    // The search function itself (first page, all time): the lake's days, then windows newest first.
+    const now = new Date(`${benchDays(1)[0]}T12:00:00.000Z`);
+    const paged = async (windowDays: number) => {
+      const pages = [];
+      for (let i = 0; i < 5; i++) pages.push(await searchTranscripts(engine, { words: SEARCH_WORD, now, windowDays }));
+      const last = pages.at(-1) as (typeof pages)[number];
+      return { seconds: median(pages.map((page) => page.elapsed_ms / 1000)), page: last };
+    };
+    let pageDefault: Awaited<ReturnType<typeof paged>>;
+    let pageDaily: Awaited<ReturnType<typeof paged>>;
     try {
       search = await timed(SEARCH);
+      pageDefault = await paged(31);
+      pageDaily = await paged(1);
       talk = await timed(TALK_TIME);
       hits = Number((await engine.run(COUNT_HITS)).rows[0]?.[0] ?? 0);
     } finally {
@@ -189,6 +202,7 @@ export async function benchLake(
       `  files after compaction: ${fmt(w.compacted.count)} files (the state file included), ${mb(w.compacted.bytes)} MiB (${fmt(w.compacted.bytes / w.rows.utterances, 1)} B per utterance; meetings ${fmt(profile.compactedBytesPerRow.meetings)} B/row, participants ${fmt(profile.compactedBytesPerRow.participants)} B/row)`,
       `  writer peak RSS: ${fmt(w.rssAfterRecentMb)} MiB writing meetings, ${fmt(w.rssAfterCompactMb)} MiB after compacting a day of ${fmt(w.rows.utterances / w.days)} utterances`,
       `  DuckDB keyword search ("${SEARCH_WORD}", in ${fmt(hits)} lines = ${fmt((hits / w.rows.utterances) * 100, 2)} % of ${fmt(w.rows.utterances)}; newest first, 20 hits), median of 5: ${fmt(search.seconds, 2)} s (${verdict(search.seconds, QUERY_GOAL_SECONDS)} s), ${fmt(search.cpuSeconds, 2)} CPU-s; first run ${fmt(search.first.elapsedMs / 1000, 2)} s`,
+      `  searchTranscripts, first page of 20 all time, median of 5: 31-day windows ${fmt(pageDefault.seconds, 2)} s, ${fmt(pageDefault.page.queries)} queries, ${mb(pageDefault.page.bytes_scanned)} MiB read, searched back to ${pageDefault.page.searched_through}; 1-day windows ${fmt(pageDaily.seconds, 2)} s, ${fmt(pageDaily.page.queries)} queries, ${mb(pageDaily.page.bytes_scanned)} MiB read (the page fills on the newest day)`,
       `  DuckDB talk time per speaker (${fmt(talk.first.rows.length)} speakers, all rows), median of 5: ${fmt(talk.seconds, 2)} s (${verdict(talk.seconds, QUERY_GOAL_SECONDS)} s), ${fmt(talk.cpuSeconds, 2)} CPU-s; first run ${fmt(talk.first.elapsedMs / 1000, 2)} s`,
       `  hostile meeting (600 lines × 20,000 characters, 5,000 participants × 1 KiB names; ${mb(hostile.hostileInputChars)} MiB of text, little to compress): utterances ${fmt(h.utterances.seconds, 2)} s (${fmt(h.utterances.cpuSeconds, 2)} CPU-s) → ${mb(h.utterances.bytes)} MiB, participants ${fmt(h.participants.seconds, 2)} s (${fmt(h.participants.cpuSeconds, 2)} CPU-s) → ${mb(h.participants.bytes)} MiB; peak RSS ${fmt(hostile.hostileMaxRssMb)} MiB, ${fmt(hostile.hostileMaxRssMb - hostile.hostileRssBeforeMb)} MiB of it the writer's`,
       `  expected search hits at ${SEARCH_WORD_RATE * 100} %: ~${fmt(w.rows.utterances * SEARCH_WORD_RATE)}; bytes per row → bench/out/lake-profile.json; ${cpus().length} cores, load average ${fmt(loadavg()[0] ?? 0, 1)} (1 min) at the end`,

@@ -11,6 +11,7 @@
  * query; DDL and failed queries are free, a query cancelled or stopped by the cutoff pays for what
  * it read. Partition projection needs no Glue crawler or partition API calls.
  */
+import { SEARCH_MAX_WINDOWS, SEARCH_WINDOW_DAYS } from '../lambdas/core/lake/lake-search';
 import type { LakeTableName } from '../lambdas/core/lake/lake-tables';
 import type { CostLine, LimitCheck } from './model';
 import { PRICES } from './prices';
@@ -69,9 +70,12 @@ export type LakeQuestion = keyof typeof QUESTION_COLUMNS;
 export interface QueryScan {
   question: string;
   days: number;
+  /** Summed over its queries. */
   bytes: number;
   dollars: number;
-  /** The cutoff stops it (it fails having cost the cutoff's price). */
+  /** Queries it runs (a keyword search: one per window of days, and one for the lake's first day). */
+  queries: number;
+  /** The cutoff stops one of its queries (that one fails having cost the cutoff's price). */
   overCutoff: boolean;
 }
 
@@ -156,28 +160,43 @@ export function lakeReport(a: LakeAssumptions, profile: LakeProfile): LakeReport
   const scan = (question: string, kind: LakeQuestion, days: number): QueryScan => {
     const bytes = bytesOf(kind, days);
     const overCutoff = bytes > a.cutoffBytes;
-    return { question, days, bytes, dollars: athenaDollars(Math.min(bytes, a.cutoffBytes)), overCutoff };
+    return { question, days, bytes, dollars: athenaDollars(Math.min(bytes, a.cutoffBytes)), queries: 1, overCutoff };
   };
+  // lake-search.ts runs a keyword search one window of days a query, newest first, after asking the
+  // lake's first day (which reads no column, but Athena bills its 10 MB minimum). All time, worst
+  // case (a rare word: every window runs), is that many queries over as many pages.
+  const windowed = (question: string, days: number): QueryScan => {
+    const windows = Math.ceil(days / SEARCH_WINDOW_DAYS);
+    const lastDays = days - (windows - 1) * SEARCH_WINDOW_DAYS;
+    const full = scan(question, 'search', SEARCH_WINDOW_DAYS);
+    const last = scan(question, 'search', lastDays);
+    return {
+      question,
+      days,
+      bytes: bytesOf('search', days),
+      dollars: (windows - 1) * full.dollars + last.dollars + athenaDollars(0),
+      queries: windows + 1,
+      overCutoff: (windows > 1 ? full : last).overCutoff,
+    };
+  };
+  const windows = Math.ceil(allDays / SEARCH_WINDOW_DAYS);
   const queries = [
     scan(`keyword search, ${a.searchDays} days`, 'search', a.searchDays),
-    scan('keyword search, all time', 'search', allDays),
+    windowed(`keyword search, all time (${Math.ceil(windows / SEARCH_MAX_WINDOWS)} page(s) at most)`, allDays),
     scan('talk time per speaker, all time', 'talkTime', allDays),
     scan('meetings per day, all time', 'meetingsPerDay', allDays),
   ];
   const searchDays = Math.floor(a.cutoffBytes / bytesOf('search', 1));
-  const allTime = queries[1] as QueryScan;
+  const window = bytesOf('search', Math.min(SEARCH_WINDOW_DAYS, allDays));
+  const overCutoff = window > a.cutoffBytes;
   const checks: LimitCheck[] = [
     {
-      limit: 'an all-time keyword search within the bytes-scanned cutoff',
-      demand: allTime.bytes / 1024 ** 3,
+      limit: `one ${SEARCH_WINDOW_DAYS}-day window of a keyword search within the bytes-scanned cutoff`,
+      demand: window / 1024 ** 3,
       capacity: a.cutoffBytes / 1024 ** 3,
       unit: 'GiB',
-      holds: !allTime.overCutoff,
-      ...(allTime.overCutoff
-        ? {
-            fix: `-c lakeBytesScannedCutoffGiB=${Math.ceil((allTime.bytes * 1.25) / 1024 ** 3)} (or search with --from)`,
-          }
-        : {}),
+      holds: !overCutoff,
+      ...(overCutoff ? { fix: `-c lakeBytesScannedCutoffGiB=${Math.ceil((window * 1.25) / 1024 ** 3)}` } : {}),
     },
   ];
   return {
@@ -221,7 +240,7 @@ export function formatLakeReport(report: LakeReport): string[] {
   );
   for (const q of report.queries)
     lines.push(
-      `    ${q.question.padEnd(34)} ${size(q.bytes).padStart(11)}  $${q.dollars.toFixed(4)}${q.overCutoff ? '  STOPPED by the cutoff (pays for the cutoff, answers nothing)' : ''}`,
+      `    ${q.question.padEnd(48)} ${size(q.bytes).padStart(11)}  $${q.dollars.toFixed(4)}${q.queries > 1 ? ` (${n(q.queries)} queries)` : ''}${q.overCutoff ? '  STOPPED by the cutoff (pays for the cutoff, answers nothing)' : ''}`,
     );
   lines.push(
     `  bytes-scanned cutoff: ${size(report.cutoff.bytes)} per query = $${report.cutoff.dollars.toFixed(4)} at most; a keyword search reaches it after ${n(report.cutoff.searchDays)} days`,

@@ -88,7 +88,7 @@ export const search = defineCommand({
 });
 
 const footer = (page: TranscriptSearchPage) =>
-  `${page.hits.length === 0 ? 'no hits' : `${page.hits.length} ${page.hits.length === 1 ? 'hit' : 'hits'}`}${page.next_cursor === null ? '' : ', more on the next page'} (${costLine(page)})`;
+  `${page.hits.length === 0 ? 'no hits' : `${page.hits.length} ${page.hits.length === 1 ? 'hit' : 'hits'}`}${page.next_cursor === null ? '' : `, searched back to ${page.searched_through}, more on the next page`} (${costLine(page)})`;
 
 /** The given flags back as words: `--from 2026-01-01`, and `--local` for a boolean that was set. */
 function flagWords(

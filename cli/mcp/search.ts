@@ -248,7 +248,7 @@ async function searchLake(
       return undefined;
     }
   }, limit);
-  const cost = { engine: 'duckdb' as 'athena' | 'duckdb', bytes_scanned: 0, elapsed_ms: 0 };
+  const cost = { engine: 'duckdb' as 'athena' | 'duckdb', bytes_scanned: 0, elapsed_ms: 0, queries: 0 };
   let cursor: string | undefined;
   do {
     const page = await list({
@@ -261,6 +261,7 @@ async function searchLake(
     cost.engine = page.engine;
     cost.bytes_scanned += page.bytes_scanned;
     cost.elapsed_ms += page.elapsed_ms;
+    cost.queries += page.queries;
     cursor = page.next_cursor ?? undefined;
     if (!(await collector.take(page.meetings.map((m) => ({ botId: m.bot_id, day: m.day }))))) break;
   } while (cursor !== undefined);

@@ -218,7 +218,9 @@ describe('meeting-pipeline search', () => {
       seen.push(...result.stdout.split('\n').filter((line) => line !== ''));
       const next = stderrLines(result.stderr).find((line) => line.startsWith('next page: '));
       if (next === undefined) break;
-      expect(stderrLines(result.stderr)[0]).toMatch(/^1 hit, more on the next page \(duckdb, /);
+      expect(stderrLines(result.stderr)[0]).toMatch(
+        /^1 hit, searched back to 2026-11-2\d, more on the next page \(duckdb, /,
+      );
       // The printed command is the one to run: its words, flags and target, and the cursor.
       const words = next.slice('next page: meeting-pipeline '.length).split(' ');
       expect(words.slice(0, 4)).toEqual(['search', 'pricing', '--limit', '1']);

@@ -45,6 +45,16 @@ const many = Array.from({ length: 23 }, (_, i) => ({
 
 const MEETINGS: FixtureMeeting[] = [
   {
+    // A week before the others: the days between are empty windows.
+    bot: 'bot_early',
+    day: '2026-11-12',
+    startedAt: '2026-11-12T07:00:00.000Z',
+    durationMs: 60_000,
+    summary: null,
+    participants: [],
+    lines: [{ speaker: 'Frank', text: 'early pricing idea', offsetMs: 2_000, durationMs: 1_000 }],
+  },
+  {
     bot: 'bot_old',
     day: '2026-11-19',
     startedAt: '2026-11-19T08:00:00.000Z',
@@ -172,7 +182,10 @@ function writeLake(root: string): void {
   );
 }
 
-/** Every line containing `words` (case-insensitive, literally), in the search's order. */
+/** "Today" for the searches: a few empty days after the newest meeting. */
+const NOW = new Date('2026-11-25T12:00:00.000Z');
+
+/** Every line containing `words` (case-insensitive, literally), in the search's order: day, start (newest first), bot, line. */
 function expectedHits(words: string, filter: (m: FixtureMeeting, speaker: string) => boolean = () => true) {
   const hits = MEETINGS.flatMap((m) =>
     m.lines
@@ -182,6 +195,7 @@ function expectedHits(words: string, filter: (m: FixtureMeeting, speaker: string
   return hits
     .sort(
       (x, y) =>
+        y.m.day.localeCompare(x.m.day) ||
         (y.m.startedAt ?? '').localeCompare(x.m.startedAt ?? '') ||
         (x.m.bot < y.m.bot ? -1 : x.m.bot > y.m.bot ? 1 : 0) ||
         x.seq - y.seq,
@@ -211,7 +225,7 @@ afterAll(() => duckdb?.close());
 
 describe('searchTranscripts', () => {
   it('finds every line with the words, newest meeting first, with exact offsets and speakers', async () => {
-    const page = await searchTranscripts(engine, { words: 'PRICING', limit: 100 });
+    const page = await searchTranscripts(engine, { words: 'PRICING', limit: 100, now: NOW });
     expect(page.hits.map(brief)).toEqual(expectedHits('pricing'));
     expect(page.next_cursor).toBeNull();
     expect(page.engine).toBe('duckdb');
@@ -230,8 +244,13 @@ describe('searchTranscripts', () => {
       },
     ]);
     expect(page.hits.find((hit) => hit.bot_id === 'bot_c')?.offset).toBe('99:59:59');
-    // Same start time: bot_b before bot_c (bot id breaks the tie); no start time: last.
-    expect(page.hits.at(-1)?.bot_id).toBe('bot_nostart');
+    // Newest day first (bot_nostart's day, though it has no start time); same start: bot id breaks the tie.
+    expect(page.hits[0]?.bot_id).toBe('bot_nostart');
+    expect(page.hits.findIndex((hit) => hit.bot_id === 'bot_b')).toBeLessThan(
+      page.hits.findIndex((hit) => hit.bot_id === 'bot_c'),
+    );
+    expect(page.hits.at(-1)?.bot_id).toBe('bot_early');
+    expect(page.searched_through).toBe('2026-11-12');
   });
 
   it('pages with cursors: every hit exactly once, in order', async () => {
@@ -239,14 +258,19 @@ describe('searchTranscripts', () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await searchTranscripts(engine, { words: 'pricing', limit: 4, ...(cursor ? { cursor } : {}) });
+      const page = await searchTranscripts(engine, {
+        words: 'pricing',
+        limit: 4,
+        now: NOW,
+        ...(cursor ? { cursor } : {}),
+      });
       expect(page.hits.length).toBeLessThanOrEqual(4);
       seen.push(...page.hits);
       cursor = page.next_cursor ?? undefined;
       pages++;
     } while (cursor !== undefined && pages < 50);
     const expected = expectedHits('pricing');
-    expect(expected.length).toBe(27);
+    expect(expected.length).toBe(28);
     expect(pages).toBe(Math.ceil(expected.length / 4));
     expect(seen.map(brief)).toEqual(expected);
   });
@@ -266,10 +290,8 @@ describe('searchTranscripts', () => {
     const fromOnly = await searchTranscripts(engine, { words: 'pricing', from: '2026-11-22', limit: 100 });
     expect(fromOnly.hits.map((hit) => hit.bot_id)).toEqual(['bot_nostart']);
     const toOnly = await searchTranscripts(engine, { words: 'pricing', to: '2026-11-19', limit: 100 });
-    expect(toOnly.hits.map((hit) => hit.bot_id)).toEqual(['bot_old']);
+    expect(toOnly.hits.map((hit) => hit.bot_id)).toEqual(['bot_old', 'bot_early']);
     expect(ran.at(-1)?.query.sql).toContain('u.day BETWEEN ? AND ?');
-    await searchTranscripts(engine, { words: 'pricing', limit: 1 });
-    expect(ran.at(-1)?.query.sql).not.toContain('day BETWEEN');
   });
 
   it.each([
@@ -315,11 +337,187 @@ describe('searchTranscripts', () => {
       { words: 'x', from: '2026-11-21', to: '2026-11-20' },
       { words: 'x', cursor: 'not-a-cursor' },
       { words: 'x', cursor: Buffer.from(JSON.stringify({ k: 'meeting', s: '', b: 'x' })).toString('base64url') },
+      // A cursor from before day windows (no range start, no day to go on from).
+      { words: 'x', cursor: Buffer.from(JSON.stringify({ k: 'hit', s: '', b: 'x', q: 0 })).toString('base64url') },
+      {
+        words: 'x',
+        cursor: Buffer.from(JSON.stringify({ k: 'hit', f: '2026-11-01', t: '2026-02-30', a: null })).toString(
+          'base64url',
+        ),
+      },
+      { words: 'x', windowDays: 0 },
+      { words: 'x', windowDays: 367 },
+      { words: 'x', maxWindows: 0 },
+      { words: 'x', maxWindows: 101 },
+      { words: 'x', now: '2026-11-25' as unknown as Date },
     ];
     for (const input of bad) {
       await expect(searchTranscripts(engine, input), JSON.stringify(input)).rejects.toBeInstanceOf(LakeInputError);
     }
     expect(ran.length).toBe(before);
+  });
+});
+
+/** The day bounds each window query of a search ran with (its two day parameters), in order. */
+const windowsRan = (since: number) =>
+  ran
+    .slice(since)
+    .filter(({ query }) => query.sql.includes('day BETWEEN ? AND ?'))
+    .map(({ query }) => query.params.filter((p) => typeof p === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(p)).slice(0, 2));
+
+/** Every page of a search (from its cursor, if it has one), following next_cursor. */
+async function allPages(input: Parameters<typeof searchTranscripts>[1]) {
+  const pages: Awaited<ReturnType<typeof searchTranscripts>>[] = [];
+  let cursor = input.cursor;
+  do {
+    const page = await searchTranscripts(engine, { ...input, ...(cursor ? { cursor } : {}) });
+    pages.push(page);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined && pages.length < 100);
+  return pages;
+}
+
+describe('searchTranscripts in windows of days', () => {
+  it('reads one window of days a query, newest first, from today back to the lake first day', async () => {
+    const since = ran.length;
+    const page = await searchTranscripts(engine, { words: 'pricing', limit: 100, now: NOW, windowDays: 2 });
+    expect(page.hits.map(brief)).toEqual(expectedHits('pricing'));
+    // First the lake's first and last day (one cheap query), then 2-day windows down to 2026-11-12.
+    expect(ran[since]?.query.sql).toContain('min(day)');
+    expect(windowsRan(since)).toEqual([
+      ['2026-11-24', '2026-11-25'],
+      ['2026-11-22', '2026-11-23'],
+      ['2026-11-20', '2026-11-21'],
+      ['2026-11-18', '2026-11-19'],
+      ['2026-11-16', '2026-11-17'],
+      ['2026-11-14', '2026-11-15'],
+      ['2026-11-12', '2026-11-13'],
+    ]);
+    expect(page.queries).toBe(8);
+    expect(page.queries).toBe(ran.length - since);
+    // The cost is the sum over every query the page ran.
+    const scanned = ran.slice(since).reduce((sum, { result }) => sum + result.bytesScanned, 0);
+    expect(page.bytes_scanned).toBe(scanned);
+    expect(page.next_cursor).toBeNull();
+    expect(page.searched_through).toBe('2026-11-12');
+  });
+
+  it('stops once the page is full: an all-time first page reads only the newest window', async () => {
+    const since = ran.length;
+    const page = await searchTranscripts(engine, { words: 'pricing', limit: 2, now: NOW, windowDays: 5 });
+    expect(page.hits.map(brief)).toEqual(expectedHits('pricing').slice(0, 2));
+    expect(windowsRan(since)).toEqual([['2026-11-21', '2026-11-25']]);
+    // A default window (31 days) starts no earlier than the lake's first day.
+    const whole = ran.length;
+    await searchTranscripts(engine, { words: 'pricing', limit: 2, now: NOW });
+    expect(windowsRan(whole)).toEqual([['2026-11-12', '2026-11-25']]);
+    expect(page.searched_through).toBe('2026-11-21');
+    expect(page.next_cursor).not.toBeNull();
+  });
+
+  it.each([1, 2, 3, 5, 7])(
+    'pages cross window boundaries and empty windows: every hit exactly once (limit %i, 1-day windows)',
+    async (limit) => {
+      const pages = await allPages({ words: 'pricing', limit, now: NOW, windowDays: 1 });
+      expect(pages.flatMap((page) => page.hits).map(brief)).toEqual(expectedHits('pricing'));
+      expect(pages.every((page) => page.hits.length <= limit)).toBe(true);
+      expect(pages.at(-1)?.next_cursor).toBeNull();
+    },
+  );
+
+  it('pages the same with windows of 3 days, a speaker and a range', async () => {
+    const pages = await allPages({
+      words: 'pricing',
+      speaker: 'bob',
+      from: '2026-11-13',
+      to: '2026-11-21',
+      limit: 3,
+      windowDays: 3,
+    });
+    expect(pages.flatMap((page) => page.hits).map(brief)).toEqual(
+      expectedHits('pricing', (m, speaker) => speaker === 'Bob' && m.day >= '2026-11-13' && m.day <= '2026-11-21'),
+    );
+    expect(pages.at(-1)?.searched_through).toBe('2026-11-13');
+  });
+
+  it('ends a page at maxWindows with what it found and a cursor to go on, saying how far back it searched', async () => {
+    const pages = await allPages({ words: 'pricing', limit: 100, now: NOW, windowDays: 1, maxWindows: 2 });
+    // 25 and 24 are empty: the first page has no hit yet still a cursor.
+    expect(pages[0]?.hits).toEqual([]);
+    expect(pages[0]?.searched_through).toBe('2026-11-24');
+    expect(pages[0]?.next_cursor).not.toBeNull();
+    expect(pages[0]?.queries).toBe(3);
+    expect(pages[1]?.hits.map((hit) => hit.bot_id)).toEqual(['bot_nostart']);
+    expect(pages[1]?.searched_through).toBe('2026-11-22');
+    expect(pages[1]?.queries).toBe(2);
+    expect(pages.flatMap((page) => page.hits).map(brief)).toEqual(expectedHits('pricing'));
+    // 14 days from 25 back to 12, two a page.
+    expect(pages.map((page) => page.searched_through)).toEqual([
+      '2026-11-24',
+      '2026-11-22',
+      '2026-11-20',
+      '2026-11-18',
+      '2026-11-16',
+      '2026-11-14',
+      '2026-11-12',
+    ]);
+    expect(pages.at(-1)?.next_cursor).toBeNull();
+  });
+
+  it('searches past today when the lake holds a later day (the caller clock is behind)', async () => {
+    const page = await searchTranscripts(engine, {
+      words: 'pricing',
+      limit: 1,
+      now: new Date('2026-11-20T00:00:00.000Z'),
+    });
+    expect(page.hits.map((hit) => hit.bot_id)).toEqual(['bot_nostart']);
+  });
+
+  it("spends the caller's waitMs over the whole page: each query gets what is left, the page ends between windows", async () => {
+    // Each query reports 10 s of engine time: with 25 s the page runs the lake's days and two windows.
+    const waits: Array<number | undefined> = [];
+    const slow: LakeEngine = {
+      async run(query, options) {
+        waits.push(options?.waitMs);
+        return { ...(await duckdb.run(query)), elapsedMs: 10_000 };
+      },
+    };
+    const page = await searchTranscripts(slow, { words: 'pricing', now: NOW, windowDays: 1 }, { waitMs: 25_000 });
+    expect(waits).toEqual([25_000, 15_000, 5_000]);
+    expect(page).toMatchObject({ hits: [], queries: 3, searched_through: '2026-11-24', elapsed_ms: 30_000 });
+    expect(page.next_cursor).not.toBeNull();
+    const rest = await allPages({ words: 'pricing', now: NOW, windowDays: 1, cursor: page.next_cursor ?? '' });
+    expect(rest.flatMap((next) => next.hits).map(brief)).toEqual(expectedHits('pricing'));
+  });
+
+  it('an empty lake: one query for its days, no hits, no cursor', async () => {
+    const empty = await createDuckDbLakeEngine({ root: scratchDir('lake-questions-empty-') });
+    try {
+      const page = await searchTranscripts(empty, { words: 'pricing', now: NOW });
+      expect(page).toMatchObject({ hits: [], next_cursor: null, searched_through: null, queries: 1 });
+    } finally {
+      empty.close();
+    }
+  });
+
+  it('lists meetings with words in windows too, each once across pages', async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: Awaited<ReturnType<typeof listLakeMeetings>> = await listLakeMeetings(engine, {
+        words: 'pricing',
+        limit: 1,
+        now: NOW,
+        windowDays: 2,
+        maxWindows: 2,
+        ...(cursor === null ? {} : { cursor }),
+      });
+      seen.push(...page.meetings.map((m) => m.bot_id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor !== null && pages < 50);
+    expect(seen).toEqual(['bot_nostart', 'bot_b', 'bot_c', 'bot_a', 'bot_old', 'bot_early']);
   });
 });
 
@@ -370,11 +568,11 @@ describe('lakeStats', () => {
 });
 
 describe('listLakeMeetings', () => {
-  const order = ['bot_b', 'bot_c', 'bot_a', 'bot_old', 'bot_nostart'];
+  const order = ['bot_nostart', 'bot_b', 'bot_c', 'bot_a', 'bot_old', 'bot_early'];
 
   it('lists meetings newest first and pages through all of them once', async () => {
     const first = await listLakeMeetings(engine, { limit: 2 });
-    expect(first.meetings[0]).toEqual({
+    expect(first.meetings[1]).toEqual({
       bot_id: 'bot_b',
       day: '2026-11-21',
       started_at: '2026-11-21T10:00:00.000Z',
@@ -389,6 +587,8 @@ describe('listLakeMeetings', () => {
     let cursor = first.next_cursor;
     while (cursor !== null) {
       const page = await listLakeMeetings(engine, { limit: 2, cursor });
+      // Without words the list reads no text: a later page is one query over the rest of the range.
+      expect(page.queries).toBe(1);
       seen.push(...page.meetings);
       cursor = page.next_cursor;
     }
@@ -399,7 +599,7 @@ describe('listLakeMeetings', () => {
     const budget = await listLakeMeetings(engine, { words: 'budget' });
     expect(budget.meetings.map((m) => m.bot_id)).toEqual(['bot_old']);
     const pricing = await listLakeMeetings(engine, { words: 'pricing' });
-    expect(pricing.meetings.map((m) => m.bot_id)).toEqual(['bot_b', 'bot_c', 'bot_a', 'bot_old', 'bot_nostart']);
+    expect(pricing.meetings.map((m) => m.bot_id)).toEqual(order);
     const ranged = await listLakeMeetings(engine, { words: 'pricing', from: '2026-11-20', to: '2026-11-20' });
     expect(ranged.meetings.map((m) => m.bot_id)).toEqual(['bot_a']);
     const sure = await listLakeMeetings(engine, { words: '100%' });

@@ -102,19 +102,29 @@ describe('meetings lake capacity', () => {
     expect(report.cutoff.dollars).toBeCloseTo(0.048828125, 12);
     const searchPerDay = 60_000_000 * 0.75 + 2_000_000 * 0.2;
     expect(report.cutoff.searchDays).toBe(Math.floor((10 * 1024 ** 3) / searchPerDay));
-    // A year is 360 × 45.4 MB = 16.3 GB > 10 GiB: the all-time search is stopped, and costs the cutoff.
+  });
+
+  it('prices an all-time keyword search as the 31-day windows lake-search.ts runs, each under the cutoff', () => {
+    const report = lakeReport(assumed(), profile);
+    const searchPerDay = 60_000_000 * 0.75 + 2_000_000 * 0.2;
+    // A year is 360 × 45.4 MB = 16.3 GB > 10 GiB in one query; in windows: 11 of 31 days, one of 19,
+    // and the lake's first day (10 MB minimum), none stopped by the cutoff.
     const allTime = report.queries[1];
-    expect(allTime?.overCutoff).toBe(true);
-    expect(allTime?.dollars).toBe(report.cutoff.dollars);
-    expect(report.checks[0]).toMatchObject({
-      holds: false,
-      fix: '-c lakeBytesScannedCutoffGiB=20 (or search with --from)',
-    });
-    expect(formatLakeReport(report).join('\n')).toMatch(
-      /FAIL an all-time keyword search .*\n\s+→ -c lakeBytesScannedCutoffGiB=20/,
+    expect(allTime).toMatchObject({ days: 360, queries: 13, overCutoff: false });
+    expect(allTime?.bytes).toBeCloseTo(searchPerDay * 360, 3);
+    expect(allTime?.dollars).toBeCloseTo(
+      11 * athenaDollars(searchPerDay * 31) + athenaDollars(searchPerDay * 19) + athenaDollars(0),
+      12,
     );
-    // Half the meetings: the year fits.
-    expect(lakeReport(assumed({ meetingsPerDay: 1000 }), profile).checks[0]?.holds).toBe(true);
+    expect(report.checks[0]).toMatchObject({ holds: true, demand: (searchPerDay * 31) / 1024 ** 3 });
+    expect(formatLakeReport(report).join('\n')).toMatch(/ok {3}one 31-day window of a keyword search/);
+    // Ten times the meetings: one window is 14 GB, over 10 GiB; the fix raises the cutoff above it.
+    const busy = lakeReport(assumed({ meetingsPerDay: 20_000 }), profile);
+    expect(busy.queries[1]?.overCutoff).toBe(true);
+    expect(busy.checks[0]).toMatchObject({ holds: false, fix: '-c lakeBytesScannedCutoffGiB=17' });
+    expect(formatLakeReport(busy).join('\n')).toMatch(
+      /FAIL one 31-day window .*\n\s+→ -c lakeBytesScannedCutoffGiB=17/,
+    );
   });
 
   it('reads the reviewed profile the bench measured, with a share for every column of the tables', () => {

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { LakeQuery } from '../../lambdas/core/lake/lake-engine';
 import { lakeViewSql } from '../../lambdas/core/lake/lake-layout';
 import {
+  lakeDaysQuery,
   meetingListQuery,
   meetingsPerDayQuery,
   meetingsPerParticipantQuery,
@@ -23,12 +24,15 @@ const trino = new TrinoSQL();
 const errors = (sql: string) => trino.validate(sql).map((error) => error.message);
 
 const days = { from: '2026-11-01', to: '2026-11-30' };
-const questions: Array<[string, LakeQuery]> = [];
+const questions: Array<[string, LakeQuery]> = [["the lake's first and last day", lakeDaysQuery()]];
 for (const range of [undefined, days]) {
   const r = range === undefined ? {} : { days: range };
   const label = range === undefined ? 'all time' : 'range';
   for (const speaker of [undefined, 'alice']) {
-    for (const after of [undefined, { startedKey: '2026-11-02T00:00:00.000Z', botId: 'b', seq: 3 }]) {
+    for (const after of [
+      undefined,
+      { day: '2026-11-02', startedKey: '2026-11-02T00:00:00.000Z', botId: 'b', seq: 3 },
+    ]) {
       questions.push([
         `search, ${label}${speaker ? ', speaker' : ''}${after ? ', cursor' : ''}`,
         searchQuery({
@@ -42,7 +46,7 @@ for (const range of [undefined, days]) {
     }
   }
   for (const words of [undefined, 'pricing']) {
-    for (const after of [undefined, { startedKey: '', botId: 'b' }]) {
+    for (const after of [undefined, { day: '2026-11-02', startedKey: '', botId: 'b' }]) {
       questions.push([
         `meeting list, ${label}${words ? ', words' : ''}${after ? ', cursor' : ''}`,
         meetingListQuery({ ...r, ...(words ? { words } : {}), ...(after ? { after } : {}), limit: 21 }),

@@ -105,7 +105,7 @@ export function registerSearchTranscripts(server: McpServer, lake: MeetingLake):
         const more =
           page.next_cursor === null
             ? 'This is the last page.'
-            : `More: call search_transcripts again with the same arguments and cursor "${page.next_cursor}".`;
+            : `Searched back to ${page.searched_through ?? 'the first day'}; more: call search_transcripts again with the same arguments and cursor "${page.next_cursor}".`;
         const note = `${hits.length} line(s) saying "${args.words}" in meetings of ${range}${who}, newest meeting first; from the meetings lake (${costOf(page)}). ${more}`;
         const structured = {
           words: args.words,

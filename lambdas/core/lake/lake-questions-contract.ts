@@ -12,7 +12,20 @@ export interface DayRange {
   to?: string;
 }
 
-export interface TranscriptSearchInput extends DayRange {
+/**
+ * How a search over words walks the days: newest first, one window of `windowDays` days a query,
+ * at most `maxWindows` queries a page (so one page never scans more than that many days' text).
+ */
+export interface SearchWindows {
+  /** "Today" for an unset `to` (UTC day of the caller's clock; default: new Date()). */
+  now?: Date;
+  /** Days per query (1–366, default 31). */
+  windowDays?: number;
+  /** Queries per page at most (1–100, default 24: about two years); then the page ends with a cursor to go on. */
+  maxWindows?: number;
+}
+
+export interface TranscriptSearchInput extends DayRange, SearchWindows {
   /** Words to find (case-insensitive, as one phrase). */
   words: string;
   /** Only lines of speakers whose name contains this (case-insensitive). */
@@ -39,11 +52,26 @@ export interface TranscriptHit {
 export interface QueryCost {
   engine: 'athena' | 'duckdb';
   bytes_scanned: number;
+  /** Summed over the queries the answer ran. */
   elapsed_ms: number;
+  /** Queries run (a search runs one per window of days, plus one for the lake's first day). */
+  queries: number;
+  /** The last query's id. */
   query_id?: string;
 }
 
-export interface TranscriptSearchPage extends QueryCost {
+/** Where a windowed search stopped. */
+export interface SearchedThrough {
+  /**
+   * The oldest day this page covered: every hit of the range on a later day (and on this day, up
+   * to the page's last hit) is on this page or an earlier one. A page may hold fewer than `limit`
+   * hits and still have a next_cursor when it stopped at maxWindows: "searched back to DAY".
+   * null when the range holds no day.
+   */
+  searched_through: string | null;
+}
+
+export interface TranscriptSearchPage extends QueryCost, SearchedThrough {
   hits: TranscriptHit[];
   /** Pass as `cursor` for the next page; null on the last. */
   next_cursor: string | null;
@@ -79,8 +107,8 @@ export interface LakeMeeting {
   summary: string | null;
 }
 
-export interface MeetingListInput extends DayRange {
-  /** Only meetings whose summary or transcript mentions these words. */
+export interface MeetingListInput extends DayRange, SearchWindows {
+  /** Only meetings whose summary or transcript mentions these words (then windowed like a search; without, one query). */
   words?: string;
   limit?: number;
   cursor?: string;
@@ -100,7 +128,7 @@ export type StatsAnswer =
   | ({ question: 'meetings-per-participant'; rows: ParticipantMeetings[] } & QueryCost)
   | ({ question: 'meetings-per-day'; rows: MeetingsOnDay[] } & QueryCost);
 
-export interface MeetingListPage extends QueryCost {
+export interface MeetingListPage extends QueryCost, SearchedThrough {
   meetings: LakeMeeting[];
   next_cursor: string | null;
 }

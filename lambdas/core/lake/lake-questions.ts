@@ -10,7 +10,8 @@
  *
  * Words match literally and case-insensitively with `strpos(lower(x), lower(?)) > 0`: no LIKE, so
  * `%`, `_`, `'` and `\` in the words are just characters. A day range is `day BETWEEN ? AND ?` on
- * the partition column, which is what prunes partitions in Athena; all time has no day predicate.
+ * the partition column, which is what prunes partitions in Athena. Searches over words always get
+ * one (lake-search.ts runs them one window of days at a time); stats over all time have none.
  */
 import type { LakeQuery } from './lake-engine';
 
@@ -26,13 +27,16 @@ export interface DayBounds {
 
 /** Keyset position after the last row of a page (the sort keys of that row). */
 export interface HitPosition {
-  /** `coalesce(started_at, '')`: meetings without a start time sort last. */
+  /** The row's day partition: hits sort by day first, so a search can run one window of days at a time. */
+  day: string;
+  /** `coalesce(started_at, '')`: within a day, meetings without a start time sort last. */
   startedKey: string;
   botId: string;
   seq: number;
 }
 
 export interface MeetingPosition {
+  day: string;
   startedKey: string;
   botId: string;
 }
@@ -64,8 +68,16 @@ const limitClause = (limit: number): string => {
 };
 
 /**
- * Lines that contain `words`, newest meeting first, then by meeting and line (a total order, so
- * pages are stable), from after `after`. The text comes back as a window of TEXT_WINDOW_CHARS
+ * The lake's first and last day (NULL, NULL when it is empty): where an all-time search starts and
+ * stops its windows. It reads only the day partition values of the meetings view.
+ */
+export function lakeDaysQuery(): LakeQuery {
+  return { sql: 'SELECT min(day) AS first_day, max(day) AS last_day\nFROM meetings', params: [] };
+}
+
+/**
+ * Lines that contain `words`, newest day first, then newest meeting, then by meeting and line (a
+ * total order, so pages are stable, and one that windows of days cut exactly), from after `after`. The text comes back as a window of TEXT_WINDOW_CHARS
  * around the first match (`text_from` is the window's 1-based start in the line).
  */
 export function searchQuery(input: {
@@ -83,9 +95,14 @@ export function searchQuery(input: {
   }
   where.push(...dayPredicate('u.day', input.days, params));
   if (input.after !== undefined) {
-    const { startedKey, botId, seq } = input.after;
-    where.push(`(${STARTED_KEY} < ? OR (${STARTED_KEY} = ? AND (u.bot_id > ? OR (u.bot_id = ? AND u.seq > ?))))`);
-    params.push(startedKey, startedKey, botId, botId, seq);
+    const { day, startedKey, botId, seq } = input.after;
+    where.push(
+      [
+        '(u.day < ? OR (u.day = ? AND (',
+        `${STARTED_KEY} < ? OR (${STARTED_KEY} = ? AND (u.bot_id > ? OR (u.bot_id = ? AND u.seq > ?))))))`,
+      ].join(''),
+    );
+    params.push(day, day, startedKey, startedKey, botId, botId, seq);
   }
   // The match's position is found again in the outer select: the inner one filters, the outer cuts.
   const sql = [
@@ -99,7 +116,7 @@ export function searchQuery(input: {
     '  LEFT JOIN meetings m ON m.bot_id = u.bot_id AND m.day = u.day',
     `  WHERE ${where.join('\n    AND ')}`,
     ') hits',
-    'ORDER BY started_key DESC, bot_id, seq',
+    'ORDER BY day DESC, started_key DESC, bot_id, seq',
     limitClause(input.limit),
   ].join('\n');
   return { sql, params: [input.words, ...params] };
@@ -165,7 +182,7 @@ export const MEETING_COLUMNS = [
   'summary',
 ] as const;
 
-/** Meetings newest first (by start, then bot id), optionally those whose summary or transcript has `words`. */
+/** Meetings newest first (by day, start, then bot id), optionally those whose summary or transcript has `words`. */
 export function meetingListQuery(input: {
   words?: string;
   days?: DayBounds;
@@ -186,16 +203,16 @@ export function meetingListQuery(input: {
     params.push(input.words, input.words, ...inner);
   }
   if (input.after !== undefined) {
-    const { startedKey, botId } = input.after;
-    where.push(`(${STARTED_KEY} < ? OR (${STARTED_KEY} = ? AND m.bot_id > ?))`);
-    params.push(startedKey, startedKey, botId);
+    const { day, startedKey, botId } = input.after;
+    where.push(`(m.day < ? OR (m.day = ? AND (${STARTED_KEY} < ? OR (${STARTED_KEY} = ? AND m.bot_id > ?))))`);
+    params.push(day, day, startedKey, startedKey, botId);
   }
   const sql = [
     `SELECT m.bot_id, m.day, m.started_at, ${STARTED_KEY} AS started_key, m.ended_at, m.state, m.duration_ms,`,
     `  m.utterance_count, m.participant_count, substr(m.summary, 1, ${TEXT_WINDOW_CHARS}) AS summary`,
     'FROM meetings m',
     ...(where.length > 0 ? [`WHERE ${where.join('\n  AND ')}`] : []),
-    'ORDER BY started_key DESC, bot_id',
+    'ORDER BY day DESC, started_key DESC, bot_id',
     limitClause(input.limit),
   ].join('\n');
   return { sql, params };

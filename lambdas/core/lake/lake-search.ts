@@ -9,12 +9,27 @@
  * of offset+limit rows), and, worse, a meeting archived between two pages would shift every later
  * hit by its count, showing some twice. After a keyset, a page is the same whatever was added
  * before it, so paging covers every hit exactly once.
+ *
+ * A search over words reads the text column of every day it covers, so all time in one query
+ * outgrows Athena's bytes-scanned cutoff within months. It therefore walks the days newest first,
+ * one window of SEARCH_WINDOW_DAYS a query, until the page is full or the range is done, and stops
+ * after SEARCH_MAX_WINDOWS windows (or once the caller's waitMs is spent) with a cursor to go on. Rows sort by day first, so the windows
+ * cut that order exactly; the cursor carries the range's first day, the day to go on from and the
+ * keyset within it (none when a page stopped between windows).
  */
 import { z } from 'zod';
-import { type LakeEngine, type LakeResult, type LakeRunOptions, type LakeValue, resultObjects } from './lake-engine';
+import {
+  type LakeEngine,
+  type LakeQuery,
+  type LakeResult,
+  type LakeRunOptions,
+  type LakeValue,
+  resultObjects,
+} from './lake-engine';
 import {
   type DayBounds,
   type HitPosition,
+  lakeDaysQuery,
   type MeetingPosition,
   meetingListQuery,
   meetingsPerDayQuery,
@@ -42,6 +57,10 @@ import {
 export const SNIPPET_CHARS = 200;
 const FIRST_DAY = '0000-01-01';
 const LAST_DAY = '9999-12-31';
+/** Days one query of a search over words reads (newest first); a month of text at 2,000 meetings a day is ~2 GiB. */
+export const SEARCH_WINDOW_DAYS = 31;
+/** Windows one page runs at most (about two years), then it ends with a cursor to go on. */
+export const SEARCH_MAX_WINDOWS = 24;
 
 /** `HH:MM:SS` of a millisecond offset (hours grow past 99 rather than wrap; below zero reads 00:00:00). */
 export function formatOffset(ms: number): string {
@@ -79,9 +98,15 @@ const day = z
 const words = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 const pageLimit = z.number().int().min(1).max(100).default(20);
 const rangeShape = { from: day.optional(), to: day.optional() };
+const windowShape = {
+  now: z.date().optional(),
+  windowDays: z.number().int().min(1).max(366).default(SEARCH_WINDOW_DAYS),
+  maxWindows: z.number().int().min(1).max(100).default(SEARCH_MAX_WINDOWS),
+};
 
 const searchInput = z.object({
   ...rangeShape,
+  ...windowShape,
   words,
   speaker: words.optional(),
   limit: pageLimit,
@@ -94,6 +119,7 @@ const statsInput = z.object({
 });
 const listInput = z.object({
   ...rangeShape,
+  ...windowShape,
   words: words.optional(),
   limit: pageLimit,
   cursor: z.string().max(2000).optional(),
@@ -115,8 +141,11 @@ function dayBounds(range: DayRange): DayBounds | undefined {
   return bounds;
 }
 
-const hitCursor = z.object({ k: z.literal('hit'), s: z.string(), b: z.string(), q: z.number().int().min(0) });
-const meetingCursor = z.object({ k: z.literal('meeting'), s: z.string(), b: z.string() });
+const hitKeyset = z.object({ s: z.string(), b: z.string(), q: z.number().int().min(0) });
+const meetingKeyset = z.object({ s: z.string(), b: z.string() });
+/** f: the range's first day; t: the day to go on from; a: the keyset within t (null: all of t). */
+const hitCursor = z.object({ k: z.literal('hit'), f: day, t: day, a: hitKeyset.nullable() });
+const meetingCursor = z.object({ k: z.literal('meeting'), f: day, t: day, a: meetingKeyset.nullable() });
 
 const encodeCursor = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
@@ -132,12 +161,16 @@ function decodeCursor<T>(schema: z.ZodType<T>, cursor: string): T {
   return result.data;
 }
 
-const cost = (result: LakeResult): QueryCost => ({
-  engine: result.engine,
-  bytes_scanned: result.bytesScanned,
-  elapsed_ms: Math.round(result.elapsedMs),
-  ...(result.queryId === undefined ? {} : { query_id: result.queryId }),
-});
+const cost = (results: readonly LakeResult[]): QueryCost => {
+  const queryId = results.findLast((result) => result.queryId !== undefined)?.queryId;
+  return {
+    engine: results[0]?.engine ?? 'duckdb',
+    bytes_scanned: results.reduce((sum, result) => sum + result.bytesScanned, 0),
+    elapsed_ms: Math.round(results.reduce((sum, result) => sum + result.elapsedMs, 0)),
+    queries: results.length,
+    ...(queryId === undefined ? {} : { query_id: queryId }),
+  };
+};
 
 const text = (value: LakeValue | undefined): string => (value === null || value === undefined ? '' : String(value));
 const textOrNull = (value: LakeValue | undefined): string | null =>
@@ -146,6 +179,112 @@ const count = (value: LakeValue | undefined): number => (typeof value === 'numbe
 const countOrNull = (value: LakeValue | undefined): number | null =>
   value === null || value === undefined ? null : count(value);
 
+const DAY_MS = 86_400_000;
+const addDays = (value: string, days: number): string =>
+  new Date(Date.parse(`${value}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+const later = (a: string, b: string): string => (a > b ? a : b);
+const earlier = (a: string, b: string): string => (a < b ? a : b);
+
+type Row = Record<string, LakeValue>;
+
+interface WindowedWalk<K> {
+  range: DayRange;
+  now: Date | undefined;
+  cursor: { f: string; t: string; a: K | null } | undefined;
+  /** Days per query; null: the whole range in one query. */
+  windowDays: number | null;
+  maxWindows: number;
+  limit: number;
+  query(days: DayBounds, after: (K & { day: string }) | undefined, limit: number): LakeQuery;
+  keysetOf(row: Row): K;
+}
+
+interface WalkedPage<K> {
+  rows: Row[];
+  results: LakeResult[];
+  searched_through: string | null;
+  next: { f: string; t: string; a: K | null } | null;
+}
+
+/**
+ * The days to search: the caller's range, its unset `from` the lake's first day and its unset `to`
+ * today (or the lake's last day if that is later: a clock behind the writer's loses nothing), both
+ * asked once per search (the cursor carries `from` on). null when the lake holds no day.
+ */
+async function searchRange(
+  engine: LakeEngine,
+  options: LakeRunOptions | undefined,
+  walk: WindowedWalk<unknown>,
+  results: LakeResult[],
+): Promise<DayBounds | null> {
+  dayBounds(walk.range);
+  const { from, to } = walk.range;
+  if (walk.cursor !== undefined) {
+    const start = from ?? walk.cursor.f;
+    return { from: start, to: to === undefined ? walk.cursor.t : earlier(to, walk.cursor.t) };
+  }
+  if (from !== undefined && to !== undefined) return { from, to };
+  const result = await engine.run(lakeDaysQuery(), options);
+  results.push(result);
+  const [row] = resultObjects(result);
+  const first = textOrNull(row?.first_day);
+  const last = textOrNull(row?.last_day);
+  if (first === null || last === null) return null;
+  const today = (walk.now ?? new Date()).toISOString().slice(0, 10);
+  return { from: from ?? first, to: to ?? later(today, last) };
+}
+
+/** Runs a question over its range one window of days at a time, newest first (see the header). */
+async function walkDays<K>(
+  engine: LakeEngine,
+  options: LakeRunOptions | undefined,
+  walk: WindowedWalk<K>,
+): Promise<WalkedPage<K>> {
+  const results: LakeResult[] = [];
+  const range = await searchRange(engine, options, walk as WindowedWalk<unknown>, results);
+  if (range === null) return { rows: [], results, searched_through: null, next: null };
+  const need = walk.limit + 1;
+  const rows: Row[] = [];
+  let end = range.to;
+  let after = walk.cursor?.a ?? undefined;
+  // A caller's waitMs (the read API's time budget) is the page's, not each query's: the engine
+  // time spent so far is taken off it, and once it is spent the page ends between windows.
+  const spent = () => results.reduce((sum, result) => sum + result.elapsedMs, 0);
+  for (let windows = 1; ; windows++) {
+    const start = walk.windowDays === null ? range.from : later(range.from, addDays(end, 1 - walk.windowDays));
+    const keyset = after === undefined || after === null ? undefined : { ...after, day: walk.cursor?.t ?? end };
+    const waitMs = options?.waitMs === undefined ? undefined : Math.max(1, options.waitMs - spent());
+    const result = await engine.run(
+      walk.query({ from: start, to: end }, keyset, need - rows.length),
+      waitMs === undefined ? options : { ...options, waitMs },
+    );
+    results.push(result);
+    rows.push(...resultObjects(result));
+    after = undefined;
+    if (rows.length >= need) {
+      const last = rows[walk.limit - 1] as Row;
+      const lastDay = text(last.day);
+      return {
+        rows: rows.slice(0, walk.limit),
+        results,
+        searched_through: lastDay,
+        next: { f: range.from, t: lastDay, a: walk.keysetOf(last) },
+      };
+    }
+    const exhausted = start <= range.from;
+    const outOfTime = options?.waitMs !== undefined && spent() >= options.waitMs;
+    if (exhausted || windows >= walk.maxWindows || outOfTime) {
+      return {
+        rows,
+        results,
+        searched_through: range.from > range.to ? null : start,
+        next: exhausted ? null : { f: range.from, t: addDays(start, -1), a: null },
+      };
+    }
+    end = addDays(start, -1);
+  }
+}
+
 export const searchTranscripts: LakeSearchFunctions['searchTranscripts'] = async (
   engine: LakeEngine,
   input: TranscriptSearchInput,
@@ -153,20 +292,27 @@ export const searchTranscripts: LakeSearchFunctions['searchTranscripts'] = async
 ): Promise<TranscriptSearchPage> => {
   const valid = parse(searchInput, input);
   const cursor = valid.cursor === undefined ? undefined : decodeCursor(hitCursor, valid.cursor);
-  const after: HitPosition | undefined =
-    cursor === undefined ? undefined : { startedKey: cursor.s, botId: cursor.b, seq: cursor.q };
-  const days = dayBounds(valid);
-  const query = searchQuery({
-    words: valid.words,
-    ...(valid.speaker === undefined ? {} : { speaker: valid.speaker }),
-    ...(days === undefined ? {} : { days }),
-    ...(after === undefined ? {} : { after }),
-    limit: valid.limit + 1,
+  const walked = await walkDays(engine, options, {
+    range: valid,
+    now: valid.now,
+    cursor,
+    windowDays: valid.windowDays,
+    maxWindows: valid.maxWindows,
+    limit: valid.limit,
+    query: (days, keyset, limit) => {
+      const after: HitPosition | undefined =
+        keyset === undefined ? undefined : { day: keyset.day, startedKey: keyset.s, botId: keyset.b, seq: keyset.q };
+      return searchQuery({
+        words: valid.words,
+        ...(valid.speaker === undefined ? {} : { speaker: valid.speaker }),
+        days,
+        ...(after === undefined ? {} : { after }),
+        limit,
+      });
+    },
+    keysetOf: (row) => ({ s: text(row.started_key), b: text(row.bot_id), q: count(row.seq) }),
   });
-  const result = await engine.run(query, options);
-  const rows = resultObjects(result);
-  const page = rows.slice(0, valid.limit);
-  const hits: TranscriptHit[] = page.map((row) => ({
+  const hits: TranscriptHit[] = walked.rows.map((row) => ({
     bot_id: text(row.bot_id),
     day: text(row.day),
     started_at: textOrNull(row.started_at),
@@ -175,12 +321,8 @@ export const searchTranscripts: LakeSearchFunctions['searchTranscripts'] = async
     speaker: text(row.speaker),
     snippet: snippetOf(text(row.text_window), valid.words, count(row.text_from) > 1),
   }));
-  const last = page.at(-1);
-  const next_cursor =
-    rows.length > valid.limit && last !== undefined
-      ? encodeCursor({ k: 'hit', s: text(last.started_key), b: text(last.bot_id), q: count(last.seq) })
-      : null;
-  return { hits, next_cursor, ...cost(result) };
+  const next_cursor = walked.next === null ? null : encodeCursor({ k: 'hit', ...walked.next });
+  return { hits, next_cursor, searched_through: walked.searched_through, ...cost(walked.results) };
 };
 
 export const lakeStats: LakeSearchFunctions['lakeStats'] = async (
@@ -200,12 +342,12 @@ export const lakeStats: LakeSearchFunctions['lakeStats'] = async (
         utterances: count(row.utterances),
         meetings: count(row.meetings),
       }));
-      return { question: 'talk-time', rows, ...cost(result) };
+      return { question: 'talk-time', rows, ...cost([result]) };
     }
     case 'meetings-per-participant': {
       const result = await engine.run(meetingsPerParticipantQuery(shape), options);
       const rows = resultObjects(result).map((row) => ({ name: text(row.name), meetings: count(row.meetings) }));
-      return { question: 'meetings-per-participant', rows, ...cost(result) };
+      return { question: 'meetings-per-participant', rows, ...cost([result]) };
     }
     case 'meetings-per-day': {
       const result = await engine.run(meetingsPerDayQuery(shape), options);
@@ -214,11 +356,12 @@ export const lakeStats: LakeSearchFunctions['lakeStats'] = async (
         meetings: count(row.meetings),
         duration_ms: count(row.duration_ms),
       }));
-      return { question: 'meetings-per-day', rows, ...cost(result) };
+      return { question: 'meetings-per-day', rows, ...cost([result]) };
     }
   }
 };
 
+/** Meetings newest first; with words windowed like a search (they read the text), without in one query. */
 export const listLakeMeetings: LakeSearchFunctions['listLakeMeetings'] = async (
   engine: LakeEngine,
   input: MeetingListInput,
@@ -226,19 +369,26 @@ export const listLakeMeetings: LakeSearchFunctions['listLakeMeetings'] = async (
 ): Promise<MeetingListPage> => {
   const valid = parse(listInput, input);
   const cursor = valid.cursor === undefined ? undefined : decodeCursor(meetingCursor, valid.cursor);
-  const after: MeetingPosition | undefined =
-    cursor === undefined ? undefined : { startedKey: cursor.s, botId: cursor.b };
-  const days = dayBounds(valid);
-  const query = meetingListQuery({
-    ...(valid.words === undefined ? {} : { words: valid.words }),
-    ...(days === undefined ? {} : { days }),
-    ...(after === undefined ? {} : { after }),
-    limit: valid.limit + 1,
+  const walked = await walkDays(engine, options, {
+    range: valid,
+    now: valid.now,
+    cursor,
+    windowDays: valid.words === undefined ? null : valid.windowDays,
+    maxWindows: valid.maxWindows,
+    limit: valid.limit,
+    query: (days, keyset, limit) => {
+      const after: MeetingPosition | undefined =
+        keyset === undefined ? undefined : { day: keyset.day, startedKey: keyset.s, botId: keyset.b };
+      return meetingListQuery({
+        ...(valid.words === undefined ? {} : { words: valid.words }),
+        days,
+        ...(after === undefined ? {} : { after }),
+        limit,
+      });
+    },
+    keysetOf: (row) => ({ s: text(row.started_key), b: text(row.bot_id) }),
   });
-  const result = await engine.run(query, options);
-  const rows = resultObjects(result);
-  const page = rows.slice(0, valid.limit);
-  const meetings: LakeMeeting[] = page.map((row) => ({
+  const meetings: LakeMeeting[] = walked.rows.map((row) => ({
     bot_id: text(row.bot_id),
     day: text(row.day),
     started_at: textOrNull(row.started_at),
@@ -249,12 +399,8 @@ export const listLakeMeetings: LakeSearchFunctions['listLakeMeetings'] = async (
     participant_count: count(row.participant_count),
     summary: textOrNull(row.summary),
   }));
-  const last = page.at(-1);
-  const next_cursor =
-    rows.length > valid.limit && last !== undefined
-      ? encodeCursor({ k: 'meeting', s: text(last.started_key), b: text(last.bot_id) })
-      : null;
-  return { meetings, next_cursor, ...cost(result) };
+  const next_cursor = walked.next === null ? null : encodeCursor({ k: 'meeting', ...walked.next });
+  return { meetings, next_cursor, searched_through: walked.searched_through, ...cost(walked.results) };
 };
 
 /** The module as the contract's interface (a type check that every function is here). */
