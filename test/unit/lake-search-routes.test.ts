@@ -95,9 +95,11 @@ const questions: Pick<LakeSearchFunctions, 'searchTranscripts' | 'lakeStats'> = 
         snippet: String(row.text),
       })),
       next_cursor: null,
+      searched_through: null,
       engine: result.engine,
       bytes_scanned: result.bytesScanned,
       elapsed_ms: result.elapsedMs,
+      queries: 1,
     };
     return page;
   },
@@ -121,6 +123,7 @@ const questions: Pick<LakeSearchFunctions, 'searchTranscripts' | 'lakeStats'> = 
       engine: result.engine,
       bytes_scanned: result.bytesScanned,
       elapsed_ms: result.elapsedMs,
+      queries: 1,
     };
     return answer;
   },
