@@ -139,7 +139,7 @@ describe('erasing a meeting that went through everything', () => {
     const replay = await replayBotEvents(botId, pipeline.processing, { rebuild: true, apply: true });
     expect(replay).toMatchObject({ applied: true, events: webhooks.length, replayed: webhooks.length, failures: [] });
 
-    // 4b. Its lake rows (recent files of its listing day, written twice) and two Athena results naming
+    // 4b. Its lake rows (recent files of its listing day, which the archive wrote; written twice more) and two Athena results naming
     // it (a search's CSV and its metadata), next to one that does not.
     const lake = testLakeObjects(s3Client(), world.recordingsBucket);
     const day = lakeDayOf(String((await meetingItem(world.resources.tableName, botId))?.listedAt));
@@ -181,8 +181,8 @@ describe('erasing a meeting that went through everything', () => {
       calendar_feeds: 1,
       // its recent files' current rows: a meeting, 3 utterances, a participant
       lake_rows: 5,
-      // two versions of each of its 3 recent files
-      lake_objects: 6,
+      // three versions of each of its 3 recent files: the archive's own, then the two written here
+      lake_objects: 9,
       // the CSV naming it and its metadata file
       query_results: 2,
     });

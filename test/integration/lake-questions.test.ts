@@ -8,7 +8,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LakeEngine, LakeQuery, LakeResult } from '../../lambdas/core/lake/lake-engine';
+import {
+  type LakeEngine,
+  type LakeQuery,
+  LakeQueryPendingError,
+  type LakeResult,
+} from '../../lambdas/core/lake/lake-engine';
 import { lakeKeys } from '../../lambdas/core/lake/lake-layout';
 import { TEXT_WINDOW_CHARS } from '../../lambdas/core/lake/lake-questions';
 import { LakeInputError, type TranscriptHit } from '../../lambdas/core/lake/lake-questions-contract';
@@ -488,6 +493,35 @@ describe('searchTranscripts in windows of days', () => {
     expect(page.next_cursor).not.toBeNull();
     const rest = await allPages({ words: 'pricing', now: NOW, windowDays: 1, cursor: page.next_cursor ?? '' });
     expect(rest.flatMap((next) => next.hits).map(brief)).toEqual(expectedHits('pricing'));
+  });
+
+  it('ends a page before a window still running after others finished, and the next page starts there', async () => {
+    // Athena as the route meets it: the third query (the second window) outlasts the wait.
+    let runs = 0;
+    const pending: LakeEngine = {
+      async run(query, options) {
+        runs++;
+        if (runs === 3) throw new LakeQueryPendingError('0b5f1c9e-0000-4000-8000-000000000000');
+        return duckdb.run(query, options);
+      },
+    };
+    const page = await searchTranscripts(pending, { words: 'pricing', limit: 100, now: NOW, windowDays: 2 });
+    expect(page.queries).toBe(2);
+    expect(page.searched_through).toBe('2026-11-24');
+    expect(page.next_cursor).not.toBeNull();
+    const rest = await allPages({
+      words: 'pricing',
+      limit: 100,
+      now: NOW,
+      windowDays: 2,
+      cursor: page.next_cursor ?? '',
+    });
+    expect([...page.hits, ...rest.flatMap((next) => next.hits)].map(brief)).toEqual(expectedHits('pricing'));
+    // The first query of a page pending has nothing to answer with: it is the caller's to report.
+    runs = 2;
+    await expect(
+      searchTranscripts(pending, { words: 'pricing', from: '2026-11-12', to: '2026-11-25', now: NOW }),
+    ).rejects.toBeInstanceOf(LakeQueryPendingError);
   });
 
   it('an empty lake: one query for its days, no hits, no cursor', async () => {

@@ -146,11 +146,11 @@ function questionOf(request: LakeRouteRequest): { question: Question; queryId?: 
       if (!QUERY_ID.test(queryId)) throw invalid('query_id must be the id a 202 answer gave');
       if (params.q !== undefined && params.question !== undefined)
         throw invalid('give q (a search) or question (stats), not both');
-      const question: Question =
-        params.question !== undefined
-          ? { kind: 'stats', input: statsInput(params) }
-          : { kind: 'search', input: searchInput(params) };
-      return { question, queryId };
+      // Only a stats question is one query: a search page is several (its day windows), and one that
+      // cannot finish its first window within the wait is answered 503, never resumed.
+      if (params.question === undefined)
+        throw invalid('the results route answers stats questions (question=...); ask a search again');
+      return { question: { kind: 'stats', input: statsInput(params) }, queryId };
     }
     default:
       throw new RouteRefusal(404, 'no-route', `no lake route ${request.routeKey}`, undefined);
@@ -188,6 +188,16 @@ export async function answerLakeRoute(
     });
     return { status: 200, body: answer };
   } catch (failure) {
+    if (failure instanceof LakeQueryPendingError && request.routeKey === LAKE_SEARCH_ROUTES.search) {
+      refused('timeout');
+      return {
+        status: 503,
+        body: apiError(
+          'query-timeout',
+          `no window of days finished within ${Math.round(deps.waitMs / 1000)} s: narrow it with from and to, then ask again`,
+        ),
+      };
+    }
     if (failure instanceof LakeQueryPendingError) {
       refused('timeout');
       const params = request.queryStringParameters ?? {};

@@ -21,6 +21,7 @@ import { z } from 'zod';
 import {
   type LakeEngine,
   type LakeQuery,
+  LakeQueryPendingError,
   type LakeResult,
   type LakeRunOptions,
   type LakeValue,
@@ -247,17 +248,36 @@ async function walkDays<K>(
   const rows: Row[] = [];
   let end = range.to;
   let after = walk.cursor?.a ?? undefined;
-  // A caller's waitMs (the read API's time budget) is the page's, not each query's: the engine
-  // time spent so far is taken off it, and once it is spent the page ends between windows.
-  const spent = () => results.reduce((sum, result) => sum + result.elapsedMs, 0);
+  // A caller's waitMs (the read API's time budget) is the page's, not each query's: the wall time
+  // spent so far (starting, polling and reading results included) is taken off it, and once it is
+  // spent the page ends between windows.
+  const startedAt = performance.now();
+  const spent = () =>
+    Math.max(
+      performance.now() - startedAt,
+      results.reduce((sum, result) => sum + result.elapsedMs, 0),
+    );
   for (let windows = 1; ; windows++) {
     const start = walk.windowDays === null ? range.from : later(range.from, addDays(end, 1 - walk.windowDays));
     const keyset = after === undefined || after === null ? undefined : { ...after, day: walk.cursor?.t ?? end };
     const waitMs = options?.waitMs === undefined ? undefined : Math.max(1, options.waitMs - spent());
-    const result = await engine.run(
-      walk.query({ from: start, to: end }, keyset, need - rows.length),
-      waitMs === undefined ? options : { ...options, waitMs },
-    );
+    let result: LakeResult;
+    try {
+      result = await engine.run(
+        walk.query({ from: start, to: end }, keyset, need - rows.length),
+        waitMs === undefined ? options : { ...options, waitMs },
+      );
+    } catch (error) {
+      // A window that outlasts the budget after others finished: the page ends before it, and the
+      // cursor starts the next page there (a page is several queries: no one query id can resume it).
+      if (!(error instanceof LakeQueryPendingError) || windows === 1) throw error;
+      return {
+        rows,
+        results,
+        searched_through: addDays(end, 1),
+        next: { f: range.from, t: end, a: after ?? null },
+      };
+    }
     results.push(result);
     rows.push(...resultObjects(result));
     after = undefined;
