@@ -92,11 +92,12 @@ describe('concurrency and cost defaults', () => {
       [SERVICES.calendarUserSync]: 512,
       // A secret read, a table read or two and a queue send per notification.
       [SERVICES.calendarPush]: 256,
-      [SERVICES.erase]: 512,
+      // Rewrites a compacted lake day without the erased meeting's rows.
+      [SERVICES.erase]: 3008,
       // Waits on Athena and shapes a page of rows.
       [SERVICES.lakeSearch]: 512,
       // Decodes and re-encodes a closed day's rows per table in memory.
-      [SERVICES.lakeCompaction]: 2048,
+      [SERVICES.lakeCompaction]: 3008,
     });
   });
 

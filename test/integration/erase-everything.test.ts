@@ -183,10 +183,10 @@ describe('erasing a meeting that went through everything', () => {
       lake_rows: 5,
       // three versions of each of its 3 recent files: the archive's own, then the two written here
       lake_objects: 9,
-      // the CSV naming it and its metadata file
-      query_results: 2,
+      // every Athena result: the CSV naming it, its metadata file, and one that names no bot
+      query_results: 3,
     });
-    expect(await lake.list(LAKE_RESULTS_PREFIX)).toEqual([{ key: `${LAKE_RESULTS_PREFIX}q2.csv`, bytes: 8 }]);
+    expect(await lake.list(LAKE_RESULTS_PREFIX)).toEqual([]);
     expect(receipt.retained.map((copy) => copy.store)).toEqual(
       expect.arrayContaining(['launcher-execution-history', 'schedule', 'calendar']),
     );

@@ -110,16 +110,17 @@ describe('erasing a meeting from the lake', () => {
     expect(await botsInEveryVersion(s3Client(), lake.bucket)).not.toContain(botId);
   });
 
-  it('deletes the query results that name it, with their metadata, and no other', async () => {
+  it('deletes every query result, every version: one may hold its words without naming its bot', async () => {
     const { botId } = await meetingWithDay();
     await lake.put(`lake-results/${botId}-a.csv`, Buffer.from(`"bot_id"\n"${botId}"\n`));
     await lake.put(`lake-results/${botId}-a.csv.metadata`, Buffer.from('bot_id'));
-    await lake.put('lake-results/unrelated.csv', Buffer.from('"n"\n"1"\n'));
+    // A `query` of text (or a talk-time table) carries the meeting's words and names no bot.
+    await lake.put('lake-results/words.csv', Buffer.from('"text"\n"our pricing for Acme"\n'));
+    await lake.put('lake-results/words.csv', Buffer.from('"text"\n"our pricing for Acme, again"\n'));
     const receipt = await eraseMeeting(botId, 'request', eraseDeps(world));
-    expect(receipt.counts.query_results).toBe(2);
-    const left = (await lake.list('lake-results/')).map(({ key }) => key);
-    expect(left).toContain('lake-results/unrelated.csv');
-    expect(left.filter((key) => key.includes(botId))).toEqual([]);
+    expect(receipt.counts.query_results).toBe(3);
+    expect(await lake.list('lake-results/')).toEqual([]);
+    expect(await lake.listVersions(lake.bucket, 'lake-results/')).toEqual([]);
   });
 });
 

@@ -11,10 +11,18 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys, TTL_ATTRIBUTE } from '../store/table-layout';
 
-/** Longer than a day's rewrite (a day of 2,000 meetings is ~1.2 M utterance rows: well under a minute). */
-export const DAY_LEASE_MS = 5 * 60_000;
-/** How long a caller waits for a held lease before giving up (the holder's rewrite, or its expiry). */
-export const DAY_LEASE_WAIT_MS = DAY_LEASE_MS + 30_000;
+/**
+ * Longer than any holder can run: the archive and compaction functions stop at 15 minutes (the
+ * erase function at 5), so a lease that expired was held by a function that is gone, never by one
+ * still about to PUT a file built from rows read before an erasure (which would bring them back).
+ */
+export const DAY_LEASE_MS = 16 * 60_000;
+/**
+ * How long a caller waits for a held lease before giving up: less than the erase function's 5
+ * minutes; a caller that gives up fails its job, which is retried (an erasure's retry takes its own
+ * lease back: it names the same owner).
+ */
+export const DAY_LEASE_WAIT_MS = 2 * 60_000;
 const POLL_MS = 1000;
 
 export interface DayLeaseOptions {

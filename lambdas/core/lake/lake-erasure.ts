@@ -5,8 +5,8 @@
  *    file of the day rewritten without its rows, and the file's older versions deleted: they hold
  *    the rows too. A file with older versions is rewritten even without rows of the meeting, so an
  *    erasure cut off between its PUT and its deletes leaves nothing when run again;
- *  - Athena's results naming the bot (a search's CSV, its `.metadata`), every version. The results
- *    expire after a day, so the prefix is small; the scan is bounded all the same (RESULTS_SCAN).
+ *  - every Athena result under the results prefix, every version (walkResults says why: a day's
+ *    cache, listed and batch-deleted, never read).
  * The same walk counts (dry run, for the receipt) and deletes, so both find the same things.
  */
 import { versionsOfKey } from '../erase/object-versions';
@@ -16,11 +16,6 @@ import type { LakeErasureCounts } from './lake-contract';
 import { LAKE_RESULTS_PREFIX, lakeKeys } from './lake-layout';
 import { LAKE_TABLE_NAMES } from './lake-tables';
 import { decodeLakeRows, encodeLakeRows } from './parquet-codec';
-
-/** Results read at most per erasure: a day of searches at a few hundred a day, each a small CSV. */
-export const RESULTS_SCAN = { maxObjects: 2000, maxBytes: 256 * 1024 * 1024 } as const;
-/** Athena writes `<query id>.csv` and `<query id>.csv.metadata` side by side. */
-const METADATA_SUFFIX = '.metadata';
 
 export type LakeEraseDependencies = Pick<
   LakeMaintenanceDependencies,
@@ -62,7 +57,7 @@ async function walkLake(
       await withDayLease(deps.table, day, { ...deps.lease, owner: `erase:${botId}`, now: deps.now }, walk);
     else if (!apply) await walk();
   }
-  counts.query_results = await walkResults(botId, deps, apply);
+  counts.query_results = await walkResults(deps, apply);
   return counts;
 }
 
@@ -116,39 +111,15 @@ async function dayHasFiles(botId: string, day: string, deps: LakeEraseDependenci
   return false;
 }
 
-/** Query results whose bytes name the bot (and each one's metadata file), every version. */
-async function walkResults(botId: string, deps: LakeEraseDependencies, apply: boolean): Promise<number> {
+/**
+ * Every Athena result, every version: they are a cache that expires in a day, and one may hold the
+ * meeting's words without naming its bot (a `query` of text, a talk-time table), so reading them
+ * for the bot id could neither be complete nor bounded. A query that ran before the erasure and
+ * writes its result after this sweep is caught by the second sweep.
+ */
+async function walkResults(deps: LakeEraseDependencies, apply: boolean): Promise<number> {
   const { objects } = deps;
-  const listed = (await objects.list(LAKE_RESULTS_PREFIX)).sort((a, b) => a.key.localeCompare(b.key));
-  const present = new Set(listed.map(({ key }) => key));
-  const needle = Buffer.from(botId, 'utf8');
-  const naming = new Set<string>();
-  let read = 0;
-  let bytes = 0;
-  for (const { key, bytes: size } of listed) {
-    if (read >= RESULTS_SCAN.maxObjects || bytes + size > RESULTS_SCAN.maxBytes) {
-      deps.telemetry.log.warn('query results left unscanned by an erasure; they expire on their own', {
-        bot_id: botId,
-        scanned: read,
-        unscanned: listed.length - read,
-        limit_objects: RESULTS_SCAN.maxObjects,
-        limit_bytes: RESULTS_SCAN.maxBytes,
-      });
-      break;
-    }
-    read++;
-    bytes += size;
-    const file = await objects.get(key);
-    if (file === null || !Buffer.from(file.body).includes(needle)) continue;
-    naming.add(key);
-    const pair = key.endsWith(METADATA_SUFFIX) ? key.slice(0, -METADATA_SUFFIX.length) : `${key}${METADATA_SUFFIX}`;
-    if (present.has(pair)) naming.add(pair);
-  }
-  if (apply) {
-    for (const key of naming) {
-      const versions = await versionsOfKey(objects, objects.bucket, key);
-      if (versions.length > 0) await objects.deleteVersions(objects.bucket, versions);
-    }
-  }
-  return naming.size;
+  const versions = await objects.listVersions(objects.bucket, LAKE_RESULTS_PREFIX);
+  if (apply && versions.length > 0) await objects.deleteVersions(objects.bucket, versions);
+  return new Set(versions.map(({ key }) => key)).size;
 }
