@@ -177,6 +177,22 @@ describe('the Athena lake engine against the local Athena', () => {
     expect(result?.rows).toEqual([['hello']]);
   });
 
+  it('resumes a query only as the question it was: another SQL or other parameters are refused', async () => {
+    lake = await startLocalAthena();
+    lake.writeRecent('utterances', '2026-11-02', 'bot-a', [utterance('bot-a', 0, 'Ana', 'hello pricing')]);
+    const engine = engineOf(lake);
+    const asked = { sql: 'SELECT text FROM utterances WHERE strpos(text, ?) > 0', params: ['pricing'] };
+    const { queryId } = await engine.run(asked);
+    const id = queryId ?? '';
+    await expect(engine.resume?.(id, { expected: asked })).resolves.toMatchObject({ rows: [['hello pricing']] });
+    await expect(
+      engine.resume?.(id, { expected: { sql: 'SELECT speaker FROM utterances', params: [] } }),
+    ).rejects.toThrow(/is not the question asked/);
+    await expect(engine.resume?.(id, { expected: { ...asked, params: ['hello'] } })).rejects.toBeInstanceOf(
+      LakeQueryFailedError,
+    );
+  });
+
   it('refuses to resume a query id Athena does not know, in its words', async () => {
     lake = await startLocalAthena();
     const unknown = '00000000-0000-0000-0000-000000000000';

@@ -86,10 +86,17 @@ export function createAthenaLakeEngine(options: AthenaLakeEngineOptions): LakeEn
     }
   }
 
-  async function finish(queryId: string, runOptions: LakeRunOptions, started: number): Promise<LakeResult> {
+  async function finish(
+    queryId: string,
+    runOptions: LakeRunOptions,
+    started: number,
+    expected?: LakeQuery,
+  ): Promise<LakeResult> {
     let execution: QueryExecution;
     try {
       execution = await waitForEnd(queryId, runOptions, started);
+      if (expected !== undefined && !sameQuery(execution, expected))
+        throw new LakeQueryFailedError(`query ${queryId} is not the question asked`);
     } catch (error) {
       if (runOptions.signal?.aborted) {
         // The caller stopped waiting: the query must not go on scanning (and billing) without anyone reading it.
@@ -146,8 +153,9 @@ export function createAthenaLakeEngine(options: AthenaLakeEngineOptions): LakeEn
       if (queryId === undefined) throw new LakeQueryFailedError('Athena started the query without an id');
       return finish(queryId, runOptions, started);
     },
-    resume(queryId: string, runOptions: LakeRunOptions = {}): Promise<LakeResult> {
-      return finish(queryId, runOptions, performance.now());
+    resume(queryId: string, runOptions: LakeRunOptions & { expected?: LakeQuery } = {}): Promise<LakeResult> {
+      const { expected, ...rest } = runOptions;
+      return finish(queryId, rest, performance.now(), expected);
     },
   };
 }
@@ -222,4 +230,11 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Whether an execution ran exactly this SQL with exactly these parameters (as Athena keeps them). */
+function sameQuery(execution: QueryExecution, expected: LakeQuery): boolean {
+  const params = execution.ExecutionParameters ?? [];
+  const wanted = expected.params.map(sqlLiteral);
+  return execution.Query === expected.sql && params.length === wanted.length && params.every((p, i) => p === wanted[i]);
 }

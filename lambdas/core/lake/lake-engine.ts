@@ -52,8 +52,12 @@ export interface LakeResult {
 
 export interface LakeEngine {
   run(query: LakeQuery, options?: LakeRunOptions): Promise<LakeResult>;
-  /** The result of a query a `waitMs` run left running (Athena only: DuckDB never pends). */
-  resume?(queryId: string, options?: LakeRunOptions): Promise<LakeResult>;
+  /**
+   * The result of a query a `waitMs` run left running (Athena only: DuckDB never pends). With
+   * `expected`, a query whose SQL or parameters differ is refused (LakeQueryFailedError): an id
+   * alone must not open another caller's query.
+   */
+  resume?(queryId: string, options?: LakeRunOptions & { expected?: LakeQuery }): Promise<LakeResult>;
 }
 
 /** The query is still running after `waitMs`: ask again with its id. */

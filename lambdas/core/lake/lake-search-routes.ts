@@ -129,7 +129,8 @@ function resuming(engine: LakeEngine, queryId: string): LakeEngine {
       `no query ${queryId}: this engine answers every query at once`,
       undefined,
     );
-  return { run: (_query, options) => resume.call(engine, queryId, options) };
+  // The question's own SQL and parameters travel with the id: another query's id is refused.
+  return { run: (query, options) => resume.call(engine, queryId, { ...options, expected: query }) };
 }
 
 type Question = { kind: 'search'; input: TranscriptSearchInput } | { kind: 'stats'; input: StatsInput };

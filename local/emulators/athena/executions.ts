@@ -31,6 +31,8 @@ export const CANCELLED_BY_USER = 'Query cancelled by user';
 export interface Execution {
   id: string;
   query: string;
+  /** ExecutionParameters as given (Athena returns them with the execution). */
+  params: string[];
   workGroup: string;
   database: string | undefined;
   /** The result file's full location, `<OutputLocation><id>.csv`. */
@@ -100,6 +102,7 @@ export class Executions {
     const execution: Execution = {
       id,
       query: request.query,
+      params: request.params,
       workGroup: request.workGroup,
       database: request.database,
       outputLocation: `${request.outputLocation}${id}.csv`,

@@ -78,6 +78,7 @@ function describe(execution: Execution): Body {
   return {
     QueryExecutionId: execution.id,
     Query: execution.query,
+    ...(execution.params.length === 0 ? {} : { ExecutionParameters: execution.params }),
     StatementType: 'DML',
     ResultConfiguration: { OutputLocation: execution.outputLocation },
     ...(execution.database === undefined ? {} : { QueryExecutionContext: { Database: execution.database } }),
