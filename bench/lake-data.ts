@@ -7,6 +7,7 @@
  * a caller could make the writer take: very long lines and thousands of participants with long names.
  */
 import type { LakeRow, LakeTableName } from '../lambdas/core/lake/lake-tables';
+import { seededRandom } from '../local/seeded-random';
 
 /** The word a keyword search looks for (the vocabulary cannot make it: its words are consonant-vowel pairs). */
 export const SEARCH_WORD = 'pricing';
@@ -14,17 +15,8 @@ export const SEARCH_WORD_RATE = 0.001;
 
 export type MeetingRows = Record<LakeTableName, LakeRow[]>;
 
-/** mulberry32: small, fast, and good enough to spread words and speakers. */
-export function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32 (local/seeded-random.ts): small, fast, and good enough to spread words and speakers. */
+const random = seededRandom;
 
 const CONSONANTS = 'bdfgklmnstvz';
 const VOWELS = 'aeiou';

@@ -9,14 +9,12 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/exit-codes';
 import { erasureReceipt } from '../../lambdas/core/erase/erase-contract';
-import { keys } from '../../lambdas/core/store/table-layout';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
-import { documentClient } from '../../lambdas/shared/dynamo-client';
 import {
+  archivedMeeting,
   BIN,
   CLI_ENTRY,
   type CliLocalStack,
@@ -33,18 +31,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => local?.stop());
 
-/** Schedules a meeting a few seconds out and waits until it is archived; its bot id. */
-async function archivedMeeting(scheduleId: string): Promise<string> {
-  await local.stack.scheduleMeeting(scheduleId, new Date(Date.now() + 2_000));
-  expect(await local.stack.waitUntilArchived([scheduleId], 90_000)).toBe(true);
-  const { Item } = await documentClient().send(
-    new GetCommand({
-      TableName: local.stack.resources.tableName,
-      Key: keys.schedule(scheduleId),
-      ConsistentRead: true,
-    }),
-  );
-  return String(Item?.botId);
+async function archived(scheduleId: string): Promise<string> {
+  const botId = await archivedMeeting(local, scheduleId);
+  expect(botId).not.toBe('');
+  return botId;
 }
 
 /**
@@ -101,7 +91,7 @@ describe('meeting-pipeline erase', () => {
   it('refuses without --yes off a terminal, erases nothing when the answer is not the bot id, then erases with --yes, prints the receipt, the same one again, and the meeting answers 404 erased', {
     timeout: 180_000,
   }, async () => {
-    const botId = await archivedMeeting('erase-me');
+    const botId = await archived('erase-me');
     const e = ['--endpoint', local.endpoint];
     const piped = await cli(['erase', botId, ...e]);
     expect(piped.code).toBe(EXIT.usage);
@@ -135,7 +125,7 @@ describe('meeting-pipeline erase', () => {
   it('erases a meeting whose data the service deleted (data_deleted), through the erasure queue', {
     timeout: 120_000,
   }, async () => {
-    const botId = await archivedMeeting('deleted-upstream');
+    const botId = await archived('deleted-upstream');
     const service = new UpstreamClient({ baseUrl: local.stack.apiBaseUrl, apiKey: async () => 'local-dev-key' });
     await service.deleteBotData(botId);
 

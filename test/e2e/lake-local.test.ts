@@ -28,7 +28,7 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
 import { unversionedObjects } from '../../local/unversioned-object-versions';
-import { type CliLocalStack, cli, startCliLocalStack } from '../fixtures/cli-local-stack';
+import { archivedMeeting, type CliLocalStack, cli, startCliLocalStack } from '../fixtures/cli-local-stack';
 
 let local: CliLocalStack;
 beforeAll(async () => {
@@ -38,17 +38,10 @@ afterAll(() => local?.stop());
 
 const target = () => ['--endpoints-file', local.endpointsFile];
 
-async function archivedMeeting(scheduleId: string): Promise<string> {
-  await local.stack.scheduleMeeting(scheduleId, new Date(Date.now() + 2_000));
-  expect(await local.stack.waitUntilArchived([scheduleId], 90_000)).toBe(true);
-  const { Item } = await documentClient().send(
-    new GetCommand({
-      TableName: local.stack.resources.tableName,
-      Key: keys.schedule(scheduleId),
-      ConsistentRead: true,
-    }),
-  );
-  return String(Item?.botId);
+async function archived(scheduleId: string): Promise<string> {
+  const botId = await archivedMeeting(local, scheduleId);
+  expect(botId).not.toBe('');
+  return botId;
 }
 
 interface Line {
@@ -101,8 +94,8 @@ describe('the lake in local mode', () => {
   it('finds an archived meeting with `search` and the MCP server at the read API transcript offsets', {
     timeout: 240_000,
   }, async () => {
-    first = await archivedMeeting('lake-first');
-    second = await archivedMeeting('lake-second');
+    first = await archived('lake-first');
+    second = await archived('lake-second');
     const lines = await transcriptOf(first);
     expect(lines.length).toBeGreaterThan(0);
     const { word, line } = distinctWord(lines);
