@@ -4,7 +4,7 @@
  * names the version of an unversioned object), deleted by key.
  */
 import { DeleteObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import type { ObjectVersion, ObjectVersionStore } from '../lambdas/core/erase/object-versions';
+import type { ObjectVersion, ObjectVersionStore } from '../lambdas/core/store/object-versions';
 
 export function unversionedObjects(client: S3Client): ObjectVersionStore {
   return {

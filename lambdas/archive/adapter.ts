@@ -8,15 +8,16 @@ import {
   type ArchiveDependencies,
   archiveMeeting,
   MeetingErasedError,
+  type MeetingLakeWriter,
   RecordingPendingError,
 } from '../core/archive/archive-meeting';
 import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core/archive/download-guard';
 import { RECORDING_TRANSFER_DEFAULTS, recordingTransferLimits } from '../core/archive/recording-transfer';
 import type { DomainEventPublisher } from '../core/domain-events/publisher';
-import type { ObjectVersionStore } from '../core/erase/object-versions';
 import { createDayFolder } from '../core/lake/lake-compaction';
-import type { LakeFold, LakeWriterDependencies } from '../core/lake/lake-writer';
+import { type LakeFold, type LakeWriterDependencies, writeMeetingToLake } from '../core/lake/lake-writer';
 import type { TableAccess } from '../core/store/dynamo';
+import type { ObjectVersionStore } from '../core/store/object-versions';
 import { METRICS, type Telemetry } from '../core/telemetry';
 import type { UpstreamClient } from '../core/upstream/client';
 import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
@@ -39,17 +40,21 @@ export function downloadPolicyFrom(env: ArchiveEnvironment): DownloadPolicy {
   };
 }
 
-/** The lake writer's clients: the lake in `bucket`, long summaries read wherever their pointer says. */
+/**
+ * The lake writer's clients (the lake in `bucket`, long summaries read wherever their pointer
+ * says), and the writer the archive core calls (`write`): one object, so a test can hand it to the
+ * archive and to writeMeetingToLake alike.
+ */
 export function lakeWriterDependencies(
   s3: S3Client,
   bucket: string,
   table: TableAccess,
   telemetry: Telemetry,
   options: { objects?: ObjectVersionStore; fold?: LakeFold; now?: () => Date } = {},
-): LakeWriterDependencies {
+): LakeWriterDependencies & MeetingLakeWriter {
   const objects = s3LakeObjects(s3, bucket, options.objects);
   const now = options.now ?? (() => new Date());
-  return {
+  const deps: LakeWriterDependencies = {
     table,
     objects,
     summaries: s3ReadObjects(s3),
@@ -58,6 +63,7 @@ export function lakeWriterDependencies(
     telemetry,
     now,
   };
+  return { ...deps, write: (botId) => writeMeetingToLake(botId, deps) };
 }
 
 export function archiveDependencies(

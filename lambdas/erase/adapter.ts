@@ -10,9 +10,9 @@ import type { EraseDependencies, UpstreamEraser } from '../core/erase/erase-depe
 import { eraseMeeting, resweepErasedMeeting } from '../core/erase/erase-meeting';
 import { eraseOnRequest } from '../core/erase/erase-request';
 import { type ErasureQueue, erasureJobSchema } from '../core/erase/erasure-job';
-import type { ObjectVersionStore } from '../core/erase/object-versions';
 import { PITR_RETENTION_DAYS, QUEUE_RETENTION_DAYS } from '../core/erase/receipt';
 import type { LakeObjects } from '../core/lake/lake-contract';
+import type { ObjectVersionStore } from '../core/store/object-versions';
 import type { Telemetry } from '../core/telemetry';
 import { eventBridgeClient, eventBridgePublisher } from '../shared/eventbridge-publisher';
 import { s3LakeObjects } from '../shared/s3-lake-objects';

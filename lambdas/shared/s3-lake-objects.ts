@@ -10,8 +10,8 @@ import {
   type S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
-import type { ObjectVersionStore } from '../core/erase/object-versions';
 import type { LakeObjects } from '../core/lake/lake-contract';
+import type { ObjectVersionStore } from '../core/store/object-versions';
 import { s3ObjectVersions } from './s3-object-versions';
 import { s3Recordings } from './s3-recordings';
 

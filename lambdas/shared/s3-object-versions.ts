@@ -1,5 +1,5 @@
 import { DeleteObjectsCommand, ListObjectVersionsCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { ObjectVersion, ObjectVersionStore } from '../core/erase/object-versions';
+import type { ObjectVersion, ObjectVersionStore } from '../core/store/object-versions';
 
 /** DeleteObjects takes at most 1,000 keys a call. */
 const DELETE_BATCH = 1000;

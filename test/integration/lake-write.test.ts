@@ -95,7 +95,10 @@ function lakeDeps(options: { fold?: LakeFold; telemetry?: Telemetry; objects?: (
       now: () => new Date(ARCHIVED_AT),
     },
   );
-  return options.objects === undefined ? lake : { ...lake, objects: options.objects(lake.objects) };
+  if (options.objects === undefined) return lake;
+  // The writer the archive calls must see the wrapped objects too.
+  const wrapped = { ...lake, objects: options.objects(lake.objects) };
+  return { ...wrapped, write: (botId: string) => writeMeetingToLake(botId, wrapped) };
 }
 
 function deps(overrides: Partial<ArchiveDependencies> = {}): ArchiveDependencies {

@@ -22,8 +22,6 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEvents } from '../domain-events/catalogue';
 import type { DomainEventPublisher } from '../domain-events/publisher';
-import type { LakeWriteOutcome } from '../lake/lake-contract';
-import { type LakeWriterDependencies, writeMeetingToLake } from '../lake/lake-writer';
 import type { TableAccess } from '../store/dynamo';
 import { ERASURE_ATTRIBUTE, GSI, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
@@ -38,6 +36,24 @@ import {
 import { fillMissingParticipants, writeFinalTranscript } from './fill-gaps';
 import { ARCHIVE_METADATA, archiveKeys, extensionFor, type RecordingStore } from './recording-store';
 
+/**
+ * What the archive asks of the lake: lake/lake-writer.ts, wired by the adapter. The archive core
+ * never imports the lake, which reads meetings through the read core (itself a reader of archive
+ * records): the dependency points one way.
+ */
+export interface MeetingLakeWriter {
+  write(botId: string): Promise<LakeWriteOutcome>;
+}
+
+/** A meeting's rows were written to the lake (or were already there unchanged). */
+export interface LakeWriteOutcome {
+  day: string;
+  status: 'written' | 'unchanged' | 'erased';
+  rows: { meetings: number; utterances: number; participants: number };
+  /** The day was compacted already: the rows were folded into its compacted files. */
+  folded: boolean;
+}
+
 export interface ArchiveDependencies {
   table: TableAccess;
   upstream: Pick<UpstreamClient, 'getRecording' | 'getTranscript' | 'listParticipants'>;
@@ -50,7 +66,7 @@ export interface ArchiveDependencies {
   /** Fresh links tried when a download expires or breaks. */
   downloadAttempts: number;
   /** The lake the meeting's rows are written to once it is archived. */
-  lake: LakeWriterDependencies;
+  lake: MeetingLakeWriter;
   telemetry: Telemetry;
   now(): Date;
 }
@@ -137,7 +153,7 @@ export async function archiveMeeting(
     // Again: the run that wrote the record may have failed before publishing (the same event id).
     await deps.events.publish([archivedEvent(botId, record)]);
     // Again too: a correction since (or a lake write that failed) is written now, an unchanged meeting is not.
-    return { status: 'already-archived', record, lake: await writeMeetingToLake(botId, deps.lake) };
+    return { status: 'already-archived', record, lake: await deps.lake.write(botId) };
   }
   const progress = (Item?.archiveProgress as ArchiveProgress | undefined) ?? {};
 
@@ -203,7 +219,7 @@ export async function archiveMeeting(
   if (recording !== null) telemetry.metrics.emit(METRICS.archiveBytes, recording.bytes);
   // After the record: a failure here fails the job, whose retry finds the meeting archived and publishes.
   await deps.events.publish([archivedEvent(botId, record)]);
-  return { status: 'archived', record, lake: await writeMeetingToLake(botId, deps.lake) };
+  return { status: 'archived', record, lake: await deps.lake.write(botId) };
 }
 
 function archivedEvent(botId: string, record: ArchiveRecord): DomainEvent {

@@ -2,8 +2,8 @@ import type { DomainEventPublisher } from '../domain-events/publisher';
 import type { QuarantineStore } from '../ingress/quarantine';
 import type { LakeObjects } from '../lake/lake-contract';
 import type { TableAccess } from '../store/dynamo';
+import type { ObjectVersionStore } from '../store/object-versions';
 import type { Telemetry } from '../telemetry';
-import type { ObjectVersionStore } from './object-versions';
 import type { RetainedCopiesSettings } from './receipt';
 
 /** The service's side of an erasure (`eraseUpstream`): its copy of the recording, transcript, participants. */

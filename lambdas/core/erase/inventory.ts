@@ -15,9 +15,9 @@ import type { LakeObjects } from '../lake/lake-contract';
 import { countLakeTraces, type LakeEraseDependencies } from '../lake/lake-erasure';
 import { lakeDayOf } from '../lake/lake-layout';
 import type { ClaimCheckPointer } from '../queue/queued-event';
+import { versionsOfKey } from '../store/object-versions';
 import { keys } from '../store/table-layout';
 import type { EraseDependencies } from './erase-dependencies';
-import { versionsOfKey } from './object-versions';
 import type { ErasureCounts } from './receipt';
 import { partitionItems } from './table-sweep';
 

@@ -7,6 +7,7 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { eraseFromLake } from '../lake/lake-erasure';
 import { writeIfCondition } from '../store/dynamo';
+import { versionsOfKey } from '../store/object-versions';
 import { keys } from '../store/table-layout';
 import type { EraseDependencies } from './erase-dependencies';
 import {
@@ -18,7 +19,6 @@ import {
   lakeOf,
   meetingPrefixes,
 } from './inventory';
-import { versionsOfKey } from './object-versions';
 import { deleteItems, itemKey, partitionItems } from './table-sweep';
 
 /** What one sweep removed (the delayed sweep reports it: anything there was written late). */

@@ -11,7 +11,7 @@
  * It deletes exactly the recent versions it listed before reading them: one written meanwhile stays,
  * for the next fold (folding the same rows twice changes nothing: a bot's rows are replaced whole).
  */
-import type { ObjectVersion } from '../erase/object-versions';
+import type { ObjectVersion } from '../store/object-versions';
 import { METRICS } from '../telemetry';
 import { type DayLeaseOptions, withDayLease } from './day-lease';
 import type { LakeDependencies, LakeSettings } from './lake-contract';

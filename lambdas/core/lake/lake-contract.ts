@@ -13,8 +13,9 @@
  *  serve     lake-search.ts       the read API's search route core; cli/commands/search.ts, query.ts;
  *                                 cli/mcp/tools (search_transcripts, meeting_stats, search_meetings).
  */
-import type { ObjectVersionStore } from '../erase/object-versions';
+
 import type { TableAccess } from '../store/dynamo';
+import type { ObjectVersionStore } from '../store/object-versions';
 import type { Telemetry } from '../telemetry';
 
 /** The lake's S3 operations (the stack's bucket); the AWS adapter and local mode implement it alike. */
@@ -38,14 +39,8 @@ export interface LakeDependencies {
   now(): Date;
 }
 
-/** A meeting's rows were written (or were already there unchanged). */
-export interface LakeWriteOutcome {
-  day: string;
-  status: 'written' | 'unchanged' | 'erased';
-  rows: { meetings: number; utterances: number; participants: number };
-  /** The day was compacted already: the rows were folded into its compacted files. */
-  folded: boolean;
-}
+/** A meeting's rows were written (or were already there unchanged): the archive's type, which calls the writer. */
+export type { LakeWriteOutcome } from '../archive/archive-meeting';
 
 /** What erasing a meeting removed from the lake: the receipt's `lake_rows`, `lake_objects`, `query_results`. */
 export interface LakeErasureCounts {

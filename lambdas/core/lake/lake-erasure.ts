@@ -9,7 +9,7 @@
  *    cache, listed and batch-deleted, never read).
  * The same walk counts (dry run, for the receipt) and deletes, so both find the same things.
  */
-import { versionsOfKey } from '../erase/object-versions';
+import { versionsOfKey } from '../store/object-versions';
 import { withDayLease } from './day-lease';
 import type { LakeMaintenanceDependencies } from './lake-compaction';
 import type { LakeErasureCounts } from './lake-contract';

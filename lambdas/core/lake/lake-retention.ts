@@ -4,7 +4,7 @@
  * per-meeting erasures of those days, whose lake step then finds nothing (three empty listings a
  * day) instead of rewriting a day's compacted file once per meeting.
  */
-import type { ObjectVersion } from '../erase/object-versions';
+import type { ObjectVersion } from '../store/object-versions';
 import type { LakeDependencies } from './lake-contract';
 import { type LakeTier, lakeKeys } from './lake-layout';
 import { LAKE_TABLE_NAMES } from './lake-tables';

@@ -16,9 +16,9 @@
  * such a day (a late archive, a correction) are folded into them (`fold.foldDay`).
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { versionsOfKey } from '../erase/object-versions';
 import { ReadApiError } from '../read/read-errors';
 import { writeIfCondition } from '../store/dynamo';
+import { versionsOfKey } from '../store/object-versions';
 import { ERASURE_ATTRIBUTE, keys } from '../store/table-layout';
 import { METRICS } from '../telemetry';
 import { LAKE_ATTRIBUTE, type LakeDependencies, type LakeRecord, type LakeWriteOutcome } from './lake-contract';
