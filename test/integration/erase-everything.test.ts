@@ -7,6 +7,7 @@
  * every object version and delete marker of every bucket is searched: only the tombstone names the
  * bot. Then a late webhook through the ingress and re-drives of earlier messages resurrect nothing.
  */
+
 import { randomBytes } from 'node:crypto';
 import { ListObjectVersionsCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -21,6 +22,7 @@ import { keys } from '../../lambdas/core/store/table-layout';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
+import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { summaryUpdate, transcriptUpdate } from '../../local/simulator/payloads';
 import { endedBot } from '../fixtures/ended-meeting';
@@ -35,7 +37,6 @@ import {
   tombstoneOnly,
   tracesOf,
 } from '../fixtures/erase-harness';
-import { testLakeObjects } from '../fixtures/lake-objects';
 import { writeRecent } from '../fixtures/lake-rows';
 import { meetingItem } from '../fixtures/store-reader';
 import { newSigningSecret, signedEvent } from '../fixtures/webhooks';
@@ -141,7 +142,7 @@ describe('erasing a meeting that went through everything', () => {
 
     // 4b. Its lake rows (recent files of its listing day, which the archive wrote; written twice more) and two Athena results naming
     // it (a search's CSV and its metadata), next to one that does not.
-    const lake = testLakeObjects(s3Client(), world.recordingsBucket);
+    const lake = s3LakeObjects(s3Client(), world.recordingsBucket);
     const day = lakeDayOf(String((await meetingItem(world.resources.tableName, botId))?.listedAt));
     await writeRecent(lake, day, botId, 2);
     await writeRecent(lake, day, botId, 3);

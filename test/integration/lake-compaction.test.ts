@@ -4,6 +4,7 @@
  * once after every step of a compaction, of a second one, and of a meeting re-written to a
  * compacted day; a compacted day is three files; the day lease keeps two holders apart.
  */
+
 import { PutBucketVersioningCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DayLeaseBusyError, releaseDayLease, takeDayLease, withDayLease } from '../../lambdas/core/lake/day-lease';
@@ -25,9 +26,10 @@ import { createLakeCompactionHandler, lakeCompactionDependencies } from '../../l
 import { lakeCompactionEnvironmentSchema } from '../../lambdas/lake-compaction/environment';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
+import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
 import { createDuckDbLakeEngine } from '../../local/lake/duckdb-lake-engine';
 import { type EraseWorld, startEraseWorld } from '../fixtures/erase-harness';
-import { mirrorLake, testLakeObjects } from '../fixtures/lake-objects';
+import { mirrorLake } from '../fixtures/lake-objects';
 import { botsInEveryVersion, writeRecent } from '../fixtures/lake-rows';
 import { recordingTelemetry } from '../fixtures/local-pipeline';
 import { scratchDir } from '../fixtures/scratch';
@@ -53,7 +55,7 @@ async function lakeBucket(): Promise<LakeObjects> {
   const { CreateBucketCommand } = await import('@aws-sdk/client-s3');
   await s3.send(new CreateBucketCommand({ Bucket: bucket }));
   await s3.send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: 'Enabled' } }));
-  return testLakeObjects(s3, bucket);
+  return s3LakeObjects(s3, bucket);
 }
 
 function depsOf(

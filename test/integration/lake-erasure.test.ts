@@ -5,6 +5,7 @@
  * counts what was removed; an erasure racing a compaction of the same day, or another erasure of
  * that day, brings nothing back; retention drops whole day partitions.
  */
+
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, PutBucketVersioningCommand } from '@aws-sdk/client-s3';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -21,6 +22,7 @@ import { keys } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
+import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
 import {
   type EraseWorld,
   eraseDeps,
@@ -29,7 +31,6 @@ import {
   tombstoneOnly,
   tracesOf,
 } from '../fixtures/erase-harness';
-import { testLakeObjects } from '../fixtures/lake-objects';
 import { botsInEveryVersion, writeRecent } from '../fixtures/lake-rows';
 import { meetingItem } from '../fixtures/store-reader';
 
@@ -38,7 +39,7 @@ let lake: LakeObjects;
 
 beforeAll(async () => {
   world = await startEraseWorld();
-  lake = testLakeObjects(s3Client(), world.recordingsBucket);
+  lake = s3LakeObjects(s3Client(), world.recordingsBucket);
 }, 60_000);
 afterAll(async () => {
   await world?.stop();
@@ -174,7 +175,7 @@ describe('retention in the lake', () => {
     await s3Client().send(
       new PutBucketVersioningCommand({ Bucket: name, VersioningConfiguration: { Status: 'Enabled' } }),
     );
-    const bucket = testLakeObjects(s3Client(), name);
+    const bucket = s3LakeObjects(s3Client(), name);
     for (const day of ['2025-01-01', '2025-01-02', '2025-01-03']) await writeRecent(bucket, day, 'bot_old', 1);
     await compactDay('2025-01-01', maintenance({ objects: bucket }));
     await writeRecent(bucket, '2025-01-02', 'bot_old', 2); // a second version
