@@ -39,6 +39,9 @@ export function header(request: S3Request, name: string): string | undefined {
 /** The prefix of a header SigV4 presigning moved into the query: S3 reads it there by this lower-case name only. */
 const HOISTED_HEADER_PREFIX = 'x-amz-';
 
+/** Query-string authentication: only a presigned URL carries headers in its query. */
+export const isPresigned = (query: URLSearchParams): boolean => query.has('X-Amz-Signature');
+
 /**
  * The headers a presigned URL carries as query parameters (`x-amz-checksum-mode=ENABLED`, as the
  * SDK's presigner writes it), which S3 takes as those headers. Names are case-sensitive, as S3's
@@ -79,9 +82,6 @@ export function allowQuery(request: S3Request, operation: string, allowed: reado
     throw notImplemented(`${operation} with ?${name}`);
   }
 }
-
-/** Query-string authentication: only a presigned URL carries headers in its query. */
-export const isPresigned = (query: URLSearchParams): boolean => query.has('X-Amz-Signature');
 
 /** Refuses (501) headers that would change the operation's meaning in a way this emulator does not model. */
 export function refuseHeaders(request: S3Request, operation: string, names: readonly string[]): void {
