@@ -21,19 +21,10 @@ export const calendarPushEnvironmentSchema = z.object({
 });
 export type CalendarPushEnvironment = z.infer<typeof calendarPushEnvironmentSchema>;
 
-/**
- * What the scheduled sync function has besides when push is wired (lib/calendar-push.ts adds it):
- * without PUSH_KEY_SECRET_ID there is no renewal run.
- */
+/** What the scheduled sync function has besides, for the push renewal run (lib/calendar-push.ts adds it). */
 export const pushRenewalEnvironmentSchema = z.object({
   ...pushChannelShape,
   /** The HTTP API's base URL: the notification routes the providers are given are under it. */
   PUBLIC_BASE_URL: z.url(),
 });
 export type PushRenewalEnvironment = z.infer<typeof pushRenewalEnvironmentSchema>;
-
-/** The renewal's settings, or undefined when push is not wired (no push key): then nothing is renewed. */
-export const pushRenewalEnvironmentOf = (
-  environment: Readonly<Record<string, string | undefined>>,
-): PushRenewalEnvironment | undefined =>
-  environment.PUSH_KEY_SECRET_ID === undefined ? undefined : pushRenewalEnvironmentSchema.parse(environment);

@@ -20,16 +20,10 @@ import { secretsManagerReader } from '../shared/secrets-manager';
 import { sfnClient, stepFunctionsExecutions } from '../shared/sfn-executions';
 import { sqsUserSyncQueue } from '../shared/sqs-user-sync-queue';
 import { upstreamClient } from '../shared/upstream';
-import {
-  type CalendarsEnvironment,
-  calendarsEnvironmentSchema,
-  companySyncEnvironmentSchema,
-  providerEndpointsOf,
-} from './environment';
+import { type CalendarsEnvironment, type CompanySyncEnvironment, providerEndpointsOf } from './environment';
 
-export function calendarDependencies(
-  env: CalendarsEnvironment = calendarsEnvironmentSchema.parse(process.env),
-): CalendarApiDependencies {
+// Each handler parses its own environment (the registry in local/template/function-environments.ts reads it there).
+export function calendarDependencies(env: CalendarsEnvironment): CalendarApiDependencies {
   const table = { db: documentClient(), tableName: env.TABLE_NAME };
   return {
     store: calendarStore(table),
@@ -52,8 +46,7 @@ export function calendarDependencies(
 }
 
 /** The calendar routes' dependencies: the calendar core's, the company users' store and the fan-out queue. */
-export function calendarApiDependencies(): CalendarApiDependencies {
-  const env = calendarsEnvironmentSchema.parse(process.env);
+export function calendarApiDependencies(env: CalendarsEnvironment): CalendarApiDependencies {
   const base = calendarDependencies(env);
   return {
     ...base,
@@ -68,9 +61,9 @@ export function calendarApiDependencies(): CalendarApiDependencies {
  * (credentials read from Secrets Manager by the name the source gives, cached for
  * `secretCacheSeconds` like the API key), the domain events bus and the fan-out queue.
  */
-export function companySyncDependencies(): CalendarApiDependencies &
-  CompanySyncDependencies & { queue: UserSyncQueue } {
-  const env = companySyncEnvironmentSchema.parse(process.env);
+export function companySyncDependencies(
+  env: CompanySyncEnvironment,
+): CalendarApiDependencies & CompanySyncDependencies & { queue: UserSyncQueue } {
   const base = calendarDependencies(env);
   return {
     ...base,

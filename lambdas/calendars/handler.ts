@@ -2,5 +2,7 @@
 import { withPowertools } from '../shared/powertools';
 import { createCalendarsHandler } from './adapter';
 import { calendarApiDependencies } from './dependencies';
+import { calendarsEnvironmentSchema } from './environment';
 
-export const handler = withPowertools(createCalendarsHandler(calendarApiDependencies()));
+const env = calendarsEnvironmentSchema.parse(process.env);
+export const handler = withPowertools(createCalendarsHandler(calendarApiDependencies(env)));

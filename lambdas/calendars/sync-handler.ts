@@ -1,11 +1,11 @@
 /**
  * Lambda entry point for the scheduled sync: every ICS calendar, every company calendar's
- * users enqueued, and (when push is wired) the push channels opened and renewed: this
+ * users enqueued, and the push channels opened and renewed: this
  * function and the user-sync consumer are the only ones that read company credentials.
  */
 
 import { pushRenewalDependencies } from '../calendar-push/dependencies';
-import { pushRenewalEnvironmentOf } from '../calendar-push/environment';
+import { pushRenewalEnvironmentSchema } from '../calendar-push/environment';
 import { planCompanySyncs } from '../core/calendar/company/company-run';
 import { reconcileSubscriptions } from '../core/calendar/company/push/reconcile-subscriptions';
 import { telemetry, withPowertools } from '../shared/powertools';
@@ -18,25 +18,23 @@ import { companySyncEnvironmentSchema, providerEndpointsOf } from './environment
 export const SYNC_RUN_BUDGET_MS = 3 * 60_000;
 
 const env = companySyncEnvironmentSchema.parse(process.env);
-const deps = companySyncDependencies();
-const push = pushRenewalEnvironmentOf(process.env);
-const renewal =
-  push === undefined
-    ? undefined
-    : pushRenewalDependencies(
-        push,
-        {
-          ...deps.schedules.table,
-          pushKey: secretsManagerSource(push.PUSH_KEY_SECRET_ID, env.SECRET_CACHE_SECONDS),
-          endpoints: providerEndpointsOf(env),
-          providerFor: deps.providerFor,
-        },
-        telemetry,
-      );
+// The stack always wires push (lib/calendar-push.ts grants the renewal): its settings are required.
+const push = pushRenewalEnvironmentSchema.parse(process.env);
+const deps = companySyncDependencies(env);
+const renewal = pushRenewalDependencies(
+  push,
+  {
+    ...deps.schedules.table,
+    pushKey: secretsManagerSource(push.PUSH_KEY_SECRET_ID, env.SECRET_CACHE_SECONDS),
+    endpoints: providerEndpointsOf(env),
+    providerFor: deps.providerFor,
+  },
+  telemetry,
+);
 const run = createCalendarSyncRun(deps, {
   budgetMs: SYNC_RUN_BUDGET_MS,
   planCompany: () => planCompanySyncs(deps),
   // Every run: only channels inside the renew margin (or missing, or marked due by a lifecycle notification) cost calls.
-  ...(renewal !== undefined && { renewPush: () => reconcileSubscriptions(renewal) }),
+  renewPush: () => reconcileSubscriptions(renewal),
 });
 export const handler = withPowertools(async () => run());

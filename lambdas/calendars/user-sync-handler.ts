@@ -3,8 +3,9 @@
 import { syncCompanyUser } from '../core/calendar/company/company-sync';
 import { telemetry, withPowertools } from '../shared/powertools';
 import { companySyncDependencies } from './dependencies';
+import { companySyncEnvironmentSchema } from './environment';
 import { createUserSyncHandler } from './user-sync-adapter';
 
-const deps = companySyncDependencies();
+const deps = companySyncDependencies(companySyncEnvironmentSchema.parse(process.env));
 
 export const handler = withPowertools(createUserSyncHandler((request) => syncCompanyUser(request, deps), telemetry));

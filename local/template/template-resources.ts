@@ -72,17 +72,53 @@ export class TemplateResources implements PhysicalIds {
     options: TemplateResourceOptions,
   ): Promise<TemplateResources> {
     const resources = new TemplateResources(template, options);
-    const byType = (type: string) => Object.entries(template.Resources).filter(([, r]) => r.Type === type);
-    for (const [id, resource] of [...byType('AWS::DynamoDB::GlobalTable'), ...byType('AWS::DynamoDB::Table')])
-      await resources.createTable(clients.dynamo, id, resource);
-    // Dead-letter queues first: a queue's redrive policy names its DLQ's ARN.
-    const queues = byType('AWS::SQS::Queue').sort(([, a], [, b]) =>
+    for (const [id, resource] of resources.tables()) await resources.createTable(clients.dynamo, id, resource);
+    for (const [id, resource] of resources.queues()) await resources.createQueue(clients.sqs, id, resource);
+    for (const [id, resource] of resources.byType('AWS::S3::Bucket'))
+      await resources.createBucket(clients.s3, id, resource);
+    resources.nameTheRest();
+    return resources;
+  }
+
+  /**
+   * Every resource named as `create` names it, with nothing created: what a test of the template
+   * alone resolves environments with. Queue URLs take the form SQS gives them in AWS.
+   */
+  static named(template: CfnTemplate, options: TemplateResourceOptions): TemplateResources {
+    const resources = new TemplateResources(template, options);
+    for (const [id, resource] of resources.tables()) resources.setTable(id, resources.tableName(id, resource));
+    for (const [id, resource] of resources.queues()) {
+      const name = resources.queueName(id, resource);
+      resources.setQueue(
+        id,
+        name,
+        `https://sqs.${LOCAL_REGION}.amazonaws.com/${LOCAL_ACCOUNT}/${name}`,
+        resources.arn('sqs', name),
+      );
+    }
+    for (const [id, resource] of resources.byType('AWS::S3::Bucket'))
+      resources.setBucket(id, resources.bucketName(id, resource));
+    resources.nameTheRest();
+    return resources;
+  }
+
+  private byType(type: string): Array<[string, CfnResource]> {
+    return Object.entries(this.template.Resources).filter(([, r]) => r.Type === type);
+  }
+
+  private tables(): Array<[string, CfnResource]> {
+    return [...this.byType('AWS::DynamoDB::GlobalTable'), ...this.byType('AWS::DynamoDB::Table')];
+  }
+
+  /** Dead-letter queues first: a queue's redrive policy names its DLQ's ARN. */
+  private queues(): Array<[string, CfnResource]> {
+    return this.byType('AWS::SQS::Queue').sort(([, a], [, b]) =>
       a.Properties?.RedrivePolicy === undefined ? (b.Properties?.RedrivePolicy === undefined ? 0 : -1) : 1,
     );
-    for (const [id, resource] of queues) await resources.createQueue(clients.sqs, id, resource);
-    for (const [id, resource] of byType('AWS::S3::Bucket')) await resources.createBucket(clients.s3, id, resource);
-    for (const [id, resource] of Object.entries(template.Resources)) resources.name(id, resource);
-    return resources;
+  }
+
+  private nameTheRest() {
+    for (const [id, resource] of Object.entries(this.template.Resources)) this.name(id, resource);
   }
 
   ref(logicalId: string): string {
@@ -151,9 +187,17 @@ export class TemplateResources implements PhysicalIds {
     return given === undefined ? `${this.options.prefix}-${shortName(logicalId)}` : resolveValue(given, this);
   }
 
+  private tableName(logicalId: string, resource: CfnResource): string {
+    return this.localName(logicalId, resource.Properties?.TableName);
+  }
+
+  private setTable(logicalId: string, tableName: string) {
+    this.set(logicalId, tableName, { Arn: this.arn('dynamodb', `table/${tableName}`) });
+  }
+
   private async createTable(dynamo: DynamoDBClient, logicalId: string, resource: CfnResource) {
     const p = resource.Properties ?? {};
-    const tableName = this.localName(logicalId, p.TableName);
+    const tableName = this.tableName(logicalId, resource);
     const input: CreateTableCommandInput = {
       TableName: tableName,
       BillingMode: 'PAY_PER_REQUEST',
@@ -172,16 +216,28 @@ export class TemplateResources implements PhysicalIds {
     } catch (error) {
       if (!(this.options.reuseTable === true && error instanceof ResourceInUseException)) throw error;
     }
-    this.set(logicalId, tableName, { Arn: this.arn('dynamodb', `table/${tableName}`) });
+    this.setTable(logicalId, tableName);
+  }
+
+  private static isFifo(resource: CfnResource): boolean {
+    const fifo = resource.Properties?.FifoQueue;
+    return fifo === true || fifo === 'true';
+  }
+
+  private queueName(logicalId: string, resource: CfnResource): string {
+    const given = resource.Properties?.QueueName;
+    if (given !== undefined) return resolveValue(given, this);
+    return `${this.localName(logicalId, undefined)}${TemplateResources.isFifo(resource) ? '.fifo' : ''}`;
+  }
+
+  private setQueue(logicalId: string, queueName: string, url: string, arn: string) {
+    this.set(logicalId, url, { Arn: arn, QueueName: queueName, QueueUrl: url });
   }
 
   private async createQueue(sqs: SQSClient, logicalId: string, resource: CfnResource) {
     const p = resource.Properties ?? {};
-    const fifo = p.FifoQueue === true || p.FifoQueue === 'true';
-    const queueName =
-      p.QueueName === undefined
-        ? `${this.localName(logicalId, undefined)}${fifo ? '.fifo' : ''}`
-        : resolveValue(p.QueueName, this);
+    const fifo = TemplateResources.isFifo(resource);
+    const queueName = this.queueName(logicalId, resource);
     const attribute = (name: string) => (p[name] === undefined ? {} : { [name]: resolveValue(p[name], this) });
     const redrive = p.RedrivePolicy as { deadLetterTargetArn: unknown; maxReceiveCount: unknown } | undefined;
     const created = await sqs.send(
@@ -210,12 +266,20 @@ export class TemplateResources implements PhysicalIds {
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
     );
-    this.set(logicalId, url, { Arn: required(Attributes?.QueueArn, 'QueueArn'), QueueName: queueName, QueueUrl: url });
+    this.setQueue(logicalId, queueName, url, required(Attributes?.QueueArn, 'QueueArn'));
+  }
+
+  private bucketName(logicalId: string, resource: CfnResource): string {
+    return this.localName(logicalId, resource.Properties?.BucketName).slice(0, 63);
   }
 
   private async createBucket(s3: S3Client, logicalId: string, resource: CfnResource) {
-    const bucket = this.localName(logicalId, resource.Properties?.BucketName).slice(0, 63);
+    const bucket = this.bucketName(logicalId, resource);
     await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    this.setBucket(logicalId, bucket);
+  }
+
+  private setBucket(logicalId: string, bucket: string) {
     this.set(logicalId, bucket, {
       Arn: `arn:aws:s3:::${bucket}`,
       DomainName: `${bucket}.s3.amazonaws.com`,
