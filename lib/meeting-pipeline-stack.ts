@@ -134,6 +134,7 @@ export class MeetingPipelineStack extends Stack {
       table,
       archiveQueue: this.recordingArchive.queue,
       payloadBucket: this.ingress.payloadBucket,
+      ...(config.eraseOnUpstreamDelete && { erasureQueue: this.erasure.queue }),
       apiKeySecret,
       upstreamBaseUrl: config.upstreamBaseUrl,
       secretCacheSeconds: config.secretCacheSeconds,

@@ -26,6 +26,11 @@ export interface ReconcilerProps extends UpstreamSettings {
   table: ITableV2;
   archiveQueue: IQueue;
   payloadBucket: IBucket;
+  /**
+   * With `eraseOnUpstreamDelete`: a `data_deleted` the reconciler observes (its webhook lost) queues
+   * the meeting's erasure, as the webhook would have through the events consumer.
+   */
+  erasureQueue?: IQueue;
   dedupRetentionDays: number;
   everyMinutes: number;
   staleAfterMinutes: number;
@@ -45,6 +50,7 @@ export class Reconciler extends Construct {
       ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,
       DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
+      ...(props.erasureQueue !== undefined && { ERASURE_QUEUE_URL: props.erasureQueue.queueUrl }),
       ...upstreamEnvironment(props),
       STALE_AFTER_MINUTES: String(props.staleAfterMinutes),
       MAX_MEETINGS_PER_RUN: String(props.maxMeetingsPerRun),
@@ -87,6 +93,7 @@ export class Reconciler extends Construct {
     grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
     grantSummaryObjects(this.function, props.payloadBucket);
     props.archiveQueue.grantSendMessages(this.function);
+    props.erasureQueue?.grantSendMessages(this.function);
     grantApiKey(this.function, props);
   }
 }

@@ -12,7 +12,7 @@ import {
   RecordingPendingError,
 } from '../core/archive/archive-meeting';
 import { type DownloadNetwork, type DownloadPolicy, openDownload } from '../core/archive/download-guard';
-import { RECORDING_TRANSFER_DEFAULTS, recordingTransferLimits } from '../core/archive/recording-transfer';
+import { recordingTransferLimits } from '../core/archive/recording-transfer';
 import type { DomainEventPublisher } from '../core/domain-events/publisher';
 import { createDayFolder } from '../core/lake/lake-compaction';
 import { type LakeFold, type LakeWriterDependencies, writeMeetingToLake } from '../core/lake/lake-writer';
@@ -33,10 +33,7 @@ export function downloadPolicyFrom(env: ArchiveEnvironment): DownloadPolicy {
   return {
     allowLoopback: env.ALLOW_LOOPBACK_DOWNLOADS === 'true',
     maxBytes: env.MAX_RECORDING_BYTES,
-    transfer: recordingTransferLimits(
-      env.RECORDING_DOWNLOAD_MINUTES ?? RECORDING_TRANSFER_DEFAULTS.deadlineMinutes,
-      env.RECORDING_DOWNLOAD_MIN_KIB_PER_SECOND ?? RECORDING_TRANSFER_DEFAULTS.minKiBPerSecond,
-    ),
+    transfer: recordingTransferLimits(env.RECORDING_DOWNLOAD_MINUTES, env.RECORDING_DOWNLOAD_MIN_KIB_PER_SECOND),
   };
 }
 

@@ -13,13 +13,13 @@ export const archiveEnvironmentSchema = z.object({
   ARCHIVE_QUEUE_URL: z.url(),
   /** After `fatal_error`, how long a recording the service has not uploaded yet is waited for. */
   RECORDING_WAIT_MINUTES: z.coerce.number().check(z.int(), z.nonnegative()),
-  /** The recording download's deadline, connect to last byte; unset (local mode) takes the deployment's default. */
-  RECORDING_DOWNLOAD_MINUTES: z.optional(z.coerce.number().check(z.positive())),
-  /** The recording download's minimum rate over each window, in KiB/s. */
-  RECORDING_DOWNLOAD_MIN_KIB_PER_SECOND: z.optional(z.coerce.number().check(z.positive())),
-  /** Local mode only: plain http downloads from loopback (the simulated service). */
-  ALLOW_LOOPBACK_DOWNLOADS: z._default(z.enum(['true', 'false']), 'false'),
-  /** Upload part size in MiB; unset (local mode) keeps parts the local S3 emulator accepts. */
-  RECORDING_UPLOAD_PART_MIB: z.optional(z.coerce.number().check(z.int(), z.gte(5))),
+  /** The recording download's deadline, connect to last byte (recordingDownloadMinutes). */
+  RECORDING_DOWNLOAD_MINUTES: z.coerce.number().check(z.positive()),
+  /** The recording download's minimum rate over each window, in KiB/s (recordingDownloadMinKiBPerSecond). */
+  RECORDING_DOWNLOAD_MIN_KIB_PER_SECOND: z.coerce.number().check(z.positive()),
+  /** `false` as deployed; local mode replaces it for plain http downloads from loopback (the simulated service). */
+  ALLOW_LOOPBACK_DOWNLOADS: z.enum(['true', 'false']),
+  /** Upload part size in MiB (recordingUploadPartMiB). */
+  RECORDING_UPLOAD_PART_MIB: z.coerce.number().check(z.int(), z.gte(5)),
 });
 export type ArchiveEnvironment = z.infer<typeof archiveEnvironmentSchema>;

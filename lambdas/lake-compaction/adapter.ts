@@ -26,8 +26,16 @@ export function lakeCompactionDependencies(
   };
 }
 
-/** The scheduled run: every closed day after the mark, bounded per run; the rest is the next run's. */
-export function createLakeCompactionHandler(env: LakeCompactionEnvironment, deps: LakeMaintenanceDependencies) {
+/**
+ * The scheduled run: every closed day after the mark, bounded per run; the rest is the next run's.
+ * `maxDaysPerRun` is a builder option, not a variable: the stack has no setting for it, so only a
+ * test (a small bound) changes it.
+ */
+export function createLakeCompactionHandler(
+  env: LakeCompactionEnvironment,
+  deps: LakeMaintenanceDependencies,
+  options: { maxDaysPerRun?: number } = {},
+) {
   return (): Promise<CompactionRun> =>
-    compactClosedDays({ compactAfterHours: env.COMPACT_AFTER_HOURS }, deps, env.MAX_DAYS_PER_RUN ?? MAX_DAYS_PER_RUN);
+    compactClosedDays({ compactAfterHours: env.COMPACT_AFTER_HOURS }, deps, options.maxDaysPerRun ?? MAX_DAYS_PER_RUN);
 }

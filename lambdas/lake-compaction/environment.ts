@@ -7,7 +7,5 @@ export const lakeCompactionEnvironmentSchema = z.object({
   LAKE_BUCKET: z.string().check(z.minLength(1)),
   /** `LakeSettings.compactAfterHours`: a day is compacted once it ended this long ago. */
   COMPACT_AFTER_HOURS: z.coerce.number().check(z.int(), z.nonnegative()),
-  /** Days one run compacts at most (MAX_DAYS_PER_RUN unless set). */
-  MAX_DAYS_PER_RUN: z.optional(z.coerce.number().check(z.int(), z.positive())),
 });
 export type LakeCompactionEnvironment = z.infer<typeof lakeCompactionEnvironmentSchema>;

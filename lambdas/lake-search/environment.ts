@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { DEFAULT_LAKE_ROUTE_WAIT_MS } from '../core/lake/lake-search-routes';
 
 /** Environment the lake search function is deployed with (set by lib/meetings-lake.ts). */
 export const lakeSearchEnvironmentSchema = z.object({
@@ -8,6 +7,6 @@ export const lakeSearchEnvironmentSchema = z.object({
   /** The Glue database of the lake's tables and views. */
   LAKE_DATABASE: z.string().check(z.minLength(1)),
   /** How long a route waits for Athena before answering 202 (under the HTTP API's 30 s). */
-  QUERY_WAIT_MS: z._default(z.coerce.number().check(z.int(), z.positive(), z.lte(28_000)), DEFAULT_LAKE_ROUTE_WAIT_MS),
+  QUERY_WAIT_MS: z.coerce.number().check(z.int(), z.positive(), z.lte(28_000)),
 });
 export type LakeSearchEnvironment = z.infer<typeof lakeSearchEnvironmentSchema>;

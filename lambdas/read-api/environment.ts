@@ -7,7 +7,7 @@ export const readApiEnvironmentSchema = z.object({
   RECORDINGS_BUCKET: z.string().check(z.minLength(1)),
   /** Claim-checked values too large for an item (a long summary). */
   PAYLOAD_BUCKET: z.string().check(z.minLength(1)),
-  /** How long a recording link stays valid. */
-  RECORDING_LINK_SECONDS: z._default(z.coerce.number().check(z.int(), z.positive(), z.lte(604_800)), 900),
+  /** How long a recording link stays valid (recordingLinkMinutes). */
+  RECORDING_LINK_SECONDS: z.coerce.number().check(z.int(), z.positive(), z.lte(604_800)),
 });
 export type ReadApiEnvironment = z.infer<typeof readApiEnvironmentSchema>;

@@ -45,7 +45,7 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
 import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { CALENDAR_PROVIDERS } from '../../lib/monitoring';
-import { type LocalResources, localIngressEnvironment } from '../../local/resources';
+import type { LocalResources } from '../../local/resources';
 import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
 import { unversionedObjects } from '../../local/unversioned-object-versions';
@@ -60,6 +60,7 @@ import {
 } from '../fixtures/local-pipeline';
 import { matchesFilterPattern } from '../fixtures/log-filter-pattern';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
+import { functionEnvironment } from '../fixtures/world';
 import { sharedTemplate } from './synth';
 
 interface MetricIdentity {
@@ -243,7 +244,7 @@ function eventFailures(): Promise<MetricIdentity[]> {
     await expect(createProcessEventsHandler(processing)(batch([poison, busy])).catch(failed)).resolves.toBe(
       'FullBatchFailureError',
     );
-    const unreachable = processDependencies({ ...resources, tableName: 'no-such-table' }, telemetry);
+    const unreachable = processDependencies(resources, telemetry, {}, Date.now, { TABLE_NAME: 'no-such-table' });
     await expect(createProcessEventsHandler(unreachable)(batch([message()])).catch(failed)).resolves.toBe(
       'FullBatchFailureError',
     );
@@ -399,7 +400,7 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
     () =>
       invocation(SERVICES.ingress, async (telemetry) => {
         const deps = ingressDependencies(
-          { ...localIngressEnvironment(resources), QUARANTINE_MAX_PER_MINUTE: 1 },
+          functionEnvironment(resources, SERVICES.ingress, { QUARANTINE_MAX_PER_MINUTE: '1' }),
           {
             sqs: sqsClient(),
             payloads: s3PayloadStore(resources.payloadBucket),
@@ -419,18 +420,7 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
     () =>
       invocation(SERVICES.archive, async (telemetry) => {
         const deps = archiveDependencies(
-          {
-            TABLE_NAME: resources.tableName,
-            RECORDINGS_BUCKET: resources.payloadBucket,
-            UPSTREAM_BASE_URL: `${upstreamOrigin}/fail/api/v1/`,
-            API_KEY_SECRET_ID: 'unused',
-            SECRET_CACHE_SECONDS: 0,
-            MAX_RECORDING_BYTES: 1 << 20,
-            ALLOW_LOOPBACK_DOWNLOADS: 'false',
-            ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
-            RECORDING_WAIT_MINUTES: 30,
-            EVENT_BUS_NAME: 'unused',
-          },
+          functionEnvironment(resources, SERVICES.archive, { UPSTREAM_BASE_URL: `${upstreamOrigin}/fail/api/v1/` }),
           {
             db: documentClient(),
             s3: s3Client(),

@@ -5,54 +5,38 @@
  * This is the path that once refused every public address in AWS while every
  * loopback-allowing test passed.
  */
-import { CreateBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveDependencies, downloadPolicyFrom } from '../../lambdas/archive/adapter';
-import { archiveEnvironmentSchema } from '../../lambdas/archive/environment';
 import { type ArchiveRecord, archiveMeeting } from '../../lambdas/core/archive/archive-meeting';
 import { DownloadRefusedError } from '../../lambdas/core/archive/download-guard';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { SERVICES, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
 import { testEventLog } from '../fixtures/event-log';
-import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
 import { STORAGE_TLS, type TestInternet, testInternet } from '../fixtures/test-internet';
+import { startWorld, type World } from '../fixtures/world';
 
-const BUCKET = 'policy-test-recordings';
 const service = new SimulatedServiceApi();
-let pipeline: LocalPipeline;
-let resources: LocalResources;
+let world: World & { stop(): Promise<void> };
 
 beforeAll(async () => {
-  pipeline = await startLocalPipeline();
-  resources = await createResources();
-  await s3Client().send(new CreateBucketCommand({ Bucket: BUCKET }));
+  world = await startWorld();
   await service.start();
   service.apiKeys.set('k', 'all');
   await service.serveRecordingsOverTls({ hostname: 'recordings.storage.example', ...STORAGE_TLS });
 });
 afterAll(async () => {
   await service.stop();
-  await pipeline?.stop();
+  await world?.stop();
 });
 
-/** The environment the stack deploys the function with: no ALLOW_LOOPBACK_DOWNLOADS. */
+/** The environment the stack deploys the function with (ALLOW_LOOPBACK_DOWNLOADS false), but for the service's address. */
 function deployedEnvironment() {
-  return archiveEnvironmentSchema.parse({
-    TABLE_NAME: resources.tableName,
-    RECORDINGS_BUCKET: BUCKET,
-    UPSTREAM_BASE_URL: service.baseUrl,
-    API_KEY_SECRET_ID: 'meeting-pipeline/api-key',
-    SECRET_CACHE_SECONDS: '300',
-    MAX_RECORDING_BYTES: String(64 * 1024 * 1024),
-    ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
-    RECORDING_WAIT_MINUTES: '30',
-    EVENT_BUS_NAME: 'meeting-pipeline-events',
-  });
+  return world.env(SERVICES.archive, { UPSTREAM_BASE_URL: service.baseUrl });
 }
 
 function archiveFunction(internet: TestInternet) {
@@ -85,12 +69,14 @@ describe('archive download under the production address policy', () => {
     const bot = endedMeeting();
     await archiveMeeting(bot.id, archiveFunction(internet));
 
-    const archive = (await meetingItem(resources.tableName, bot.id))?.archive as ArchiveRecord | undefined;
+    const archive = (await meetingItem(world.resources.tableName, bot.id))?.archive as ArchiveRecord | undefined;
     expect(archive).toMatchObject({
       recordingStatus: 'archived',
       recording: { bytes: RECORDING.size, sha256: recordingSha256(RECORDING.seed, RECORDING.size) },
     });
-    const head = await s3Client().send(new HeadObjectCommand({ Bucket: BUCKET, Key: archive?.recording?.key }));
+    const head = await s3Client().send(
+      new HeadObjectCommand({ Bucket: world.resources.recordingsBucket, Key: archive?.recording?.key }),
+    );
     expect(head.ContentLength).toBe(RECORDING.size);
     // The guard approved exactly the addresses the name resolved to; nothing else was connected to.
     expect(new Set(internet.approved)).toEqual(new Set(addresses));
@@ -111,6 +97,6 @@ describe('archive download under the production address policy', () => {
     await expect(archiveMeeting(bot.id, archiveFunction(internet))).rejects.toBeInstanceOf(DownloadRefusedError);
     expect(internet.approved).toEqual([]);
     expect(service.storageConnections).toBe(connectionsBefore);
-    expect((await meetingItem(resources.tableName, bot.id))?.archive).toBeUndefined();
+    expect((await meetingItem(world.resources.tableName, bot.id))?.archive).toBeUndefined();
   });
 });

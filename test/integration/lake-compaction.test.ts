@@ -21,9 +21,8 @@ import type { LakeObjects } from '../../lambdas/core/lake/lake-contract';
 import type { LakeEngine } from '../../lambdas/core/lake/lake-engine';
 import { LAKE_PREFIX, lakeKeys } from '../../lambdas/core/lake/lake-layout';
 import { readCompactedThrough } from '../../lambdas/core/lake/lake-state';
-import { METRICS, silentTelemetry, type Telemetry } from '../../lambdas/core/telemetry';
+import { METRICS, SERVICES, silentTelemetry, type Telemetry } from '../../lambdas/core/telemetry';
 import { createLakeCompactionHandler, lakeCompactionDependencies } from '../../lambdas/lake-compaction/adapter';
-import { lakeCompactionEnvironmentSchema } from '../../lambdas/lake-compaction/environment';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
@@ -231,12 +230,9 @@ describe('the compaction function', () => {
   it('reads its environment and compacts the closed days of the bucket it names', async () => {
     const objects = await lakeBucket();
     await writeRecent(objects, '2026-11-22', 'bot_1', 2);
-    const env = lakeCompactionEnvironmentSchema.parse({
-      TABLE_NAME: world.resources.tableName,
-      LAKE_BUCKET: objects.bucket,
-      COMPACT_AFTER_HOURS: '30',
-    });
-    expect(() => lakeCompactionEnvironmentSchema.parse({ ...env, COMPACT_AFTER_HOURS: '-1' })).toThrow();
+    // The bucket of this test's own: each starts with nothing compacted.
+    const env = world.env(SERVICES.lakeCompaction, { LAKE_BUCKET: objects.bucket, COMPACT_AFTER_HOURS: '30' });
+    expect(() => world.env(SERVICES.lakeCompaction, { COMPACT_AFTER_HOURS: '-1' })).toThrow();
     const run = createLakeCompactionHandler(
       env,
       lakeCompactionDependencies(
