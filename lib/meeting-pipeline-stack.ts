@@ -134,7 +134,6 @@ export class MeetingPipelineStack extends Stack {
       table,
       archiveQueue: this.recordingArchive.queue,
       payloadBucket: this.ingress.payloadBucket,
-      ...(config.eraseOnUpstreamDelete && { erasureQueue: this.erasure.queue }),
       apiKeySecret,
       upstreamBaseUrl: config.upstreamBaseUrl,
       secretCacheSeconds: config.secretCacheSeconds,
@@ -142,6 +141,8 @@ export class MeetingPipelineStack extends Stack {
       everyMinutes: config.reconcileEveryMinutes,
       staleAfterMinutes: config.reconcileStaleAfterMinutes,
       maxMeetingsPerRun: config.reconcileMaxMeetings,
+      // A lost data_deleted webhook, healed, erases the meeting as the webhook would have.
+      ...(config.eraseOnUpstreamDelete && { erasureQueue: this.erasure.queue }),
       functions,
     });
 

@@ -26,15 +26,15 @@ export interface ReconcilerProps extends UpstreamSettings {
   table: ITableV2;
   archiveQueue: IQueue;
   payloadBucket: IBucket;
-  /**
-   * With `eraseOnUpstreamDelete`: a `data_deleted` the reconciler observes (its webhook lost) queues
-   * the meeting's erasure, as the webhook would have through the events consumer.
-   */
-  erasureQueue?: IQueue;
   dedupRetentionDays: number;
   everyMinutes: number;
   staleAfterMinutes: number;
   maxMeetingsPerRun: number;
+  /**
+   * Where a `data_deleted` it heals queues the meeting's erasure, as the consumer does for the
+   * webhook (`eraseOnUpstreamDelete`); none when absent.
+   */
+  erasureQueue?: IQueue;
   functions: FunctionSettings;
 }
 
@@ -50,10 +50,10 @@ export class Reconciler extends Construct {
       ARCHIVE_QUEUE_URL: props.archiveQueue.queueUrl,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,
       DEDUP_RETENTION_DAYS: String(props.dedupRetentionDays),
-      ...(props.erasureQueue !== undefined && { ERASURE_QUEUE_URL: props.erasureQueue.queueUrl }),
       ...upstreamEnvironment(props),
       STALE_AFTER_MINUTES: String(props.staleAfterMinutes),
       MAX_MEETINGS_PER_RUN: String(props.maxMeetingsPerRun),
+      ...(props.erasureQueue !== undefined && { ERASURE_QUEUE_URL: props.erasureQueue.queueUrl }),
     };
     this.function = new PipelineFunction(this, 'ReconcilerFunction', {
       entry: 'lambdas/reconciler/handler.ts',
