@@ -553,3 +553,40 @@ describe('loopback only', () => {
     expect(status).toBe(421);
   });
 });
+
+describe('one event by GET', () => {
+  const person = (name: string) => ({
+    id: `u-${name}`,
+    userPrincipalName: `${name}@contoso.example`,
+    displayName: name,
+  });
+  const eventUrl = (user: string, id: string) =>
+    `${base}/v1.0/users/${encodeURIComponent(user)}/events/${encodeURIComponent(id)}`;
+
+  it('GET events/{id}: a master in full with its recurrence, an occurrence in full, 404 ErrorItemNotFound for an unknown or deleted id, 401 without a token', async () => {
+    const uma = person('uma');
+    sim.addUser(TENANT, uma);
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const series = sim.addWeeklySeries(uma.id, meeting('got', '2027-03-10T09:00:00', '2027-03-10T09:30:00'), 2);
+    const master = await get(eventUrl(uma.userPrincipalName, series.id), token);
+    expect(master.status).toBe(200);
+    expect(master.body).toMatchObject({
+      id: series.id,
+      type: 'seriesMaster',
+      subject: 'got',
+      iCalUId: series.iCalUId,
+      start: { dateTime: '2027-03-10T09:00:00.0000000', timeZone: 'UTC' },
+      recurrence: { range: expect.objectContaining({ numberOfOccurrences: 2 }) },
+    });
+    const { items } = await round(deltaUrl(uma.id), token, [UTC]);
+    const occurrence = await get(eventUrl(uma.id, items[0]!.id as string), token);
+    expect(occurrence.body).toMatchObject({ type: 'occurrence', subject: 'got', seriesMasterId: series.id });
+    const unknown = await get(eventUrl(uma.id, 'AAMkAGnot-an-event='), token);
+    expect([unknown.status, graphCode(unknown.body)]).toEqual([404, 'ErrorItemNotFound']);
+    sim.cancelEvent(uma.id, series.id);
+    const deleted = await get(eventUrl(uma.id, series.id), token);
+    expect([deleted.status, graphCode(deleted.body)]).toEqual([404, 'ErrorItemNotFound']);
+    const anonymous = await get(eventUrl(uma.id, series.id), undefined);
+    expect([anonymous.status, graphCode(anonymous.body)]).toEqual([401, 'InvalidAuthenticationToken']);
+  });
+});

@@ -235,6 +235,13 @@ export class CalendarStore {
     return items.sort((a, b) => a.startInstant - b.startInstant || a.id.localeCompare(b.id));
   }
 
+  /** A view item by id (a single event, an occurrence or an exception), wherever its time lies. */
+  item(userId: string, id: string): ViewItem | undefined {
+    for (const event of this.calendar(userId).events.values())
+      for (const item of this.expand(event)) if (item.id === id) return item;
+    return undefined;
+  }
+
   /** The distinct ids changed in the mailbox after sequence `since`, in the order of their last change. */
   changedSince(userId: string, since: number): string[] {
     const last = new Map<string, number>();

@@ -20,14 +20,10 @@ import { randomBytes } from 'node:crypto';
 import type { CalendarStore } from './calendar-store';
 import type { Directory } from './directory';
 import { eventJson } from './event-json';
-import { authenticate, holdsRole } from './graph-auth';
 import type { GraphRefusal } from './graph-errors';
+import { mailboxAccess } from './mailbox-access';
+import { parsePrefer } from './prefer-header';
 import type { MailboxThrottle } from './throttle';
-import { isKnownZone } from './time-zones';
-
-const CALENDAR_READ_ROLES = ['Calendars.Read', 'Calendars.ReadBasic.All', 'Calendars.ReadWrite'];
-/** Graph's page size for this call when the client states none. */
-const DEFAULT_PAGE_SIZE = 10;
 
 interface SyncState {
   tenantId: string;
@@ -61,25 +57,6 @@ function refuse(status: number, code: string, message: string, headers?: Record<
   return { status, refusal: { status, code, message, ...(headers === undefined ? {} : { headers }) } };
 }
 
-function parsePrefer(prefer: string[]): { pageSize: number; zone: string; applied: string[] } {
-  let pageSize = DEFAULT_PAGE_SIZE;
-  let zone = 'UTC';
-  const applied: string[] = [];
-  for (const part of prefer.flatMap((header) => header.split(','))) {
-    const [rawName, ...rest] = part.trim().split('=');
-    const name = rawName?.trim().toLowerCase();
-    const value = rest.join('=').trim().replace(/^"|"$/g, '');
-    if (name === 'odata.maxpagesize' && /^\d+$/.test(value) && Number(value) > 0) {
-      pageSize = Number(value);
-      applied.push(`odata.maxpagesize=${pageSize}`);
-    } else if (name === 'outlook.timezone' && isKnownZone(value)) {
-      zone = value;
-      applied.push(`outlook.timezone="${zone}"`);
-    }
-  }
-  return { pageSize, zone, applied };
-}
-
 export class CalendarViewDelta {
   private readonly states = new Map<string, SyncState>();
 
@@ -90,29 +67,10 @@ export class CalendarViewDelta {
   ) {}
 
   answer(request: DeltaRequest): DeltaAnswer {
-    const now = this.directory.now();
-    const authenticated = authenticate(this.directory, request.authorization);
-    if ('refusal' in authenticated) return { status: authenticated.refusal.status, refusal: authenticated.refusal };
-    const { token, app } = authenticated;
-    if (!holdsRole(authenticated, CALENDAR_READ_ROLES) || app === undefined)
-      return refuse(403, 'ErrorAccessDenied', 'Access is denied: the app holds no permission to read calendars.');
-    const user = this.directory.findUser(token.tenantId, request.userKey);
-    if (user === undefined)
-      return refuse(404, 'ErrorInvalidUser', `The requested user '${request.userKey}' is invalid.`);
-    if (app.allowedUsers !== undefined && !app.allowedUsers.has(user.id))
-      return refuse(
-        403,
-        'ErrorAccessDenied',
-        'Access to OData is disabled: [RAOP] : Blocked by tenant configured AppOnly AccessPolicy settings.',
-      );
-    const wait = this.throttle.admit(app.clientId, user.id, now);
-    if (wait !== undefined)
-      return refuse(
-        429,
-        'ApplicationThrottled',
-        'The application is over its request limit for this mailbox; retry after the time given.',
-        { 'Retry-After': String(wait) },
-      );
+    const access = mailboxAccess(this.directory, this.throttle, request.authorization, request.userKey);
+    if ('refusal' in access) return { status: access.refusal.status, refusal: access.refusal };
+    const { app, user } = access;
+    const token = { tenantId: access.tenantId };
 
     const { pageSize, zone, applied } = parsePrefer(request.prefer);
     const skipToken = request.query.get('$skiptoken');
