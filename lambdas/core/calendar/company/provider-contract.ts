@@ -9,6 +9,7 @@
  * calendar), so items come back already bounded (PROVIDER_LIMITS) and every
  * refusal is one of the error classes below, never a raw HTTP error.
  */
+import type { LimitReached } from '../calendar-limits';
 import type { Occurrence } from '../ics-occurrences';
 
 export type ProviderName = 'google' | 'microsoft';
@@ -70,6 +71,13 @@ export interface ChangeSet {
   calls: number;
   /** The listing reached PROVIDER_LIMITS.itemsPerUser: the items are cut, the cursor still valid. */
   truncated: boolean;
+  /**
+   * Other limits the provider reached (Graph: series masters not fetched): instances are missing, so the
+   * listing is not complete and its cursor is not kept.
+   */
+  limits?: LimitReached[];
+  /** What the provider skipped and why (Graph: occurrences of a deleted series), shown with the sync. */
+  problems?: string[];
 }
 
 /** What one user's listing may cost: a hostile calendar holds any number of events. */
@@ -80,6 +88,13 @@ export const PROVIDER_LIMITS = {
   pagesPerListing: 50,
   /** Page size asked for (Google `maxResults`, Graph `Prefer: odata.maxpagesize`). */
   pageSize: 250,
+  /**
+   * Graph only: series masters fetched by GET in one listing (a plain occurrence comes without its series'
+   * fields, and a series begun before the window comes without its master). A busy calendar holds a few
+   * dozen series; with the 50 pages a listing then costs at most 250 requests, 2.5% of Graph's 10,000 per
+   * ten minutes per mailbox, and the listing deadline bounds their time.
+   */
+  seriesMastersPerListing: 200,
   /** Members read from one group. */
   membersPerGroup: 5_000,
   /** Bytes of one response body read before it is refused. */
