@@ -157,10 +157,20 @@ export class CalendarStore {
     return ids;
   }
 
-  private log(userId: string, ids: string[], changeType: 'created' | 'updated' | 'deleted' = 'updated'): void {
+  /**
+   * Logs a change to view items. `event`: the series whose definition changed, so a
+   * delta round lists its master too (subscriptions are told of the instances only).
+   */
+  private log(
+    userId: string,
+    ids: string[],
+    changeType: 'created' | 'updated' | 'deleted' = 'updated',
+    event?: StoredEvent,
+  ): void {
     const calendar = this.calendar(userId);
     this.seq += 1;
     for (const id of ids) calendar.changes.push({ seq: this.seq, id });
+    if (event?.weekly !== undefined) calendar.changes.push({ seq: this.seq, id: event.id });
     this.onChange?.(userId, ids, changeType);
   }
 
@@ -181,7 +191,7 @@ export class CalendarStore {
         : { weekly: { count: options.weeklyCount, exceptions: new Map(), cancelled: new Set<string>() } }),
     };
     this.calendar(userId).events.set(event.id, event);
-    this.log(userId, this.allIds(event), 'created');
+    this.log(userId, this.allIds(event), 'created', event);
     return event;
   }
 
@@ -197,7 +207,7 @@ export class CalendarStore {
     const before = this.allIds(event);
     change(event);
     event.lastModified = this.now();
-    this.log(userId, [...new Set([...before, ...this.allIds(event)])]);
+    this.log(userId, [...new Set([...before, ...this.allIds(event)])], 'updated', event);
     return event;
   }
 
@@ -224,7 +234,7 @@ export class CalendarStore {
   remove(userId: string, eventId: string): void {
     const event = this.event(userId, eventId);
     this.calendar(userId).events.delete(eventId);
-    this.log(userId, this.allIds(event), 'deleted');
+    this.log(userId, this.allIds(event), 'deleted', event);
   }
 
   /** Every view item of the mailbox whose time overlaps [start, end). */
@@ -233,6 +243,26 @@ export class CalendarStore {
     for (const event of this.calendar(userId).events.values())
       for (const item of this.expand(event)) if (item.startInstant < end && item.endInstant > start) items.push(item);
     return items.sort((a, b) => a.startInstant - b.startInstant || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * A series whose first occurrence overlaps [start, end): Graph's delta lists such a
+   * master itself, and leaves out the master of a series that began before the window.
+   */
+  masterInView(userId: string, eventId: string, start: number, end: number): StoredEvent | undefined {
+    const event = this.calendar(userId).events.get(eventId);
+    if (event?.weekly === undefined) return undefined;
+    const first = wallToInstant(event.start, event.timeZone);
+    const firstEnd = wallToInstant(event.end, event.timeZone);
+    return first < end && firstEnd > start ? event : undefined;
+  }
+
+  /** The series masters of the mailbox listed in a view of [start, end) (masterInView). */
+  mastersInView(userId: string, start: number, end: number): StoredEvent[] {
+    return [...this.calendar(userId).events.keys()]
+      .map((id) => this.masterInView(userId, id, start, end))
+      .filter((event): event is StoredEvent => event !== undefined)
+      .sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** A view item by id (a single event, an occurrence or an exception), wherever its time lies. */
