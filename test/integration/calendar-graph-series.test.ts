@@ -140,10 +140,11 @@ describe('a weekly Teams series in a Microsoft 365 calendar', () => {
     expect(await t.bots()).toEqual(scheduledAt([starts[0]!, starts[3]!]));
   });
 
-  it('a master changed after its occurrences were listed (new title and Teams link): every occurrence follows', async () => {
+  it('a master changed after its occurrences were listed (new title and Teams link), listed alone in a later round: every occurrence follows, an exception keeps its own', async () => {
     const t = await start();
     const starts = week(tenOClock(1), 4);
     const master = t.series(starts[0]!, 4);
+    t.sim.changeOccurrence(t.userId, master.id, wall(starts[3]!).slice(0, 10), { subject: 'Platform retro' });
     await t.sync();
     t.sim.store.update(t.userId, master.id, (event) => {
       event.subject = 'Platform sync';
@@ -151,8 +152,14 @@ describe('a weekly Teams series in a Microsoft 365 calendar', () => {
     });
     t.h.advance(HOUR_MS);
     const { counts } = await t.sync();
-    expect(counts.full).toBe(false);
-    expect(await t.bots('Platform')).toEqual(scheduledAt(starts, 'Platform sync', NEW_JOIN));
+    expect(counts).toMatchObject({ full: false, created: 0 });
+    // The round held the master alone: no occurrence was listed, none fetched.
+    expect(t.masterGets()).toEqual([]);
+    expect(await t.bots('Platform')).toEqual([
+      ...scheduledAt(starts.slice(0, 3), 'Platform sync', NEW_JOIN),
+      // The exception, not listed again, keeps what it was listed with.
+      ...scheduledAt([starts[3]!], 'Platform retro', JOIN),
+    ]);
   });
 
   it('a master not in the round (its series began before the window) is fetched by GET once per series per sync', async () => {
@@ -181,36 +188,39 @@ describe('a weekly Teams series in a Microsoft 365 calendar', () => {
     expect(t.masterGets()).toHaveLength(2);
   });
 
-  it('a deleted series cancels its bots; a master gone by the time it is fetched (404) skips its occurrences with a reason, no crash', async () => {
+  it('a deleted series: its occurrences removed in the next round and their bots cancelled', async () => {
     const t = await start();
     const deleted = t.series(tenOClock(1), 3);
+    await t.sync();
+    expect(await t.bots()).toHaveLength(3);
+    t.sim.cancelEvent(t.userId, deleted.id);
+    t.h.advance(HOUR_MS);
+    const { counts } = await t.sync();
+    expect(counts).toMatchObject({ full: false, created: 0, cancelled: 3 });
+    expect(await t.bots()).toEqual([]);
+  });
+
+  it('a master gone by the time it is fetched (404): its occurrences are skipped with a reason and lose their bots, no crash', async () => {
+    const t = await start();
     const early = week(tenOClock(-14), 5);
     const vanishing = t.series(early[0]!, 5, { subject: 'Vanishing review', joinUrl: NEW_JOIN });
     await t.sync();
     const ahead = early.filter((start) => start > START).length;
-    expect(await t.bots()).toHaveLength(3);
     expect(await t.bots('Vanishing')).toHaveLength(ahead);
 
-    // The organizer deletes the first series; the second changes, and is deleted between the delta round and
-    // the GET of its master (its first occurrence is before the window, so the round does not list it).
-    t.sim.cancelEvent(t.userId, deleted.id);
-    t.sim.store.update(t.userId, vanishing.id, (event) => {
-      event.subject = 'Vanishing review, moved room';
-    });
+    // The next listing is full (Graph voided the delta state): the round lists the occurrences, not the master
+    // (its first occurrence is before the window), and the series is deleted before its master is fetched.
+    t.h.microsoft.voidCursor(t.user);
     const realFetch = globalThis.fetch;
     vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
-      if (
-        String(input instanceof Request ? input.url : input).includes(`/events/${encodeURIComponent(vanishing.id)}`)
-      ) {
-        const { events } = t.sim.store.calendar(t.userId);
-        if (events.has(vanishing.id)) events.delete(vanishing.id);
-      }
+      const url = String(input instanceof Request ? input.url : input);
+      if (url.includes(`/events/${encodeURIComponent(vanishing.id)}`))
+        t.sim.store.calendar(t.userId).events.delete(vanishing.id);
       return realFetch(input, init);
     });
     t.h.advance(HOUR_MS);
     const { outcome, counts } = await t.sync();
-    expect(counts).toMatchObject({ full: false, created: 0, cancelled: 3 + ahead });
-    expect(await t.bots()).toEqual([]);
+    expect(counts).toMatchObject({ full: true, created: 0, cancelled: ahead });
     expect(await t.bots('Vanishing')).toEqual([]);
     expect(outcome.outcome === 'synced' && outcome.result.problems).toEqual([
       expect.stringMatching(/instance\(s\) of 1 series Graph no longer holds \(the series master was deleted\)/),

@@ -159,7 +159,8 @@ export class CalendarStore {
 
   /**
    * Logs a change to view items. `event`: the series whose definition changed, so a
-   * delta round lists its master too (subscriptions are told of the instances only).
+   * delta round lists its master too (subscriptions are told of the master only when
+   * no instance changed).
    */
   private log(
     userId: string,
@@ -171,7 +172,7 @@ export class CalendarStore {
     this.seq += 1;
     for (const id of ids) calendar.changes.push({ seq: this.seq, id });
     if (event?.weekly !== undefined) calendar.changes.push({ seq: this.seq, id: event.id });
-    this.onChange?.(userId, ids, changeType);
+    this.onChange?.(userId, ids.length === 0 && event !== undefined ? [event.id] : ids, changeType);
   }
 
   add(
@@ -201,13 +202,21 @@ export class CalendarStore {
     return event;
   }
 
-  /** Applies a change to an event (or series) and logs every view item it touches. */
+  /**
+   * Applies a change to an event (or series) and logs every view item it touches. A
+   * change to a series that leaves its times alone (subject, link, attendees, answers)
+   * is logged on its master alone: a stub shows nothing of it, so a client must carry
+   * the master's change to the occurrences it holds.
+   */
   update(userId: string, eventId: string, change: (event: StoredEvent) => void): StoredEvent {
     const event = this.event(userId, eventId);
     const before = this.allIds(event);
+    const times = () => JSON.stringify([event.start, event.end, event.timeZone, event.weekly?.count]);
+    const timesBefore = times();
     change(event);
     event.lastModified = this.now();
-    this.log(userId, [...new Set([...before, ...this.allIds(event)])], 'updated', event);
+    const masterOnly = event.weekly !== undefined && times() === timesBefore;
+    this.log(userId, masterOnly ? [] : [...new Set([...before, ...this.allIds(event)])], 'updated', event);
     return event;
   }
 
@@ -248,13 +257,18 @@ export class CalendarStore {
   /**
    * A series whose first occurrence overlaps [start, end): Graph's delta lists such a
    * master itself, and leaves out the master of a series that began before the window.
+   * `changed`: the series changed since the last round, which lists its master when
+   * any instance overlaps the window (else the change would go unseen).
    */
-  masterInView(userId: string, eventId: string, start: number, end: number): StoredEvent | undefined {
+  masterInView(userId: string, eventId: string, start: number, end: number, changed = false): StoredEvent | undefined {
     const event = this.calendar(userId).events.get(eventId);
     if (event?.weekly === undefined) return undefined;
     const first = wallToInstant(event.start, event.timeZone);
     const firstEnd = wallToInstant(event.end, event.timeZone);
-    return first < end && firstEnd > start ? event : undefined;
+    if (first < end && firstEnd > start) return event;
+    return changed && this.expand(event).some((item) => item.startInstant < end && item.endInstant > start)
+      ? event
+      : undefined;
   }
 
   /** The series masters of the mailbox listed in a view of [start, end) (masterInView). */

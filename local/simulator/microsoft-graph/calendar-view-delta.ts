@@ -175,7 +175,7 @@ export class CalendarViewDelta {
     const value = page.flatMap((id) => {
       const item = inView.get(id);
       if (item !== undefined) return [item.type === 'occurrence' ? occurrenceStub(item, zone) : eventJson(item, zone)];
-      const master = this.store.masterInView(user.id, id, state.start, state.end);
+      const master = this.store.masterInView(user.id, id, state.start, state.end, since !== undefined);
       if (master !== undefined) return [seriesMasterJson(master, zone)];
       // A live series whose first occurrence lies outside the window: its master is not listed, nor removed.
       if (calendar.events.has(id)) return [];

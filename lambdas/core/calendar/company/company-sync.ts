@@ -270,7 +270,7 @@ async function listChanges(
 ): Promise<{ changes: ChangeSet; window: SyncWindow; replaced: boolean }> {
   if (kept?.cursor !== undefined && Date.parse(kept.window.to) >= lookaheadEnd) {
     try {
-      const changes = await provider.listChanges(user, kept.cursor, kept.window);
+      const changes = await provider.listChanges(user, kept.cursor, kept.window, kept.items);
       return { changes, window: kept.window, replaced: changes.full };
     } catch (error) {
       if (!(error instanceof CursorVoidError)) throw error;

@@ -55,6 +55,11 @@ export interface ProviderItem {
    * undefined for a one-off event. A cancelled instance has `cancelled: true`.
    */
   occurrence: Occurrence;
+  /**
+   * Its fields are its series' (Graph: a plain occurrence filled from its master), so a later
+   * change to the series alone changes it too. Absent for an instance with fields of its own.
+   */
+  fromSeries?: true;
 }
 
 /** What one listing brought: every page followed to the provider's next cursor. */
@@ -109,9 +114,16 @@ export interface CalendarProvider {
    * The user's changes since `cursor`, or a full listing of `window` when the
    * cursor is undefined. Throws CursorVoidError when the provider voided the cursor
    * (the caller lists in full), AccessRevokedError, ThrottledError or
-   * ProviderUnavailableError.
+   * ProviderUnavailableError. `kept`: with a cursor, the instances kept from the listings
+   * before, so a provider that lists a changed series without its instances (Graph: the
+   * master alone) can give them back changed.
    */
-  listChanges(user: string, cursor: string | undefined, window: SyncWindow): Promise<ChangeSet>;
+  listChanges(
+    user: string,
+    cursor: string | undefined,
+    window: SyncWindow,
+    kept?: readonly ProviderItem[],
+  ): Promise<ChangeSet>;
   /** The users (addresses, or Graph ids/UPNs) a group holds, nested groups included. */
   resolveGroup(group: string): Promise<string[]>;
   /** A bearer token to act on `user`'s calendar (Google: delegated to the user; Microsoft: the app's). */

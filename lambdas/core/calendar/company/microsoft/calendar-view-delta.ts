@@ -35,12 +35,38 @@ const DeltaPage = z.object({
 /** UTC times (the normaliser reads no other zone) and pages as large as we take. */
 export const DELTA_PREFER = `outlook.timezone="UTC", odata.maxpagesize=${PROVIDER_LIMITS.pageSize}`;
 
+/**
+ * Kept occurrences whose series' master this round lists without them: Graph may
+ * list a changed series by its master alone, and an occurrence filled from it must
+ * follow (its own id and times, as a stub would give them). Exceptions keep theirs.
+ */
+function keptOfChangedSeries(
+  kept: readonly ProviderItem[],
+  masters: ReadonlyMap<string, unknown>,
+  listed: (id: string) => boolean,
+): SeriesMember[] {
+  const graphTime = (iso: string) => ({ dateTime: iso.replace(/Z$/, ''), timeZone: 'UTC' });
+  return kept.flatMap((item) => {
+    const series = item.occurrence.series;
+    if (item.fromSeries !== true || series === undefined || !masters.has(series) || listed(item.id)) return [];
+    const json = {
+      id: item.id,
+      type: 'occurrence',
+      seriesMasterId: series,
+      start: graphTime(item.occurrence.start),
+      end: graphTime(item.occurrence.end),
+    };
+    return [{ id: item.id, seriesMasterId: series, whole: false, json }];
+  });
+}
+
 export async function listCalendarChanges(
   graph: GraphClient,
   user: string,
   cursor: string | undefined,
   window: SyncWindow,
   count: CallCount,
+  kept: readonly ProviderItem[] = [],
 ): Promise<ChangeSet> {
   const full = cursor === undefined;
   if (cursor !== undefined && !graph.isOwnLink(cursor))
@@ -60,16 +86,22 @@ export async function listCalendarChanges(
   const masters = new Map<string, Record<string, unknown>>();
   let truncated = false;
   const finish = async (next: string, cut: boolean): Promise<ChangeSet> => {
-    const members = [...items.values()].filter((entry): entry is SeriesMember => !('occurrence' in entry));
+    const members = [
+      ...[...items.values()].filter((entry): entry is SeriesMember => !('occurrence' in entry)),
+      ...keptOfChangedSeries(kept, masters, (id) => items.has(id) || removed.has(id)),
+    ];
     const filled = await fillOccurrences(graph, user, mailbox, members, { masters, removed }, count);
     for (const id of filled.removed) removed.add(id);
     const made = new Map(filled.items.map((item) => [item.id, item]));
     return {
       full,
-      items: [...items.values()].flatMap((entry) => {
-        const item = 'occurrence' in entry ? entry : made.get(entry.id);
-        return item === undefined ? [] : [item];
-      }),
+      items: [
+        ...[...items.values()].flatMap((entry) => {
+          const item = 'occurrence' in entry ? entry : made.get(entry.id);
+          return item === undefined ? [] : [item];
+        }),
+        ...filled.items.filter((item) => !items.has(item.id)),
+      ],
       removed: [...removed],
       cursor: next,
       calls: count.calls,

@@ -68,7 +68,7 @@ export async function fillOccurrences(
   const fill = (series: SeriesMember[], master: Record<string, unknown>) => {
     for (const member of series) {
       const entry = normaliseGraphEvent(fillFromMaster(member, master), mailbox);
-      if (entry?.kind === 'item') result.items.push(entry.item);
+      if (entry?.kind === 'item') result.items.push(member.whole ? entry.item : { ...entry.item, fromSeries: true });
       else if (entry?.kind === 'removed') result.removed.push(entry.id);
     }
   };
