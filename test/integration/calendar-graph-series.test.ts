@@ -7,9 +7,13 @@
  * sample user; each test adds its own series to that user's mailbox and reads the
  * schedules the sync made for it.
  */
+import { brotliCompressSync } from 'node:zlib';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scheduleOf } from '../../lambdas/core/calendar/calendar-store';
+import { userScopeId } from '../../lambdas/core/calendar/company/user-scope';
 import { getSchedule } from '../../lambdas/core/schedule/schedules';
+import { keys } from '../../lambdas/core/store/table-layout';
 import type { EventFields } from '../../local/simulator/microsoft-graph/calendar-store';
 import {
   type CompanyCalendars,
@@ -225,5 +229,26 @@ describe('a weekly Teams series in a Microsoft 365 calendar', () => {
     expect(outcome.outcome === 'synced' && outcome.result.problems).toEqual([
       expect.stringMatching(/instance\(s\) of 1 series Graph no longer holds \(the series master was deleted\)/),
     ]);
+  });
+  it('instances kept before occurrences were filled (no format named) are listed again in full once, nothing doubled', async () => {
+    const t = await start();
+    const starts = week(tenOClock(1), 4);
+    t.series(starts[0]!, 4);
+    await t.sync();
+    // The kept item as the client before this one wrote it: the same shape, no format.
+    const scopeId = userScopeId('acme', t.user);
+    const { format: _format, ...old } = (await t.h.deps.company.getKept(scopeId))!;
+    const { table } = t.h.deps.schedules;
+    await table.db.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { ...keys.calendarFeed(scopeId), items: brotliCompressSync(JSON.stringify(old)) },
+      }),
+    );
+    expect((await t.h.deps.company.getKept(scopeId))?.cursor).toBeUndefined();
+    t.h.advance(HOUR_MS);
+    expect((await t.sync()).counts).toMatchObject({ full: true, created: 0, cancelled: 0 });
+    expect(await t.bots()).toEqual(scheduledAt(starts));
+    expect((await t.h.deps.company.getKept(scopeId))?.cursor).toEqual(expect.any(String));
   });
 });
