@@ -24,7 +24,7 @@ import { readDeltaEntry } from './delta-entry';
 import type { GraphClient } from './graph-client';
 import { normaliseGraphEvent } from './graph-event';
 import type { CallCount } from './graph-http';
-import { fillOccurrences, type SeriesMember } from './occurrence-fill';
+import { fillOccurrences, keptOfChangedSeries, type SeriesMember } from './occurrence-fill';
 
 const DeltaPage = z.object({
   value: z.array(z.unknown()),
@@ -34,31 +34,6 @@ const DeltaPage = z.object({
 
 /** UTC times (the normaliser reads no other zone) and pages as large as we take. */
 export const DELTA_PREFER = `outlook.timezone="UTC", odata.maxpagesize=${PROVIDER_LIMITS.pageSize}`;
-
-/**
- * Kept occurrences whose series' master this round lists without them: Graph may
- * list a changed series by its master alone, and an occurrence filled from it must
- * follow (its own id and times, as a stub would give them). Exceptions keep theirs.
- */
-function keptOfChangedSeries(
-  kept: readonly ProviderItem[],
-  masters: ReadonlyMap<string, unknown>,
-  listed: (id: string) => boolean,
-): SeriesMember[] {
-  const graphTime = (iso: string) => ({ dateTime: iso.replace(/Z$/, ''), timeZone: 'UTC' });
-  return kept.flatMap((item) => {
-    const series = item.occurrence.series;
-    if (item.fromSeries !== true || series === undefined || !masters.has(series) || listed(item.id)) return [];
-    const json = {
-      id: item.id,
-      type: 'occurrence',
-      seriesMasterId: series,
-      start: graphTime(item.occurrence.start),
-      end: graphTime(item.occurrence.end),
-    };
-    return [{ id: item.id, seriesMasterId: series, whole: false, json }];
-  });
-}
 
 export async function listCalendarChanges(
   graph: GraphClient,

@@ -4,7 +4,8 @@
  * master listed in the same round, else from one
  * `GET users/{user}/events/{seriesMasterId}` per series (never twice in a listing).
  * Only after the whole round is read: Graph may list a master after its stubs, or
- * on a later page.
+ * on a later page. A master listed without its instances (the series changed in all
+ * but its times) refills the occurrences kept from earlier listings.
  *
  * A series Graph no longer holds (its master removed in the round, or a 404 on its
  * GET) has no instances left: they are given back as removed, with a reason.
@@ -107,6 +108,31 @@ export async function fillOccurrences(
       reason: `the listing names more than ${PROVIDER_LIMITS.seriesMastersPerListing} series whose master Graph did not list: the instances of the ${left.length} series starting last are left out until a later sync`,
     });
   return result;
+}
+
+/**
+ * Kept occurrences whose series' master this round lists without them: Graph may
+ * list a changed series by its master alone, and an occurrence filled from it must
+ * follow (its own id and times, as a stub would give them). Exceptions keep theirs.
+ */
+export function keptOfChangedSeries(
+  kept: readonly ProviderItem[],
+  masters: ReadonlyMap<string, unknown>,
+  listed: (id: string) => boolean,
+): SeriesMember[] {
+  const graphTime = (iso: string) => ({ dateTime: iso.replace(/Z$/, ''), timeZone: 'UTC' });
+  return kept.flatMap((item) => {
+    const series = item.occurrence.series;
+    if (item.fromSeries !== true || series === undefined || !masters.has(series) || listed(item.id)) return [];
+    const json = {
+      id: item.id,
+      type: 'occurrence',
+      seriesMasterId: series,
+      start: graphTime(item.occurrence.start),
+      end: graphTime(item.occurrence.end),
+    };
+    return [{ id: item.id, seriesMasterId: series, whole: false, json }];
+  });
 }
 
 /** Each master by GET, a few at a time: the master's JSON, or absent when Graph no longer holds it (404). */
