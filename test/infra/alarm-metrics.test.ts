@@ -29,21 +29,16 @@ import {
   UNKNOWN_AFTER_MISSES,
 } from '../../lambdas/core/reconcile/reconcile-meetings';
 import { recordLaunchFailure } from '../../lambdas/core/schedule/launch';
-import { staticSecret } from '../../lambdas/core/secrets';
 import { parseSigningSecrets } from '../../lambdas/core/signature/verify';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { METRICS, METRICS_NAMESPACE, SERVICES, type ServiceName } from '../../lambdas/core/telemetry';
 import { NotFoundError, UpstreamClient } from '../../lambdas/core/upstream/client';
 import type { Bot } from '../../lambdas/core/upstream/rest-contract';
-import { ingressDependencies } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
-import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
-import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { CALENDAR_PROVIDERS } from '../../lib/monitoring';
 import type { LocalResources } from '../../local/resources';
 import { stateChange } from '../../local/simulator/payloads';
@@ -51,6 +46,7 @@ import { signWebhook } from '../../local/simulator/webhook-signer';
 import { unversionedObjects } from '../../local/unversioned-object-versions';
 import { calendarHarness, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
 import { testEventLog } from '../fixtures/event-log';
+import { localIngress } from '../fixtures/local-ingress';
 import {
   createResources,
   type LocalPipeline,
@@ -399,16 +395,11 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
     'forged webhooks past the quarantine cap are dropped',
     () =>
       invocation(SERVICES.ingress, async (telemetry) => {
-        const deps = ingressDependencies(
-          functionEnvironment(resources, SERVICES.ingress, { QUARANTINE_MAX_PER_MINUTE: '1' }),
-          {
-            sqs: sqsClient(),
-            payloads: s3PayloadStore(resources.payloadBucket),
-            signingSecret: staticSecret(newSigningSecret()),
-            db: dynamoClient(),
-          },
+        const deps = localIngress(resources, {
+          signingSecret: newSigningSecret(),
+          overrides: { QUARANTINE_MAX_PER_MINUTE: '1' },
           telemetry,
-        );
+        });
         // One minute for both: the first is kept, the second dropped by the cap.
         const inOneMinute = { ...deps, now: () => new Date('2026-11-23T12:00:00Z') };
         for (let i = 0; i < 2; i++)

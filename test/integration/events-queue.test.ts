@@ -7,18 +7,15 @@
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_SETTINGS } from '../../lambdas/core/queue/queue-settings';
-import { staticSecret } from '../../lambdas/core/secrets';
 import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
-import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
+import { createIngressHandler } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
-import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { QueuePoller } from '../../local/queue-poller';
-import { type LocalResources, localIngressEnvironment } from '../../local/resources';
+import type { LocalResources } from '../../local/resources';
 import { stateChange, transcriptUpdate, webhook } from '../../local/simulator/payloads';
 import type { PyValue } from '../../local/simulator/python-json';
+import { localIngress } from '../fixtures/local-ingress';
 import {
   createResources,
   type LocalPipeline,
@@ -50,17 +47,8 @@ afterAll(async () => pipeline?.stop());
 describe('events queue with the real handlers', () => {
   it('carries signed webhooks from the ingress into the store', async () => {
     const ingress = createIngressHandler(
-      ingressDependencies(
-        // A limit above the SQS message size, so the claim-checked path is taken (the default is 1 MiB).
-        { ...localIngressEnvironment(resources), MAX_BODY_BYTES: 3 * 1024 * 1024 },
-        {
-          sqs: sqsClient(),
-          payloads: s3PayloadStore(resources.payloadBucket),
-          signingSecret: staticSecret(secret),
-          db: dynamoClient(),
-        },
-        silentTelemetry,
-      ),
+      // A limit above the SQS message size, so the claim-checked path is taken (the default is 1 MiB).
+      localIngress(resources, { signingSecret: secret, overrides: { MAX_BODY_BYTES: String(3 * 1024 * 1024) } }),
     );
     const bot = 'bot_queue_path';
     const t = Date.parse('2026-11-20T12:00:00Z') * 1000;

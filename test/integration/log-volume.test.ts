@@ -8,16 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { staticSecret } from '../../lambdas/core/secrets';
-import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
-import { DEFAULT_QUARANTINE_ENVIRONMENT } from '../../lambdas/ingress/environment';
+import { createIngressHandler } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
-import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import type { LocalResources } from '../../local/resources';
 import { transcriptUpdate } from '../../local/simulator/payloads';
+import { localIngress } from '../fixtures/local-ingress';
 import {
   createResources,
   type LocalPipeline,
@@ -77,26 +74,7 @@ afterAll(async () => {
 });
 
 function ingress(tools: PowertoolsTelemetry) {
-  const deps = ingressDependencies(
-    {
-      EVENTS_QUEUE_URL: resources.eventsQueueUrl,
-      PAYLOAD_BUCKET: resources.payloadBucket,
-      SIGNING_SECRET_ID: 'unused',
-      MAX_BODY_BYTES: 1 << 20,
-      INLINE_MESSAGE_LIMIT_BYTES: 1 << 20,
-      SECRET_CACHE_SECONDS: 60,
-      TABLE_NAME: resources.tableName,
-      DEDUP_RETENTION_DAYS: 7,
-      ...DEFAULT_QUARANTINE_ENVIRONMENT,
-    },
-    {
-      sqs: sqsClient(),
-      payloads: s3PayloadStore(resources.payloadBucket),
-      signingSecret: staticSecret(secret),
-      db: dynamoClient(),
-    },
-    tools,
-  );
+  const deps = localIngress(resources, { signingSecret: secret, telemetry: tools });
   return withPowertools(createIngressHandler(deps), tools);
 }
 

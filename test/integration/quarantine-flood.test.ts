@@ -12,15 +12,11 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eraseMeeting } from '../../lambdas/core/erase/erase-meeting';
 import { quarantineBotPrefix } from '../../lambdas/core/ingress/quarantine';
-import { staticSecret } from '../../lambdas/core/secrets';
-import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
-import type { IngressEnvironment } from '../../lambdas/ingress/environment';
-import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { createIngressHandler } from '../../lambdas/ingress/adapter';
 import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { s3Quarantine } from '../../lambdas/shared/s3-quarantine';
-import { localIngressEnvironment } from '../../local/resources';
+import type { LocalResources } from '../../local/resources';
 import { signWebhook } from '../../local/simulator/webhook-signer';
 import {
   type EraseWorld,
@@ -30,8 +26,10 @@ import {
   tombstoneOnly,
   tracesOf,
 } from '../fixtures/erase-harness';
+import { localIngress } from '../fixtures/local-ingress';
 import { createResources, recordingTelemetry } from '../fixtures/local-pipeline';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
+import type { Overrides } from '../fixtures/world';
 
 /** Every call through `client.send`: the command's name and the key or prefix it names. */
 function meteredClient<C extends { send: (...args: never[]) => Promise<unknown> }>(real: C) {
@@ -49,19 +47,10 @@ function meteredClient<C extends { send: (...args: never[]) => Promise<unknown> 
 const AT = new Date('2026-11-23T11:30:00Z');
 const forger = newSigningSecret();
 
-/** The real ingress handler, as one function instance, on the given table and caps; its clock at AT. */
-function ingressInstance(env: IngressEnvironment, db: DynamoDBClient = dynamoClient()) {
+/** The real ingress handler, as one function instance, on the resources with the caps `overrides` set; its clock at AT. */
+function ingressInstance(resources: LocalResources, overrides: Overrides, db: DynamoDBClient = dynamoClient()) {
   const { telemetry, metrics } = recordingTelemetry();
-  const deps = ingressDependencies(
-    env,
-    {
-      sqs: sqsClient(),
-      payloads: s3PayloadStore(env.PAYLOAD_BUCKET),
-      signingSecret: staticSecret(newSigningSecret()),
-      db,
-    },
-    telemetry,
-  );
+  const deps = localIngress(resources, { signingSecret: newSigningSecret(), overrides, telemetry, db });
   const handler = createIngressHandler({ ...deps, now: () => AT });
   const post = async (payload: Parameters<typeof signWebhook>[0]) => {
     const { body, signature } = signWebhook(payload, forger);
@@ -104,7 +93,7 @@ describe('erasure after a flood of forged webhooks', () => {
 
     // The flood: forged webhooks naming other bots, and some naming none, through the real ingress.
     const FLOOD = 100;
-    const ingress = ingressInstance({ ...localIngressEnvironment(world.resources), QUARANTINE_MAX_PER_MINUTE: 10_000 });
+    const ingress = ingressInstance(world.resources, { QUARANTINE_MAX_PER_MINUTE: '10000' });
     for (let i = 0; i < FLOOD; i++) {
       const payload =
         i % 8 === 0
@@ -170,9 +159,9 @@ describe('erasure after a flood of forged webhooks', () => {
 describe('the quarantine caps', () => {
   it('hold across ingress instances sharing the table, count every body dropped, and stop writing the counter once full', async () => {
     const resources = await createResources();
-    const env = { ...localIngressEnvironment(resources), QUARANTINE_MAX_PER_MINUTE: 5 };
+    const caps = { QUARANTINE_MAX_PER_MINUTE: '5' };
     const dbs = [meteredClient(dynamoClient()), meteredClient(dynamoClient())];
-    const [one, two] = dbs.map((db) => ingressInstance(env, db.client)) as [Instance, Instance];
+    const [one, two] = dbs.map((db) => ingressInstance(resources, caps, db.client)) as [Instance, Instance];
     const instances = [one, two];
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++)
@@ -196,8 +185,8 @@ describe('the quarantine caps', () => {
 
   it('keep at most the per-bot share of bodies naming one bot in a day', async () => {
     const resources = await createResources();
-    const env = { ...localIngressEnvironment(resources), QUARANTINE_MAX_PER_BOT_PER_DAY: 3 };
-    const [a, b] = [ingressInstance(env), ingressInstance(env)];
+    const caps = { QUARANTINE_MAX_PER_BOT_PER_DAY: '3' };
+    const [a, b] = [ingressInstance(resources, caps), ingressInstance(resources, caps)];
     for (let i = 0; i < 6; i++) await (i % 2 === 0 ? a : b).post(transcriptEnvelope({ bot_id: 'bot_targeted' }));
     await a.post(transcriptEnvelope({ bot_id: 'bot_elsewhere' }));
     expect(await keysUnder(resources.payloadBucket, quarantineBotPrefix('bot_targeted'))).toHaveLength(3);

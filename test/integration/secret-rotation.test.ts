@@ -10,17 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redriveQuarantine } from '../../lambdas/core/ingress/redrive-quarantine';
 import type { SecretSource } from '../../lambdas/core/secrets';
 import { SK_PREFIX } from '../../lambdas/core/store/table-layout';
-import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
+import { createIngressHandler } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
-import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { s3Quarantine } from '../../lambdas/shared/s3-quarantine';
 import { QueuePoller } from '../../local/queue-poller';
-import { type LocalResources, localIngressEnvironment } from '../../local/resources';
+import type { LocalResources } from '../../local/resources';
 import { stateChange, transcriptUpdate } from '../../local/simulator/payloads';
 import type { PyValue } from '../../local/simulator/python-json';
+import { localIngress } from '../fixtures/local-ingress';
 import {
   createResources,
   type LocalPipeline,
@@ -47,16 +46,7 @@ describe('signing secret rotation', () => {
     let stored = JSON.stringify([oldSecret]);
     const signingSecret: SecretSource = { read: async () => stored };
     const { telemetry, metrics } = recordingTelemetry();
-    const ingressDeps = ingressDependencies(
-      { ...localIngressEnvironment(resources), SECRET_CACHE_SECONDS: 0 },
-      {
-        sqs: sqsClient(),
-        payloads: s3PayloadStore(resources.payloadBucket),
-        signingSecret,
-        db: dynamoClient(),
-      },
-      telemetry,
-    );
+    const ingressDeps = localIngress(resources, { signingSecret, overrides: { SECRET_CACHE_SECONDS: '0' }, telemetry });
     const ingress = createIngressHandler(ingressDeps);
     const consumer = new QueuePoller({
       sqs: sqsClient(),

@@ -8,20 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { staticSecret } from '../../lambdas/core/secrets';
 import { keys } from '../../lambdas/core/store/table-layout';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { describeUnboundWebhook } from '../../lambdas/core/upstream/webhook-contract';
-import { createIngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
+import { createIngressHandler } from '../../lambdas/ingress/adapter';
 import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
-import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
 import { QueuePoller } from '../../local/queue-poller';
-import { type LocalResources, localIngressEnvironment } from '../../local/resources';
+import type { LocalResources } from '../../local/resources';
 import type { PyValue } from '../../local/simulator/python-json';
 import { signedUnboundDeliveries } from '../fixtures/bad-webhooks';
+import { localIngress } from '../fixtures/local-ingress';
 import {
   createResources,
   type LocalPipeline,
@@ -54,18 +51,7 @@ async function objectEvents(relatedObject: string) {
 
 function pipelineHandlers() {
   const { telemetry, metrics } = recordingTelemetry();
-  const ingress = createIngressHandler(
-    ingressDependencies(
-      localIngressEnvironment(resources),
-      {
-        sqs: sqsClient(),
-        payloads: s3PayloadStore(resources.payloadBucket),
-        signingSecret: staticSecret(secret),
-        db: dynamoClient(),
-      },
-      silentTelemetry,
-    ),
-  );
+  const ingress = createIngressHandler(localIngress(resources, { signingSecret: secret }));
   const consumer = new QueuePoller({
     sqs: sqsClient(),
     queueUrl: resources.eventsQueueUrl,
