@@ -15,7 +15,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCalendarsHandler } from '../../lambdas/calendars/adapter';
 import type { EraseDependencies } from '../../lambdas/core/erase/erase-dependencies';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { SERVICES, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UTC_TIMESTAMP_PATTERN } from '../../lambdas/core/text/utc-timestamp';
 import { createEraseApiHandler } from '../../lambdas/erase/adapter';
 import { createReadApiHandler, readApiDependencies } from '../../lambdas/read-api/adapter';
@@ -28,6 +28,7 @@ import { MAX_REQUEST_BODY_BYTES } from '../../local/http-api-server';
 import { type LocalStack, newSigningSecret, startLocalStack } from '../../local/local-stack';
 import { type FeedServer, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
 import { httpApiEvent } from '../fixtures/webhooks';
+import { functionEnvironment } from '../fixtures/world';
 
 const errorSchema = JSON.parse(readFileSync(join(PROJECT_ROOT, 'schemas', 'api', 'error.json'), 'utf8')) as object;
 const validateError = new Ajv2020({ allErrors: true, strict: true }).compile(errorSchema);
@@ -265,10 +266,10 @@ describe('errors: one shape on every route', () => {
 
   it('the handlers answer their own faults in the shape, so none reaches API Gateway as its bare 500', async () => {
     const read = createReadApiHandler(
-      readApiDependencies(
-        { TABLE_NAME: 'no-such-table', RECORDINGS_BUCKET: 'b', PAYLOAD_BUCKET: 'p', RECORDING_LINK_SECONDS: 900 },
-        { db: documentClient(), s3: s3Client() },
-      ),
+      readApiDependencies(functionEnvironment(stack.resources, SERVICES.readApi, { TABLE_NAME: 'no-such-table' }), {
+        db: documentClient(),
+        s3: s3Client(),
+      }),
       silentTelemetry,
     );
     const event = (routeKey: string, pathParameters?: Record<string, string>) => ({

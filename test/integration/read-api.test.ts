@@ -20,7 +20,7 @@ import {
   recordingLink,
   transcriptJson,
 } from '../../lambdas/core/read/read-api-contract';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { SERVICES, silentTelemetry } from '../../lambdas/core/telemetry';
 import { createReadApiHandler, readApiDependencies } from '../../lambdas/read-api/adapter';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
@@ -30,6 +30,7 @@ import type { PyValue } from '../../local/simulator/python-json';
 import { signWebhook } from '../../local/simulator/webhook-signer';
 import { scratchEventsFile } from '../fixtures/event-log';
 import { httpApiEvent } from '../fixtures/webhooks';
+import { functionEnvironment } from '../fixtures/world';
 
 const signingSecret = newSigningSecret();
 let stack: LocalStack;
@@ -335,10 +336,10 @@ describe('the handler', () => {
   it('answers 500 with a bare reason, never a stack, when the store fails', async () => {
     const errors: unknown[] = [];
     const handler = createReadApiHandler(
-      readApiDependencies(
-        { TABLE_NAME: 'no-such-table', RECORDINGS_BUCKET: 'b', PAYLOAD_BUCKET: 'p', RECORDING_LINK_SECONDS: 900 },
-        { db: documentClient(), s3: s3Client() },
-      ),
+      readApiDependencies(functionEnvironment(stack.resources, SERVICES.readApi, { TABLE_NAME: 'no-such-table' }), {
+        db: documentClient(),
+        s3: s3Client(),
+      }),
       { ...silentTelemetry, log: { ...silentTelemetry.log, error: (...args: unknown[]) => void errors.push(args) } },
     );
     const event = {

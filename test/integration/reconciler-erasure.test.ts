@@ -9,14 +9,14 @@ import { reconcileMeetings } from '../../lambdas/core/reconcile/reconcile-meetin
 import { SERVICES, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { processEventsDependencies } from '../../lambdas/process-events/adapter';
-import { reconcilerEnvironmentSchema } from '../../lambdas/reconciler/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { pythonIsoTime, stateChange } from '../../local/simulator/payloads';
 import { testEventLog } from '../fixtures/event-log';
-import { createResources, type LocalPipeline, queuedMessage, startLocalPipeline } from '../fixtures/local-pipeline';
+import { type LocalPipeline, queuedMessage, startLocalPipeline } from '../fixtures/local-pipeline';
+import { createWorld } from '../fixtures/world';
 
 const service = new SimulatedServiceApi();
 const NOW = Date.parse('2026-11-20T15:00:00Z');
@@ -34,10 +34,9 @@ afterAll(async () => {
 
 describe('reconciler and erasure', () => {
   it("queues the erasure of a meeting whose data_deleted webhook was lost, from the reconciler's own environment", async () => {
-    const resources = await createResources({ visibilityTimeoutSeconds: 5 });
-    const environment = reconcilerEnvironmentSchema.parse(
-      resources.deployment.environmentOf(SERVICES.reconciler, { UPSTREAM_BASE_URL: service.baseUrl }),
-    );
+    const world = await createWorld({ visibilityTimeoutSeconds: 5 });
+    const { resources } = world;
+    const environment = world.env(SERVICES.reconciler, { UPSTREAM_BASE_URL: service.baseUrl });
     const processing = processEventsDependencies(
       environment,
       { db: documentClient(), sqs: sqsClient(), s3: s3Client(), events: testEventLog().publisher },
