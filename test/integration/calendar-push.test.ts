@@ -1,10 +1,3 @@
-/**
- * Push notifications end to end: the push core behind the local HTTP API's three
- * notification routes, a real table (dynalite), and both provider simulators
- * delivering to those routes. Providers are stood in for by their simulators'
- * tokens (the real provider implementations are other parts of #25).
- */
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -13,23 +6,21 @@ import { calendarPushDependencies, pushRenewalDependencies } from '../../lambdas
 import type { CompanyCalendarSource } from '../../lambdas/core/calendar/calendar-source';
 import type { CalendarProvider, UserSyncRequest } from '../../lambdas/core/calendar/company/provider-contract';
 import { mintPushSecret } from '../../lambdas/core/calendar/company/push/push-secret';
-import { DEFAULT_PUSH_LIMITS, DEFAULT_PUSH_TIMING } from '../../lambdas/core/calendar/company/push/push-settings';
+import { DEFAULT_PUSH_TIMING } from '../../lambdas/core/calendar/company/push/push-settings';
 import { pushChannelStore } from '../../lambdas/core/calendar/company/push/push-store';
 import {
   type ReconcileDependencies,
   reconcileSubscriptions,
 } from '../../lambdas/core/calendar/company/push/reconcile-subscriptions';
 import { staticSecret } from '../../lambdas/core/secrets';
-import type { Telemetry } from '../../lambdas/core/telemetry';
+import { SERVICES, type Telemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
-import { type DynamoEmulator, startDynamoEmulator } from '../../local/emulators/dynalite';
-import { LOCAL_REGION } from '../../local/emulators/fauxqs';
 import { type LocalHttpApi, startLocalHttpApi } from '../../local/http-api-server';
-import { createTableInput } from '../../local/resources';
 import { GoogleCalendarSimulator } from '../../local/simulator/google-calendar/server';
 import { GRAPH_AUDIENCE } from '../../local/simulator/microsoft-graph/directory';
 import { MicrosoftGraphSimulator } from '../../local/simulator/microsoft-graph/simulator';
 import { recordingTelemetry } from '../fixtures/local-pipeline';
+import { startWorld, type World } from '../fixtures/world';
 
 const READONLY = 'https://www.googleapis.com/auth/calendar.readonly';
 const TENANT = '8f1c2d3e-0000-4000-8000-00000000c0de';
@@ -53,7 +44,7 @@ const MINUTE = 60_000;
 const start = Date.parse('2026-03-10T08:00:00Z');
 const google = new GoogleCalendarSimulator(start);
 const graph = new MicrosoftGraphSimulator({ now: start });
-let dynamo: DynamoEmulator;
+let world: World & { stop(): Promise<void> };
 let api: LocalHttpApi;
 let db: DynamoDBDocumentClient;
 let tableName: string;
@@ -133,19 +124,10 @@ const telemetry: Telemetry = {
   metrics: { emit: (...args) => recorded.telemetry.metrics.emit(...args) },
 };
 
-const RENEW_MARGIN_MINUTES = DEFAULT_PUSH_TIMING.renewMarginMs / MINUTE;
-
-/** The push function's wiring, as its handler builds it: no provider, no credential. */
+/** The push function's wiring, as its handler builds it from its environment: no provider, no credential. */
 const routeDeps = () =>
   calendarPushDependencies(
-    {
-      TABLE_NAME: tableName,
-      PUSH_KEY_SECRET_ID: 'push-key',
-      PUSH_RENEW_MARGIN_MINUTES: RENEW_MARGIN_MINUTES,
-      SECRET_CACHE_SECONDS: 0,
-      USER_SYNC_QUEUE_URL: 'https://sqs.local/user-sync',
-      PUSH_MAX_BODY_BYTES: DEFAULT_PUSH_LIMITS.maxBodyBytes,
-    },
+    world.env(SERVICES.calendarPush),
     {
       db: countingClient(db),
       queue: {
@@ -162,7 +144,8 @@ const routeDeps = () =>
 /** The renewal's wiring, as the scheduled sync builds it; its sources and users stood in for here. */
 const renewalDeps = (): ReconcileDependencies => ({
   ...pushRenewalDependencies(
-    { PUSH_KEY_SECRET_ID: 'push-key', PUSH_RENEW_MARGIN_MINUTES: RENEW_MARGIN_MINUTES, PUBLIC_BASE_URL: api.baseUrl },
+    // The providers are told the local HTTP API's address for their notifications.
+    world.env(SERVICES.calendarSync, { PUBLIC_BASE_URL: api.baseUrl }),
     {
       db: countingClient(db),
       tableName,
@@ -188,16 +171,9 @@ const reconcile = () => reconcileSubscriptions(renewalDeps());
 let graphBase = '';
 
 beforeAll(async () => {
-  dynamo = await startDynamoEmulator();
-  // The emulator takes any credentials; these keep the SDK from looking for real ones.
-  Object.assign(process.env, dynamo.env, {
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
+  world = await startWorld();
   db = documentClient();
-  tableName = `push-${Date.now()}`;
-  await db.send(new CreateTableCommand(createTableInput(tableName)));
+  tableName = world.resources.tableName;
   await google.start();
   graphBase = await graph.start();
   let handler:
@@ -217,7 +193,7 @@ afterAll(async () => {
   await api?.stop();
   await google.stop();
   await graph.stop();
-  await dynamo?.stop();
+  await world?.stop();
 });
 
 beforeEach(() => {

@@ -1,24 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  type Message,
-  ReceiveMessageCommand,
-} from '@aws-sdk/client-sqs';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLedger } from '../../lambdas/core/events/event-ledger';
-import { claimCheckPointerSchema, SQS_MAX_MESSAGE_BYTES } from '../../lambdas/core/queue/queued-event';
+import { claimCheckPointerSchema } from '../../lambdas/core/queue/queued-event';
 import { type SecretSource, staticSecret } from '../../lambdas/core/secrets';
 import { type MetricSink, silentTelemetry } from '../../lambdas/core/telemetry';
-import { createIngressHandler, type IngressHandler, ingressDependencies } from '../../lambdas/ingress/adapter';
-import { DEFAULT_QUARANTINE_ENVIRONMENT, type IngressEnvironment } from '../../lambdas/ingress/environment';
+import { createIngressHandler, type IngressHandler } from '../../lambdas/ingress/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
-import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import { s3PayloadStore } from '../../lambdas/shared/s3-payloads-on-demand';
+import type { LocalResources } from '../../local/resources';
 import { badDeliveries, signedUnboundDeliveries } from '../fixtures/bad-webhooks';
+import { localIngress } from '../fixtures/local-ingress';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { newSigningSecret, signedEvent, transcriptEnvelope } from '../fixtures/webhooks';
 
@@ -26,7 +20,7 @@ const secret = newSigningSecret();
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 let pipeline: LocalPipeline;
 let tableName: string;
-let env: IngressEnvironment;
+let resources: LocalResources;
 const metricPoints: Array<{ name: string; dimensions?: Record<string, string> }> = [];
 const metrics: MetricSink = {
   emit: (metric, _value, ...dimensions) =>
@@ -37,16 +31,12 @@ function handlerWith(
   overrides: { signingSecret?: SecretSource; sqs?: ReturnType<typeof sqsClient> } = {},
 ): IngressHandler {
   return createIngressHandler(
-    ingressDependencies(
-      env,
-      {
-        sqs: overrides.sqs ?? sqsClient(),
-        payloads: s3PayloadStore('payloads'),
-        signingSecret: overrides.signingSecret ?? staticSecret(secret),
-        db: dynamoClient(),
-      },
-      { ...silentTelemetry, metrics },
-    ),
+    localIngress(resources, {
+      signingSecret: overrides.signingSecret ?? secret,
+      overrides: { MAX_BODY_BYTES: String(MAX_BODY_BYTES) },
+      telemetry: { ...silentTelemetry, metrics },
+      ...(overrides.sqs !== undefined && { sqs: overrides.sqs }),
+    }),
   );
 }
 
@@ -55,7 +45,7 @@ async function drain(): Promise<Message[]> {
   for (;;) {
     const { Messages = [] } = await sqsClient().send(
       new ReceiveMessageCommand({
-        QueueUrl: env.EVENTS_QUEUE_URL,
+        QueueUrl: resources.eventsQueueUrl,
         MaxNumberOfMessages: 10,
         MessageAttributeNames: ['All'],
         WaitTimeSeconds: 0,
@@ -68,32 +58,8 @@ async function drain(): Promise<Message[]> {
 
 beforeAll(async () => {
   pipeline = await startLocalPipeline();
-  tableName = (await createResources()).tableName;
-  const sqs = sqsClient();
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: 'events-dlq' }));
-  const dlqArn = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
-  );
-  const { QueueUrl } = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: 'events',
-      Attributes: {
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn.Attributes?.QueueArn, maxReceiveCount: 5 }),
-      },
-    }),
-  );
-  await s3Client().send(new CreateBucketCommand({ Bucket: 'payloads' }));
-  env = {
-    EVENTS_QUEUE_URL: QueueUrl!,
-    PAYLOAD_BUCKET: 'payloads',
-    SIGNING_SECRET_ID: 'unused-here',
-    MAX_BODY_BYTES,
-    INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
-    SECRET_CACHE_SECONDS: 60,
-    TABLE_NAME: tableName,
-    DEDUP_RETENTION_DAYS: 7,
-    ...DEFAULT_QUARANTINE_ENVIRONMENT,
-  };
+  resources = await createResources();
+  tableName = resources.tableName;
 });
 
 afterAll(async () => {
@@ -228,7 +194,7 @@ describe('ingress handler with a local SQS and S3', () => {
     it('answers each with the expected 4xx and a reason, and queues none', async () => {
       const handler = handlerWith();
       const quarantinedBefore = (
-        await s3Client().send(new ListObjectsV2Command({ Bucket: 'payloads', Prefix: 'quarantine/' }))
+        await s3Client().send(new ListObjectsV2Command({ Bucket: resources.payloadBucket, Prefix: 'quarantine/' }))
       ).KeyCount;
       const results: Array<{
         name: string;
@@ -252,7 +218,7 @@ describe('ingress handler with a local SQS and S3', () => {
       expect(wrong).toEqual([]);
       expect(await drain()).toHaveLength(0);
       const claimChecked = await s3Client().send(
-        new ListObjectsV2Command({ Bucket: 'payloads', Prefix: 'claim-check/' }),
+        new ListObjectsV2Command({ Bucket: resources.payloadBucket, Prefix: 'claim-check/' }),
       );
       // Only the three claim-checked bodies from the tests above; nothing from the corpus.
       expect(claimChecked.KeyCount).toBe(3);
@@ -260,7 +226,7 @@ describe('ingress handler with a local SQS and S3', () => {
       const mismatched = corpus.filter((_, i) => results[i]?.code === 'signature-mismatch');
       const distinct = new Set(mismatched.map((d) => `${d.event.body}\n${d.event.headers?.['x-webhook-signature']}`));
       const quarantined = await s3Client().send(
-        new ListObjectsV2Command({ Bucket: 'payloads', Prefix: 'quarantine/' }),
+        new ListObjectsV2Command({ Bucket: resources.payloadBucket, Prefix: 'quarantine/' }),
       );
       expect(mismatched.length).toBeGreaterThan(0);
       expect((quarantined.KeyCount ?? 0) - (quarantinedBefore ?? 0)).toBe(distinct.size);
