@@ -13,7 +13,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { archiveDependencies, createArchiveHandler } from '../../lambdas/archive/adapter';
+import { createArchiveHandler } from '../../lambdas/archive/adapter';
 import { createCalendarSyncRun } from '../../lambdas/calendars/adapter';
 import { createUserSyncHandler } from '../../lambdas/calendars/user-sync-adapter';
 import { CALENDAR_LIMITS, EXPANSION_LIMITS } from '../../lambdas/core/calendar/calendar-limits';
@@ -46,6 +46,7 @@ import { signWebhook } from '../../local/simulator/webhook-signer';
 import { unversionedObjects } from '../../local/unversioned-object-versions';
 import { calendarHarness, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
 import { testEventLog } from '../fixtures/event-log';
+import { localArchive } from '../fixtures/local-archive';
 import { localIngress } from '../fixtures/local-ingress';
 import {
   createResources,
@@ -56,7 +57,6 @@ import {
 } from '../fixtures/local-pipeline';
 import { matchesFilterPattern } from '../fixtures/log-filter-pattern';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
-import { functionEnvironment } from '../fixtures/world';
 import { sharedTemplate } from './synth';
 
 interface MetricIdentity {
@@ -410,16 +410,11 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
     'an archive job fails (the service answers 500)',
     () =>
       invocation(SERVICES.archive, async (telemetry) => {
-        const deps = archiveDependencies(
-          functionEnvironment(resources, SERVICES.archive, { UPSTREAM_BASE_URL: `${upstreamOrigin}/fail/api/v1/` }),
-          {
-            db: documentClient(),
-            s3: s3Client(),
-            upstream: upstream('fail', telemetry),
-            events: testEventLog().publisher,
-          },
+        const { deps } = localArchive(resources, {
+          upstream: upstream('fail', telemetry),
+          overrides: { UPSTREAM_BASE_URL: `${upstreamOrigin}/fail/api/v1/` },
           telemetry,
-        );
+        });
         const event = {
           Records: [
             {

@@ -4,36 +4,28 @@
  * from the FIFO archive queue, waits for the file (the queue makes it visible again
  * after a growing delay) instead of recording that there is none.
  */
-import { CreateBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveHandlerOptions, createArchiveHandler, lakeWriterDependencies } from '../../lambdas/archive/adapter';
-import type { ArchiveEnvironment } from '../../lambdas/archive/environment';
+import { archiveHandlerOptions, createArchiveHandler } from '../../lambdas/archive/adapter';
 import type { ArchiveRecord } from '../../lambdas/core/archive/archive-meeting';
-import { openDownload } from '../../lambdas/core/archive/download-guard';
-import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording-transfer';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
-import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import { QueuePoller } from '../../local/queue-poller';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
-import { testEventLog } from '../fixtures/event-log';
+import { localArchive } from '../fixtures/local-archive';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
 
 const service = new SimulatedServiceApi();
-const BUCKET = 'crash-test-recordings';
 let pipeline: LocalPipeline;
 let resources: LocalResources;
 
 beforeAll(async () => {
   pipeline = await startLocalPipeline();
   resources = await createResources({ visibilityTimeoutSeconds: 30 });
-  await s3Client().send(new CreateBucketCommand({ Bucket: BUCKET }));
   await service.start();
   service.apiKeys.set('k', 'all');
 });
@@ -44,31 +36,14 @@ afterAll(async () => {
 
 /** The archive function as deployed, with a wait and delays in seconds instead of minutes. */
 function archivePoller(recordingWaitMs: number) {
-  const env = { ARCHIVE_QUEUE_URL: resources.archiveQueueUrl, RECORDING_WAIT_MINUTES: 0 } as ArchiveEnvironment;
-  const handler = createArchiveHandler(
-    {
-      table: { db: documentClient(), tableName: resources.tableName },
-      upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
-      recordings: s3Recordings(s3Client(), BUCKET),
-      events: testEventLog().publisher,
-      openDownload: (url) =>
-        openDownload(url, { allowLoopback: true, maxBytes: 1 << 24, transfer: DEFAULT_RECORDING_TRANSFER }),
-      maxRecordingBytes: 1 << 24,
-      downloadAttempts: 3,
-      lake: lakeWriterDependencies(
-        s3Client(),
-        BUCKET,
-        { db: documentClient(), tableName: resources.tableName },
-        silentTelemetry,
-      ),
-      telemetry: silentTelemetry,
-      now: () => new Date(),
-    },
-    {
-      ...archiveHandlerOptions(env, sqsClient()),
-      retry: { recordingWaitMs, pendingDelaySeconds: 1, failureDelaySeconds: 1, maxDelaySeconds: 2 },
-    },
-  );
+  const { env, deps } = localArchive(resources, {
+    upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
+    overrides: { UPSTREAM_BASE_URL: service.baseUrl, ALLOW_LOOPBACK_DOWNLOADS: 'true' },
+  });
+  const handler = createArchiveHandler(deps, {
+    ...archiveHandlerOptions(env, sqsClient()),
+    retry: { recordingWaitMs, pendingDelaySeconds: 1, failureDelaySeconds: 1, maxDelaySeconds: 2 },
+  });
   let receives = 0;
   const poller = new QueuePoller({
     sqs: sqsClient(),
@@ -118,7 +93,9 @@ describe('archive after fatal_error', () => {
       recordingStatus: 'archived',
       recording: { bytes: RECORDING.size, sha256: recordingSha256(RECORDING.seed, RECORDING.size) },
     });
-    const head = await s3Client().send(new HeadObjectCommand({ Bucket: BUCKET, Key: archive?.recording?.key }));
+    const head = await s3Client().send(
+      new HeadObjectCommand({ Bucket: resources.recordingsBucket, Key: archive?.recording?.key }),
+    );
     expect(head.ContentLength).toBe(RECORDING.size);
   });
 

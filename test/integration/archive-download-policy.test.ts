@@ -7,15 +7,13 @@
  */
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveDependencies, downloadPolicyFrom } from '../../lambdas/archive/adapter';
+import { downloadPolicyFrom } from '../../lambdas/archive/adapter';
 import { type ArchiveRecord, archiveMeeting } from '../../lambdas/core/archive/archive-meeting';
 import { DownloadRefusedError } from '../../lambdas/core/archive/download-guard';
-import { SERVICES, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
-import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
-import { testEventLog } from '../fixtures/event-log';
+import { localArchive } from '../fixtures/local-archive';
 import { meetingItem } from '../fixtures/store-reader';
 import { STORAGE_TLS, type TestInternet, testInternet } from '../fixtures/test-internet';
 import { startWorld, type World } from '../fixtures/world';
@@ -34,20 +32,16 @@ afterAll(async () => {
   await world?.stop();
 });
 
-/** The environment the stack deploys the function with (ALLOW_LOOPBACK_DOWNLOADS false), but for the service's address. */
-function deployedEnvironment() {
-  return world.env(SERVICES.archive, { UPSTREAM_BASE_URL: service.baseUrl });
+/** The function as the stack deploys it (ALLOW_LOOPBACK_DOWNLOADS false), but for the service's address. */
+function deployed(internet?: TestInternet) {
+  return localArchive(world.resources, {
+    upstream: new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', sleep: async () => undefined }),
+    overrides: { UPSTREAM_BASE_URL: service.baseUrl },
+    ...(internet !== undefined && { network: internet }),
+  });
 }
 
-function archiveFunction(internet: TestInternet) {
-  const upstream = new UpstreamClient({
-    baseUrl: service.baseUrl,
-    apiKey: async () => 'k',
-    sleep: async () => undefined,
-  });
-  const clients = { db: documentClient(), s3: s3Client(), upstream, events: testEventLog().publisher };
-  return archiveDependencies(deployedEnvironment(), clients, silentTelemetry, internet);
-}
+const archiveFunction = (internet: TestInternet) => deployed(internet).deps;
 
 const RECORDING = { size: 2 * 1024 * 1024 + 17, seed: 5, contentType: 'video/mp4' };
 
@@ -57,7 +51,7 @@ function endedMeeting(): SimulatedBot {
 
 describe('archive download under the production address policy', () => {
   it('is the policy the function deploys with: loopback refused', () => {
-    expect(downloadPolicyFrom(deployedEnvironment()).allowLoopback).toBe(false);
+    expect(downloadPolicyFrom(deployed().env).allowLoopback).toBe(false);
   });
 
   it.each([
