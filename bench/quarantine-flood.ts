@@ -95,6 +95,8 @@ export async function benchQuarantineFlood(): Promise<string[]> {
           TABLE_NAME: tableName,
           PAYLOAD_BUCKET: payloadBucket,
           RECORDINGS_BUCKET: recordingsBucket,
+          // As deployed: the lake lives in the recordings bucket, so the erasure's calls include its sweep.
+          LAKE_BUCKET: recordingsBucket,
           EVENT_BUS_NAME: 'unused',
           ERASURE_QUEUE_URL: 'unused',
           ERASE_UPSTREAM: false,

@@ -25,7 +25,7 @@ import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
 import { CLAIM_CHECK_PREFIX } from '../lambdas/core/queue/queued-event';
 import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
-import type { EraseEnvironment } from '../lambdas/erase/environment';
+import type { EraseEnvironment, LakeErasureEnvironment } from '../lambdas/erase/environment';
 import type { EnvironmentBesidesEvents } from './domain-events';
 import { type FunctionSettings, PipelineFunction } from './function';
 import { grantTableItems } from './grants';
@@ -74,8 +74,8 @@ export class Erasure extends Construct {
       'This is the dead-letter queue; its jobs are re-driven once the cause is fixed (npx meeting-pipeline dlq redrive erasure).',
     );
 
-    // EVENT_BUS_NAME comes with the grant to publish (domain-events.ts).
-    const environment: EnvironmentBesidesEvents<EraseEnvironment> = {
+    // EVENT_BUS_NAME comes with the grant to publish (domain-events.ts), LAKE_BUCKET with the lake's (meetings-lake.ts).
+    const environment: Omit<EnvironmentBesidesEvents<EraseEnvironment>, keyof LakeErasureEnvironment> = {
       ...upstreamEnvironment(props),
       TABLE_NAME: props.table.tableName,
       PAYLOAD_BUCKET: props.payloadBucket.bucketName,

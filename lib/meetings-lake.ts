@@ -44,6 +44,7 @@ import {
 import { LAKE_NAMED_QUERIES } from '../lambdas/core/lake/named-queries';
 import { required } from '../lambdas/core/required';
 import { SERVICES } from '../lambdas/core/telemetry';
+import type { LakeErasureEnvironment } from '../lambdas/erase/environment';
 import type { LakeSearchEnvironment } from '../lambdas/lake-search/environment';
 import { type FunctionSettings, PipelineFunction } from './function';
 import { grantTableItems } from './grants';
@@ -448,12 +449,15 @@ export class MeetingsLake extends Construct {
 
   /**
    * The erase function (erasure and retention) rewrites compacted files without a meeting's rows, deletes
-   * its recent files and every version holding its rows, and the query results that name it.
+   * its recent files and every version holding its rows, and every query result; its LAKE_BUCKET is set here.
    */
   grantLakeErasure(fn: PipelineFunction): void {
+    // Named here, with the grant, so an erase function that may reach the lake always knows where it is.
+    const environment: LakeErasureEnvironment = { LAKE_BUCKET: this.bucket.bucketName };
+    for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
     this.grantLakeObjects(fn, {
       [LAKE_PREFIX]: ['s3:GetObject', 's3:PutObject', 's3:DeleteObjectVersion'],
-      // Results are read to find the bot id, then every version of a match deleted; never written.
+      // Results are listed and every version deleted (lake-erasure.ts says why); never written.
       [LAKE_RESULTS_PREFIX]: ['s3:GetObject', 's3:DeleteObjectVersion'],
     });
     const role = required(fn.role, `the ${fn.serviceName} function role`);

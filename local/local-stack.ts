@@ -8,36 +8,39 @@
  */
 
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import type { WorkGroupConfiguration } from '@aws-sdk/client-athena';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { App } from 'aws-cdk-lib';
 import { archiveDependencies, archiveHandlerOptions, createArchiveHandler } from '../lambdas/archive/adapter';
+import { archiveEnvironmentSchema } from '../lambdas/archive/environment';
 import { createCalendarsHandler } from '../lambdas/calendars/adapter';
+import { calendarsEnvironmentSchema } from '../lambdas/calendars/environment';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import type { CalendarApiDependencies } from '../lambdas/core/calendar/calendar-api';
 import { calendarStore } from '../lambdas/core/calendar/calendar-store';
 import type { CredentialsReader } from '../lambdas/core/calendar/company/credentials';
 import type { ProviderEndpoints } from '../lambdas/core/calendar/company/provider-contract';
 import { guardedFeedFetcher } from '../lambdas/core/calendar/feed-fetch';
-import { DEFAULT_SCHEDULE_LIMITS } from '../lambdas/core/calendar/schedule-budget';
 import { memorySealer } from '../lambdas/core/calendar/url-sealer';
-import { RETENTION_MAX_MEETINGS_PER_RUN } from '../lambdas/core/erase/retention';
-import { DEFAULT_LAKE_SETTINGS } from '../lambdas/core/lake/lake-contract';
 import { DEFAULT_TIMING, type ScheduleTiming } from '../lambdas/core/schedule/schedule-request';
 import { type ScheduleDependencies, type ScheduleResult, upsertSchedule } from '../lambdas/core/schedule/schedules';
 import { staticSecret } from '../lambdas/core/secrets';
 import { keys } from '../lambdas/core/store/table-layout';
-import type { LogSink, MetricSink, Telemetry } from '../lambdas/core/telemetry';
+import { type LogSink, type MetricSink, SERVICES, type Telemetry } from '../lambdas/core/telemetry';
 import { UpstreamClient } from '../lambdas/core/upstream/client';
 import { createEraseApiHandler, createErasureQueueHandler, eraseDependencies } from '../lambdas/erase/adapter';
+import { eraseEnvironmentSchema } from '../lambdas/erase/environment';
 import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/adapter';
 import { createLakeCompactionHandler, lakeCompactionDependencies } from '../lambdas/lake-compaction/adapter';
+import { lakeCompactionEnvironmentSchema } from '../lambdas/lake-compaction/environment';
+import { lakeSearchEnvironmentSchema } from '../lambdas/lake-search/environment';
 import { createLaunchTaskHandler } from '../lambdas/launch-bot/adapter';
 import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
 import { createReadApiHandler, readApiDependencies } from '../lambdas/read-api/adapter';
+import { readApiEnvironmentSchema } from '../lambdas/read-api/environment';
 import { reconciler } from '../lambdas/reconciler/adapter';
+import { reconcilerEnvironmentSchema } from '../lambdas/reconciler/environment';
 import { createSchedulesHandler } from '../lambdas/schedules/adapter';
 import { DEFAULT_CLIENT_TIMEOUTS, sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
@@ -45,13 +48,10 @@ import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../lambdas/shared/s3-lake-objects';
 import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
-import { cdkJsonContext, parseConfig } from '../lib/config';
-import { DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS } from '../lib/domain-events';
-import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 import { startLocalCompanySync } from './company-sync-local';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { LOCAL_REGION, startSqsS3Emulator } from './emulators/fauxqs';
-import { describeDomainEvent, eventLogPublisher, LOCAL_EVENT_BUS_NAME } from './event-log-publisher';
+import { describeDomainEvent, eventLogPublisher } from './event-log-publisher';
 import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
 import { type LocalLakeSearch, startLocalLakeSearch } from './lake/local-lake-search';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
@@ -162,20 +162,6 @@ export const IDLE_RECONCILE_EVERY_MS = 30_000;
 /** How often local mode compacts the lake's closed days (the stack does it daily). */
 const LOCAL_LAKE_COMPACTION_EVERY_MS = 3_600_000;
 
-/**
- * The launcher definition exactly as the stack synthesizes it (bundling skipped: the code runs
- * in-process here). The cloud assembly the synth writes to a temporary folder is not kept.
- */
-function synthesizedLauncher() {
-  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
-  new MeetingPipelineStack(app, 'Local', { config: parseConfig({ upstreamBaseUrl: 'https://local.invalid/api/v1/' }) });
-  try {
-    return launcherDefinition(app.synth().getStackByName('Local').template as never);
-  } finally {
-    rmSync(app.outdir, { recursive: true, force: true });
-  }
-}
-
 /** A Google Meet link of the usual xxx-xxxx-xxx form, the same for the same schedule. */
 /** An address on this machine (127.0.0.0/8, ::1, localhost): the only place plain http is allowed. */
 export function isLoopbackUrl(url: string): boolean {
@@ -249,10 +235,21 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     startSqsS3Emulator(),
   ]);
   Object.assign(process.env, dynamo.env, sqsS3.env);
+  // The stack as synthesized, created on the emulators: every handler below gets the environment the
+  // template gives its function (local/template/), with only the outside world's addresses replaced.
   const resources = await createLocalResources(
     { dynamo: new DynamoDBClient({}), sqs: sqsClient(), s3: s3Client() },
-    { prefix: 'dev', visibilityTimeoutSeconds: 5, reuseTable: true },
+    {
+      prefix: 'dev',
+      visibilityTimeoutSeconds: 5,
+      reuseTable: true,
+      config: {
+        eraseUpstream: options.eraseUpstream ?? false,
+        eraseOnUpstreamDelete: options.eraseOnUpstreamDelete ?? true,
+      },
+    },
   );
+  const { deployment } = resources;
 
   // Against a real service (or the standalone simulator) nothing is simulated here.
   const service = options.upstream === undefined ? new SimulatedServiceApi() : undefined;
@@ -320,47 +317,28 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     onEvent: (event) => options.print(`${stamp()}  ${describeDomainEvent(event)}`),
   });
   const processing = processEventsDependencies(
-    {
-      ...localProcessEventsEnvironment(resources),
-      ...(options.eraseOnUpstreamDelete !== false && { ERASURE_QUEUE_URL: resources.erasureQueueUrl }),
-    },
+    localProcessEventsEnvironment(resources),
     { db, sqs: sqsClient(), s3: s3Client(), events },
     telemetry,
   );
-  const recordingsBucket = `${resources.tableName}-recordings`;
-  await s3Client().send(new CreateBucketCommand({ Bucket: recordingsBucket }));
-  const archiveEnvironment = {
-    TABLE_NAME: resources.tableName,
-    RECORDINGS_BUCKET: recordingsBucket,
-    UPSTREAM_BASE_URL: apiBaseUrl,
-    API_KEY_SECRET_ID: 'local',
-    SECRET_CACHE_SECONDS: 60,
-    MAX_RECORDING_BYTES: 1024 ** 3,
-    // Plain http and loopback addresses only for a service on this machine; a real one gets the production guard.
-    ALLOW_LOOPBACK_DOWNLOADS: isLoopbackUrl(apiBaseUrl) ? ('true' as const) : ('false' as const),
-    ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
-    RECORDING_WAIT_MINUTES: 1,
-    EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
-  };
-  const erasing = eraseDependencies(
-    {
+  const { recordingsBucket } = resources;
+  const archiveEnvironment = archiveEnvironmentSchema.parse(
+    deployment.environmentOf(SERVICES.archive, {
       UPSTREAM_BASE_URL: apiBaseUrl,
-      API_KEY_SECRET_ID: 'local',
-      SECRET_CACHE_SECONDS: 60,
-      TABLE_NAME: resources.tableName,
-      PAYLOAD_BUCKET: resources.payloadBucket,
-      RECORDINGS_BUCKET: recordingsBucket,
-      // The lake lives in the stack's own bucket: erasure and retention reach it there.
-      LAKE_BUCKET: recordingsBucket,
-      EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
-      ERASURE_QUEUE_URL: resources.erasureQueueUrl,
-      ERASE_UPSTREAM: options.eraseUpstream ?? false,
-      // Local writers finish in seconds: the second sweep need not wait the deployed 15 minutes.
-      RESWEEP_DELAY_SECONDS: 5,
-      LOG_RETENTION_DAYS: 30,
-      EVENT_ARCHIVE_RETENTION_DAYS: DEFAULT_EVENT_ARCHIVE_RETENTION_DAYS,
-      RETENTION_MAX_MEETINGS: RETENTION_MAX_MEETINGS_PER_RUN,
-    },
+      // Plain http and loopback addresses only for a service on this machine; a real one gets the production guard.
+      ALLOW_LOOPBACK_DOWNLOADS: String(isLoopbackUrl(apiBaseUrl)),
+      // Local meetings are short: a crashed meeting's recording is waited for a minute, not the deployed half hour.
+      RECORDING_WAIT_MINUTES: '1',
+    }),
+  );
+  const erasing = eraseDependencies(
+    eraseEnvironmentSchema.parse(
+      deployment.environmentOf(SERVICES.erase, {
+        UPSTREAM_BASE_URL: apiBaseUrl,
+        // Local writers finish in seconds: the second sweep need not wait the deployed 15 minutes.
+        RESWEEP_DELAY_SECONDS: '5',
+      }),
+    ),
     { db, s3: s3Client(), sqs: sqsClient(), upstream, events, objects: unversionedObjects(s3Client()) },
     telemetry,
   );
@@ -409,13 +387,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     now: Date.now,
     joinAtMarginMs: 500,
   });
-  const executions = new LocalExecutions(synthesizedLauncher(), {
+  const executions = new LocalExecutions(launcherDefinition(deployment.resources.template), {
     task: launchTask as (event: unknown) => Promise<unknown>,
     retryIntervalMs: 200,
   });
   // The simulated service starts bots within a second; a real one 5-10 minutes ahead, so it gets the real lead.
-  const timing: ScheduleTiming =
-    service === undefined ? DEFAULT_TIMING : { ...DEFAULT_TIMING, leadMs: 2_000, jitterMs: 500 };
+  const calendarsEnvironment = calendarsEnvironmentSchema.parse(
+    deployment.environmentOf(SERVICES.calendars, {
+      UPSTREAM_BASE_URL: apiBaseUrl,
+      ...(service !== undefined && { LAUNCH_LEAD_SECONDS: '2' }),
+    }),
+  );
+  const timing: ScheduleTiming = {
+    ...DEFAULT_TIMING,
+    leadMs: calendarsEnvironment.LAUNCH_LEAD_SECONDS * 1000,
+    ...(service !== undefined && { jitterMs: 500 }),
+  };
   const scheduling: ScheduleDependencies = {
     table: processing.table,
     executions,
@@ -431,7 +418,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     sealer: memorySealer(),
     fetchFeed: guardedFeedFetcher({ allowLoopback: true }),
     schedules: scheduling,
-    scheduleLimits: DEFAULT_SCHEDULE_LIMITS,
+    scheduleLimits: {
+      perSync: calendarsEnvironment.MAX_NEW_SCHEDULES_PER_SYNC,
+      perDay: calendarsEnvironment.MAX_NEW_SCHEDULES_PER_DAY,
+    },
     telemetry,
     allowLoopback: true,
     now: Date.now,
@@ -455,17 +445,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     bucket: recordingsBucket,
     region: LOCAL_REGION,
     telemetry,
+    environment: lakeSearchEnvironmentSchema.parse(deployment.environmentOf(SERVICES.lakeSearch)),
+    workGroup: deployment.resources.propertiesOfOnly('AWS::Athena::WorkGroup')
+      .WorkGroupConfiguration as WorkGroupConfiguration,
   });
   readHandler = createReadApiHandler(
-    readApiDependencies(
-      {
-        TABLE_NAME: resources.tableName,
-        RECORDINGS_BUCKET: recordingsBucket,
-        PAYLOAD_BUCKET: resources.payloadBucket,
-        RECORDING_LINK_SECONDS: 900,
-      },
-      { db, s3: s3Client() },
-    ),
+    readApiDependencies(readApiEnvironmentSchema.parse(deployment.environmentOf(SERVICES.readApi)), {
+      db,
+      s3: s3Client(),
+    }),
     telemetry,
   );
 
@@ -480,10 +468,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           print: (line) => options.print(`${stamp()}  ${line}`),
         });
 
-  const reconcileRun = reconciler(processing, upstream, telemetry, {
-    staleAfterMs: options.staleAfterMs,
-    maxMeetings: 50,
-  });
+  // The reconciler applies what it heals with its own function's environment, as in AWS.
+  const reconcilerEnvironment = reconcilerEnvironmentSchema.parse(
+    deployment.environmentOf(SERVICES.reconciler, { UPSTREAM_BASE_URL: apiBaseUrl }),
+  );
+  const reconcileRun = reconciler(
+    processEventsDependencies(reconcilerEnvironment, { db, sqs: sqsClient(), s3: s3Client(), events }, telemetry),
+    upstream,
+    telemetry,
+    { staleAfterMs: options.staleAfterMs, maxMeetings: reconcilerEnvironment.MAX_MEETINGS_PER_RUN },
+  );
   const reconcile = setInterval(() => {
     if (!pacing.due(Date.now())) return;
     pacing.started(Date.now());
@@ -498,16 +492,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }, options.reconcileEveryMs);
 
   // The lake's compaction: daily in AWS, hourly here (and once at start), on the same core.
-  const lakeEnvironment = {
-    TABLE_NAME: resources.tableName,
-    LAKE_BUCKET: recordingsBucket,
-    COMPACT_AFTER_HOURS: DEFAULT_LAKE_SETTINGS.compactAfterHours,
-  };
+  const lakeEnvironment = lakeCompactionEnvironmentSchema.parse(deployment.environmentOf(SERVICES.lakeCompaction));
   const compactLake = createLakeCompactionHandler(
     lakeEnvironment,
     lakeCompactionDependencies(
       lakeEnvironment,
-      { db, s3: s3Client(), objects: s3LakeObjects(s3Client(), recordingsBucket, unversionedObjects(s3Client())) },
+      {
+        db,
+        s3: s3Client(),
+        objects: s3LakeObjects(s3Client(), lakeEnvironment.LAKE_BUCKET, unversionedObjects(s3Client())),
+      },
       telemetry,
     ),
   );

@@ -1,24 +1,17 @@
 /**
- * Creates the pipeline's table, queues and bucket on the local emulators from the
- * definitions the CDK stack uses (lambdas/core/store/table-layout.ts,
- * queue-settings.ts), so local mode and tests run against the same shapes.
+ * The pipeline's table, queues and buckets on the local emulators, created from the synthesized
+ * template (local/template/), so local mode, benches and tests run against the shapes `cdk deploy`
+ * creates, and each handler gets the environment the template gives it.
  */
-import {
-  CreateTableCommand,
-  type CreateTableCommandInput,
-  type DynamoDBClient,
-  ResourceInUseException,
-} from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { QUEUE_SETTINGS } from '../lambdas/core/queue/queue-settings';
-import { SQS_MAX_MESSAGE_BYTES } from '../lambdas/core/queue/queued-event';
-import { required } from '../lambdas/core/required';
+import type { CreateTableCommandInput, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DEAD_LETTER_QUEUE_OUTPUTS, dlqOutputs, STACK_OUTPUTS } from '../lambdas/core/stack-outputs';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
-import { DEFAULT_QUARANTINE_ENVIRONMENT, type IngressEnvironment } from '../lambdas/ingress/environment';
-import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
-import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
-import { LOCAL_EVENT_BUS_NAME } from './event-log-publisher';
+import { SERVICES } from '../lambdas/core/telemetry';
+import { type IngressEnvironment, ingressEnvironmentSchema } from '../lambdas/ingress/environment';
+import { type ProcessEventsEnvironment, processEventsEnvironmentSchema } from '../lambdas/process-events/environment';
+import { deployLocally, type LocalDeployment } from './template/local-deployment';
 
 export interface LocalResources {
   tableName: string;
@@ -29,9 +22,17 @@ export interface LocalResources {
   /** Erasure jobs (the service's data_deleted, retention, second sweeps) and their DLQ. */
   erasureQueueUrl: string;
   erasureDeadLetterQueueUrl: string;
+  /** Company calendar user syncs and their DLQ. */
+  userSyncQueueUrl: string;
+  userSyncDeadLetterQueueUrl: string;
   payloadBucket: string;
+  /** Archived recordings, transcripts and participants, and the lake under `lake/`. */
+  recordingsBucket: string;
+  /** The stack as synthesized and created here: every handler's environment comes from it. */
+  deployment: LocalDeployment;
 }
 
+/** A table of the stack's key layout, for tests and benches that need a bare table of their own. */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
@@ -52,94 +53,42 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   };
 }
 
-async function queueWithDeadLetterQueue(
-  sqs: SQSClient,
-  name: string,
-  options: { fifo: boolean; visibilityTimeoutSeconds: number },
-): Promise<{ url: string; deadLetterUrl: string }> {
-  const suffix = options.fifo ? '.fifo' : '';
-  const fifo = options.fifo ? { FifoQueue: 'true' } : {};
-  const dlq = await sqs.send(new CreateQueueCommand({ QueueName: `${name}-dlq${suffix}`, Attributes: fifo }));
-  const { Attributes } = await sqs.send(
-    new GetQueueAttributesCommand({ QueueUrl: dlq.QueueUrl, AttributeNames: ['QueueArn'] }),
-  );
-  const queue = await sqs.send(
-    new CreateQueueCommand({
-      QueueName: `${name}${suffix}`,
-      Attributes: {
-        ...fifo,
-        VisibilityTimeout: String(options.visibilityTimeoutSeconds),
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: Attributes?.QueueArn,
-          maxReceiveCount: QUEUE_SETTINGS.maxReceiveCount,
-        }),
-      },
-    }),
-  );
-  return {
-    url: required(queue.QueueUrl, 'CreateQueue QueueUrl'),
-    deadLetterUrl: required(dlq.QueueUrl, 'CreateQueue QueueUrl'),
-  };
-}
-
 export async function createLocalResources(
   clients: { dynamo: DynamoDBClient; sqs: SQSClient; s3: S3Client },
   options: {
     prefix: string;
-    visibilityTimeoutSeconds: number /** Keep a table that exists (dynalite's data on disk). */;
+    /** Local retries in seconds: every queue's visibility timeout (the deployed ones are minutes). */
+    visibilityTimeoutSeconds: number;
+    /** Keep a table that exists (dynalite's data on disk). */
     reuseTable?: boolean;
+    /** Stack configuration on top of cdk.json's (e.g. `eraseOnUpstreamDelete: false`). */
+    config?: Record<string, unknown>;
   },
 ): Promise<LocalResources> {
-  const { prefix } = options;
-  const tableName = `${prefix}-meetings`;
-  try {
-    await clients.dynamo.send(new CreateTableCommand(createTableInput(tableName)));
-  } catch (error) {
-    if (!(options.reuseTable === true && error instanceof ResourceInUseException)) throw error;
-  }
-  const queueOptions = { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds };
-  const events = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-events`, { fifo: false, ...queueOptions });
-  const archive = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-archive`, {
-    fifo: QUEUE_SETTINGS.archiveQueueFifo,
-    ...queueOptions,
-  });
-  const erasure = await queueWithDeadLetterQueue(clients.sqs, `${prefix}-erasure`, { fifo: false, ...queueOptions });
-  const payloadBucket = `${prefix}-payloads`;
-  await clients.s3.send(new CreateBucketCommand({ Bucket: payloadBucket }));
+  const deployment = await deployLocally(clients, options);
+  const output = (name: string) => deployment.resources.output(name);
   return {
-    tableName,
-    eventsQueueUrl: events.url,
-    eventsDeadLetterQueueUrl: events.deadLetterUrl,
-    archiveQueueUrl: archive.url,
-    archiveDeadLetterQueueUrl: archive.deadLetterUrl,
-    erasureQueueUrl: erasure.url,
-    erasureDeadLetterQueueUrl: erasure.deadLetterUrl,
-    payloadBucket,
+    tableName: output(STACK_OUTPUTS.tableName),
+    eventsQueueUrl: output(STACK_OUTPUTS.eventsQueueUrl),
+    eventsDeadLetterQueueUrl: output(dlqOutputs(DEAD_LETTER_QUEUE_OUTPUTS.events).url),
+    archiveQueueUrl: output(STACK_OUTPUTS.archiveQueueUrl),
+    archiveDeadLetterQueueUrl: output(dlqOutputs(DEAD_LETTER_QUEUE_OUTPUTS.archive).url),
+    erasureQueueUrl: output(STACK_OUTPUTS.erasureQueueUrl),
+    erasureDeadLetterQueueUrl: output(dlqOutputs(DEAD_LETTER_QUEUE_OUTPUTS.erasure).url),
+    userSyncQueueUrl: output(STACK_OUTPUTS.userSyncQueueUrl),
+    userSyncDeadLetterQueueUrl: output(dlqOutputs(DEAD_LETTER_QUEUE_OUTPUTS.userSync).url),
+    payloadBucket: output(STACK_OUTPUTS.payloadBucket),
+    recordingsBucket: output(STACK_OUTPUTS.recordingsBucket),
+    deployment,
   };
 }
 
-/** The ingress's environment for local resources (its signing secret comes from local configuration). */
-/** The consumer's environment in local mode, benches and tests: the local resources, the local event bus. */
+/** The consumer's environment as the template gives it, resolved for the local resources. */
 export function localProcessEventsEnvironment(resources: LocalResources): ProcessEventsEnvironment {
-  return {
-    TABLE_NAME: resources.tableName,
-    ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
-    PAYLOAD_BUCKET: resources.payloadBucket,
-    DEDUP_RETENTION_DAYS: 7,
-    EVENT_BUS_NAME: LOCAL_EVENT_BUS_NAME,
-  };
+  return processEventsEnvironmentSchema.parse(resources.deployment.environmentOf(SERVICES.processEvents));
 }
 
+/** The ingress's environment as the template gives it (its signing secret comes from local configuration). */
 export function localIngressEnvironment(resources: LocalResources): IngressEnvironment {
-  return {
-    EVENTS_QUEUE_URL: resources.eventsQueueUrl,
-    PAYLOAD_BUCKET: resources.payloadBucket,
-    SIGNING_SECRET_ID: 'local',
-    MAX_BODY_BYTES: DEFAULT_MAX_WEBHOOK_BODY_BYTES,
-    INLINE_MESSAGE_LIMIT_BYTES: SQS_MAX_MESSAGE_BYTES,
-    SECRET_CACHE_SECONDS: 60,
-    TABLE_NAME: resources.tableName,
-    DEDUP_RETENTION_DAYS: 7,
-    ...DEFAULT_QUARANTINE_ENVIRONMENT,
-  };
+  return ingressEnvironmentSchema.parse(resources.deployment.environmentOf(SERVICES.ingress));
 }

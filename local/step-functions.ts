@@ -59,13 +59,13 @@ type DefinitionWithTimeout = StateMachineDefinition & { TimeoutSeconds?: number 
 
 /** The state machine definition from a synthesized template, its function ARNs made concrete. */
 export function launcherDefinition(template: {
-  Resources?: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  Resources?: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
 }): DefinitionWithTimeout {
   const machine = Object.values(template.Resources ?? {}).find(
     (resource) => resource.Type === 'AWS::StepFunctions::StateMachine',
   );
   if (machine === undefined) throw new Error('the template has no state machine');
-  const definition = machine.Properties.DefinitionString as string | { 'Fn::Join': [string, unknown[]] };
+  const definition = machine.Properties?.DefinitionString as string | { 'Fn::Join': [string, unknown[]] };
   const text =
     typeof definition === 'string'
       ? definition

@@ -33,20 +33,19 @@ export function eraseDependencies(
     queue?: ErasureQueue;
     /** S3's object versions unless given (local mode's emulator keeps no versions). */
     objects?: ObjectVersionStore;
-    /** The lake's objects unless given; by default LAKE_BUCKET's, when it is set. */
+    /** The lake's objects unless given; by default LAKE_BUCKET's. */
     lake?: LakeObjects;
   },
   telemetry: Telemetry,
   now: () => Date = () => new Date(),
-): EraseDependencies {
+): EraseDependencies & Required<Pick<EraseDependencies, 'lake'>> {
   const queue = clients.queue ?? sqsErasureQueue(clients.sqs, env.ERASURE_QUEUE_URL);
   const objects = clients.objects ?? s3ObjectVersions(clients.s3);
-  const lake =
-    clients.lake ?? (env.LAKE_BUCKET === undefined ? undefined : s3LakeObjects(clients.s3, env.LAKE_BUCKET, objects));
+  const lake = clients.lake ?? s3LakeObjects(clients.s3, env.LAKE_BUCKET, objects);
   return {
     table: { db: clients.db, tableName: env.TABLE_NAME },
     objects,
-    ...(lake !== undefined && { lake }),
+    lake,
     payloadBucket: env.PAYLOAD_BUCKET,
     recordingsBucket: env.RECORDINGS_BUCKET,
     quarantine: s3Quarantine(clients.s3, env.PAYLOAD_BUCKET),

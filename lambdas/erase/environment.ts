@@ -3,7 +3,17 @@ import { upstreamEnvironmentShape } from '../shared/upstream-environment';
 
 const days = z.coerce.number().check(z.int(), z.positive());
 
-/** Environment the erase function is deployed with (set by lib/erasure.ts). */
+/**
+ * What the construct that grants the lake's erasure sets on the erase function with the grant
+ * (MeetingsLake.grantLakeErasure): the stack always deploys the lake, so it is never optional.
+ */
+export const lakeErasureEnvironmentShape = {
+  /** The bucket whose `lake/` holds the meetings lake and `lake-results/` its query results. */
+  LAKE_BUCKET: z.string().check(z.minLength(1)),
+};
+export type LakeErasureEnvironment = { [K in keyof typeof lakeErasureEnvironmentShape]: string };
+
+/** Environment the erase function is deployed with (set by lib/erasure.ts, the lake's by lib/meetings-lake.ts). */
 export const eraseEnvironmentSchema = z.object({
   ...upstreamEnvironmentShape,
   TABLE_NAME: z.string().check(z.minLength(1)),
@@ -20,7 +30,6 @@ export const eraseEnvironmentSchema = z.object({
   MEETING_RETENTION_DAYS: z.optional(days),
   /** Erasures a retention run queues at most (RETENTION_MAX_MEETINGS_PER_RUN). */
   RETENTION_MAX_MEETINGS: z.coerce.number().check(z.int(), z.positive()),
-  /** The bucket whose `lake/` holds the meetings lake (and `lake-results/` its query results); unset: no lake. */
-  LAKE_BUCKET: z.optional(z.string().check(z.minLength(1))),
+  ...lakeErasureEnvironmentShape,
 });
 export type EraseEnvironment = z.infer<typeof eraseEnvironmentSchema>;

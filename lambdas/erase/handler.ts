@@ -28,7 +28,7 @@ const retention = createRetentionHandler(env, {
   queue,
   telemetry,
   now: () => new Date(),
-  ...(deps.lake !== undefined && { lake: deps.lake }),
+  lake: deps.lake,
 });
 
 /** One function, three triggers: each event is told apart by its shape. */

@@ -7,20 +7,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AthenaClient } from '@aws-sdk/client-athena';
+import { AthenaClient, type WorkGroupConfiguration } from '@aws-sdk/client-athena';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { DEFAULT_LAKE_SETTINGS } from '../../lambdas/core/lake/lake-contract';
-import { LAKE_RESULTS_PREFIX } from '../../lambdas/core/lake/lake-layout';
-import { DEFAULT_LAKE_ROUTE_WAIT_MS } from '../../lambdas/core/lake/lake-search-routes';
 import type { Telemetry } from '../../lambdas/core/telemetry';
 import { createLakeSearchHandler, lakeSearchDependencies } from '../../lambdas/lake-search/adapter';
+import type { LakeSearchEnvironment } from '../../lambdas/lake-search/environment';
 import { startAthenaEmulator } from '../emulators/athena/index';
 import type { HttpRouteHandler } from '../http-api-server';
 import { createMirroredLakeEngine } from './mirrored-lake-engine';
-
-/** The names local mode gives the workgroup and database the stack creates. */
-export const LOCAL_LAKE_WORKGROUP = 'meeting-pipeline-lake';
-export const LOCAL_LAKE_DATABASE = 'meetings_lake';
 
 export interface LocalLakeSearch {
   handler: HttpRouteHandler;
@@ -31,40 +25,29 @@ export interface LocalLakeSearch {
 
 export async function startLocalLakeSearch(options: {
   s3: S3Client;
+  /** The bucket whose `lake/` the engine reads. */
   bucket: string;
   region: string;
   telemetry: Telemetry;
+  /** The search function's environment as the template gives it (its workgroup and database). */
+  environment: LakeSearchEnvironment;
+  /** The workgroup's configuration as the template creates it (results location, cutoff). */
+  workGroup: WorkGroupConfiguration;
 }): Promise<LocalLakeSearch> {
   const dir = mkdtempSync(join(tmpdir(), 'meeting-pipeline-lake-'));
   const engine = await createMirroredLakeEngine({ s3: options.s3, bucket: options.bucket, dir });
   const emulator = await startAthenaEmulator({
     engine,
     s3: options.s3,
-    database: LOCAL_LAKE_DATABASE,
-    workGroups: {
-      [LOCAL_LAKE_WORKGROUP]: {
-        ResultConfiguration: { OutputLocation: `s3://${options.bucket}/${LAKE_RESULTS_PREFIX}` },
-        EnforceWorkGroupConfiguration: true,
-        BytesScannedCutoffPerQuery: DEFAULT_LAKE_SETTINGS.bytesScannedCutoffBytes,
-      },
-    },
+    database: options.environment.LAKE_DATABASE,
+    workGroups: { [options.environment.LAKE_WORKGROUP]: options.workGroup },
   });
   const athena = new AthenaClient({
     endpoint: emulator.endpoint,
     region: options.region,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  const handler = createLakeSearchHandler(
-    lakeSearchDependencies(
-      {
-        LAKE_WORKGROUP: LOCAL_LAKE_WORKGROUP,
-        LAKE_DATABASE: LOCAL_LAKE_DATABASE,
-        QUERY_WAIT_MS: DEFAULT_LAKE_ROUTE_WAIT_MS,
-      },
-      { athena },
-      options.telemetry,
-    ),
-  );
+  const handler = createLakeSearchHandler(lakeSearchDependencies(options.environment, { athena }, options.telemetry));
   return {
     handler,
     athenaEndpoint: emulator.endpoint,

@@ -13,6 +13,7 @@ import { LAKE_COLUMNS, LAKE_TABLE_NAMES } from '../../lambdas/core/lake/lake-tab
 import { LAKE_NAMED_QUERIES } from '../../lambdas/core/lake/named-queries';
 import { STACK_OUTPUTS } from '../../lambdas/core/stack-outputs';
 import { METRICS, METRICS_NAMESPACE, SERVICES } from '../../lambdas/core/telemetry';
+import { eraseEnvironmentSchema } from '../../lambdas/erase/environment';
 import { parseConfig } from '../../lib/config';
 import { viewColumns } from '../../lib/meetings-lake';
 import { functionStatements, type Statement } from './iam';
@@ -331,6 +332,30 @@ describe('lake grants of the archive and erase functions', () => {
     expect(erase).toContainEqual(['s3:DeleteObjectVersion', `${bucket}/lake/*`]);
     expect(erase).toContainEqual(['s3:DeleteObjectVersion', `${bucket}/lake-results/*`]);
     expect(erase).not.toContainEqual(['s3:PutObject', `${bucket}/lake-results/*`]);
+  });
+});
+
+describe('the lake every function names', () => {
+  /** A function's environment by its service name, each `{Ref: X}` resolved to `<X>`. */
+  const environmentOf = (service: string): Record<string, string> => {
+    const found = ofType('AWS::Lambda::Function').filter(
+      ([, r]) =>
+        (r.Properties.Environment as { Variables: Record<string, unknown> }).Variables.POWERTOOLS_SERVICE_NAME ===
+        service,
+    );
+    expect(found, service).toHaveLength(1);
+    const variables = (found[0]![1].Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    return Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, rendered(value)]));
+  };
+
+  it('is given to the erase function, whose environment parses, in the bucket compaction and the archive use', () => {
+    const erase = eraseEnvironmentSchema.safeParse(environmentOf(SERVICES.erase));
+    expect(erase.error?.issues ?? []).toEqual([]);
+    const bucket = `<${recordingsBucket()}>`;
+    expect(erase.data?.LAKE_BUCKET).toBe(bucket);
+    expect(environmentOf(SERVICES.lakeCompaction).LAKE_BUCKET).toBe(bucket);
+    // The archive writes the lake into its own recordings bucket (lambdas/archive/adapter.ts).
+    expect(environmentOf(SERVICES.archive).RECORDINGS_BUCKET).toBe(bucket);
   });
 });
 

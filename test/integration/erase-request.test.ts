@@ -1,15 +1,19 @@
 /**
  * `DELETE /meetings/{bot_id}` without `force`: a bot is "never seen" only when the erasure's own
  * stock-take finds nothing of it. A bot whose only trace is a webhook refused for its signature
- * (quarantined, still holding its text) is erased, not answered 404.
+ * (quarantined, still holding its text) is erased, not answered 404. Athena results a search left
+ * are no evidence of any bot: they keep a mistyped id a 404, and are deleted when a bot is erased.
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErasureReceipt } from '../../lambdas/core/erase/receipt';
 import { quarantineKey } from '../../lambdas/core/ingress/quarantine';
+import { LAKE_RESULTS_PREFIX } from '../../lambdas/core/lake/lake-layout';
 import { createEraseApiHandler } from '../../lambdas/erase/adapter';
 import { s3Client } from '../../lambdas/shared/s3-client';
-import { type EraseWorld, eraseDeps, startEraseWorld } from '../fixtures/erase-harness';
+import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
+import { type EraseWorld, eraseDeps, seedMeeting, startEraseWorld } from '../fixtures/erase-harness';
+import { meetingItem } from '../fixtures/store-reader';
 import { httpApiEvent } from '../fixtures/webhooks';
 
 let world: EraseWorld;
@@ -48,5 +52,26 @@ describe('erasing on request without force', () => {
     const receipt = JSON.parse(String(answer.body)) as ErasureReceipt;
     expect(receipt.counts.payload_objects).toBe(1);
     expect(receipt.never_seen).toBeUndefined();
+  });
+});
+
+describe('erasing on request after a search', () => {
+  it('answers 404 for an unknown bot, with no tombstone; a real bot’s erasure deletes the results', async () => {
+    // What an Athena query leaves in the workgroup's result location: its rows and their metadata.
+    const lake = s3LakeObjects(s3Client(), world.recordingsBucket);
+    const results = [`${LAKE_RESULTS_PREFIX}search-1.csv`, `${LAKE_RESULTS_PREFIX}search-1.csv.metadata`];
+    for (const key of results) await lake.put(key, Buffer.from('"text"\n"our pricing"\n'));
+
+    const mistyped = 'bot_doesnotexist';
+    const answer = await createEraseApiHandler(eraseDeps(world))(deleteRequest(mistyped));
+    expect(answer.statusCode).toBe(404);
+    expect(await meetingItem(world.resources.tableName, mistyped)).toBeUndefined();
+    expect((await lake.list(LAKE_RESULTS_PREFIX)).map(({ key }) => key)).toEqual(results);
+
+    const { botId } = await seedMeeting(world);
+    const erased = await createEraseApiHandler(eraseDeps(world))(deleteRequest(botId));
+    expect(erased.statusCode).toBe(200);
+    expect((JSON.parse(String(erased.body)) as ErasureReceipt).counts.query_results).toBe(results.length);
+    expect(await lake.listVersions(lake.bucket, LAKE_RESULTS_PREFIX)).toEqual([]);
   });
 });

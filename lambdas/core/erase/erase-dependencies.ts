@@ -31,7 +31,7 @@ export interface EraseDependencies {
   /** Set when the service is to delete its copy too (`eraseUpstream`). */
   upstream?: UpstreamEraser;
   resweep: ResweepScheduler;
-  /** The lake (its bucket's `lake/` and query results); unset where the stack has no lake. */
+  /** The lake (its bucket's `lake/` and query results); the erase function always has it, tests of other stores may leave it out. */
   lake?: LakeObjects;
   retained: RetainedCopiesSettings;
   telemetry: Telemetry;

@@ -24,7 +24,10 @@ export interface ErasureCounts {
   lake_rows: number;
   /** Lake object versions deleted: its recent files, the older versions of the compacted files rewritten. */
   lake_objects: number;
-  /** Athena query results (and their metadata files) that named the bot. */
+  /**
+   * Athena query results (and their metadata files) deleted with the meeting: every result there is,
+   * since one may hold its words without naming it (lake-erasure.ts). Not evidence of the bot.
+   */
   query_results: number;
 }
 
@@ -66,8 +69,17 @@ export interface ErasureReceipt {
   never_seen?: true;
 }
 
-/** Whether stock-taking found nothing at all. */
-export const foundNothing = (counts: ErasureCounts): boolean => Object.values(counts).every((count) => count === 0);
+/**
+ * Counts that say nothing of the bot: the query results are deleted whichever bot is erased, so any
+ * search leaves some, and counting them would make every mistyped id look like a known meeting.
+ */
+const NOT_EVIDENCE_OF_THE_BOT: ReadonlySet<keyof ErasureCounts> = new Set(['query_results']);
+
+/** Whether stock-taking found nothing of the bot itself (a 404 without force; `never_seen` on the receipt). */
+export const foundNothing = (counts: ErasureCounts): boolean =>
+  Object.entries(counts).every(
+    ([store, count]) => NOT_EVIDENCE_OF_THE_BOT.has(store as keyof ErasureCounts) || count === 0,
+  );
 
 export const ERASURE_REASONS = ['request', 'upstream-data-deleted', 'retention'] as const;
 export type ErasureReason = (typeof ERASURE_REASONS)[number];

@@ -28,7 +28,7 @@ export interface RetentionDependencies {
   queue: ErasureQueue;
   telemetry: Telemetry;
   now(): Date;
-  /** The lake, when the stack has one: its days before the cutoff's are dropped whole. */
+  /** The lake: its days before the cutoff's are dropped whole (the erase function always passes it). */
   lake?: LakeObjects;
 }
 

@@ -12,6 +12,7 @@ import {
   verifyContentSha256,
 } from './checksums';
 import { invalidArgument, notImplemented, S3Error } from './errors';
+import { header, type S3Request } from './http';
 
 /** In memory, so bounded: larger than any part or object the tests write, far below S3's 5 GiB. */
 export const MAX_REQUEST_BYTES = 256 * 1024 * 1024;
@@ -65,13 +66,9 @@ function decodeAwsChunked(raw: Buffer): { bytes: Buffer; trailers: Record<string
   return { bytes: Buffer.concat(chunks), trailers };
 }
 
-const header = (request: IncomingMessage, name: string): string | undefined => {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value.join(',') : value;
-};
-
-export async function readPayload(request: IncomingMessage): Promise<Payload> {
-  const raw = await readRaw(request);
+/** The payload of `request`, checked against the digests its headers (hoisted ones included) name. */
+export async function readPayload(request: S3Request): Promise<Payload> {
+  const raw = await readRaw(request.raw);
   const encodings = (header(request, 'content-encoding') ?? '').split(',').map((e) => e.trim().toLowerCase());
   const contentSha256 = header(request, 'x-amz-content-sha256');
   let bytes = raw;
@@ -111,12 +108,12 @@ export async function readPayload(request: IncomingMessage): Promise<Payload> {
 
 const NOT_CHECKSUMS = new Set(['x-amz-checksum-algorithm', 'x-amz-checksum-type', 'x-amz-checksum-mode']);
 
-function pickChecksumHeaders(request: IncomingMessage): Record<string, string> {
+function pickChecksumHeaders(request: S3Request): Record<string, string> {
   const picked: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     // -algorithm, -type and -mode name an algorithm or a wish, they are not a checksum of this payload.
     if (!name.startsWith('x-amz-checksum-') || NOT_CHECKSUMS.has(name)) continue;
-    if (typeof value === 'string') picked[name] = value;
+    picked[name] = value;
   }
   return picked;
 }

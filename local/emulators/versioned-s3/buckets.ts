@@ -36,7 +36,7 @@ export async function createBucket(store: Store, request: S3Request): Promise<S3
   refuseHeaders(request, 'CreateBucket', ['x-amz-bucket-object-lock-enabled', 'x-amz-grant-*']);
   const acl = header(request, 'x-amz-acl');
   if (acl !== undefined && acl !== 'private') throw notImplemented(`CreateBucket with x-amz-acl: ${acl}`);
-  const body = (await readPayload(request.raw)).bytes.toString('utf8').trim();
+  const body = (await readPayload(request)).bytes.toString('utf8').trim();
   if (body !== '') {
     const document = parseXml(body);
     if (document.name !== 'CreateBucketConfiguration') throw malformedXml();
@@ -94,7 +94,7 @@ export async function putBucketVersioning(store: Store, request: S3Request): Pro
   allowQuery(request, 'PutBucketVersioning', ['versioning']);
   refuseHeaders(request, 'PutBucketVersioning', ['x-amz-mfa']);
   const bucket = store.bucket(request.bucket);
-  const document = parseXml((await readPayload(request.raw)).bytes.toString('utf8'));
+  const document = parseXml((await readPayload(request)).bytes.toString('utf8'));
   if (document.name !== 'VersioningConfiguration') throw malformedXml();
   const mfaDelete = childText(document, 'MfaDelete')?.trim();
   if (mfaDelete === 'Enabled') throw notImplemented('PutBucketVersioning with MfaDelete');

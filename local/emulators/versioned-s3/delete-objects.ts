@@ -15,7 +15,7 @@ export async function deleteObjects(store: Store, request: S3Request): Promise<S
   allowQuery(request, 'DeleteObjects', ['delete']);
   refuseHeaders(request, 'DeleteObjects', ['x-amz-mfa', 'x-amz-bypass-governance-retention']);
   const bucket = store.bucket(request.bucket);
-  const payload = await readPayload(request.raw);
+  const payload = await readPayload(request);
   if (header(request, 'content-md5') === undefined && payload.checksum === undefined) {
     throw new S3Error(
       'InvalidRequest',

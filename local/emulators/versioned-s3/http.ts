@@ -13,6 +13,8 @@ export interface S3Request {
   bucket: string;
   key: string;
   query: URLSearchParams;
+  /** The request's headers, with those a presigned URL carries in its query (hoistedHeaders). */
+  headers: Record<string, string>;
   raw: IncomingMessage;
 }
 
@@ -31,27 +33,59 @@ export const xmlResponse = (root: XmlNode, status = 200, headers: Record<string,
 });
 
 export function header(request: S3Request, name: string): string | undefined {
-  const value = request.raw.headers[name];
-  return Array.isArray(value) ? value.join(',') : value;
+  return request.headers[name];
+}
+
+/** The prefix of a header SigV4 presigning moved into the query: S3 reads it there by this lower-case name only. */
+const HOISTED_HEADER_PREFIX = 'x-amz-';
+
+/** Query-string authentication: only a presigned URL carries headers in its query. */
+export const isPresigned = (query: URLSearchParams): boolean => query.has('X-Amz-Signature');
+
+/**
+ * The headers a presigned URL carries as query parameters (`x-amz-checksum-mode=ENABLED`, as the
+ * SDK's presigner writes it), which S3 takes as those headers. Names are case-sensitive, as S3's
+ * query parameters are: `X-Amz-Checksum-Mode` is not the header, and allowQuery refuses it.
+ */
+export function hoistedHeaders(query: URLSearchParams): Record<string, string> {
+  const hoisted: Record<string, string> = {};
+  for (const name of new Set(query.keys())) {
+    if (name.startsWith(HOISTED_HEADER_PREFIX)) hoisted[name] = query.getAll(name).join(',');
+  }
+  return hoisted;
+}
+
+/** The request's headers as one value each, joined as HTTP joins repeated ones. */
+export function joinedHeaders(raw: IncomingMessage): Record<string, string> {
+  const joined: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw.headers)) {
+    if (value !== undefined) joined[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return joined;
 }
 
 /**
  * Query parameters any request may carry without changing what it does: the SDK's operation
- * name (x-id) and a presigned URL's signature parameters.
+ * name (x-id) and a presigned URL's signature parameters, named exactly as SigV4 names them.
  */
 const INERT_QUERY =
-  /^(x-id|X-Amz-(Algorithm|Credential|Date|Expires|SignedHeaders|Signature|Security-Token|Content-Sha256|Checksum-Mode|Checksum-Crc32|Checksum-Crc32c|Checksum-Sha1|Checksum-Sha256|Checksum-Crc64nvme|Sdk-Checksum-Algorithm))$/;
+  /^(x-id|X-Amz-(Algorithm|Credential|Date|Expires|SignedHeaders|Signature|Security-Token|Content-Sha256))$/;
 
-/** Refuses (501) any query parameter the operation does not implement. */
+/**
+ * Refuses (501) any query parameter the operation does not implement. A hoisted header (a
+ * presigned URL's) is judged as the header it is, by the operation's header checks.
+ */
 export function allowQuery(request: S3Request, operation: string, allowed: readonly string[]): void {
   for (const name of request.query.keys()) {
-    if (!allowed.includes(name) && !INERT_QUERY.test(name)) throw notImplemented(`${operation} with ?${name}`);
+    if (allowed.includes(name) || INERT_QUERY.test(name)) continue;
+    if (isPresigned(request.query) && name.startsWith(HOISTED_HEADER_PREFIX)) continue;
+    throw notImplemented(`${operation} with ?${name}`);
   }
 }
 
 /** Refuses (501) headers that would change the operation's meaning in a way this emulator does not model. */
 export function refuseHeaders(request: S3Request, operation: string, names: readonly string[]): void {
-  for (const name of Object.keys(request.raw.headers)) {
+  for (const name of Object.keys(request.headers)) {
     if (names.some((refused) => (refused.endsWith('*') ? name.startsWith(refused.slice(0, -1)) : name === refused))) {
       throw notImplemented(`${operation} with header ${name}`);
     }
@@ -105,10 +139,8 @@ export function intParam(request: S3Request, name: string, fallback: number, min
 /** x-amz-meta-* headers, names lowercased as S3 returns them. */
 export function userMetadata(request: S3Request): Record<string, string> {
   const metadata: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.raw.headers)) {
-    if (name.startsWith('x-amz-meta-') && value !== undefined) {
-      metadata[name.slice('x-amz-meta-'.length)] = Array.isArray(value) ? value.join(',') : value;
-    }
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (name.startsWith('x-amz-meta-')) metadata[name.slice('x-amz-meta-'.length)] = value;
   }
   return metadata;
 }

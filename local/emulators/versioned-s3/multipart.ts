@@ -84,7 +84,7 @@ export async function uploadPart(store: Store, request: S3Request): Promise<S3Re
     );
   }
   const target = upload(store, request);
-  const payload = await readPayload(request.raw);
+  const payload = await readPayload(request);
   const algorithm = target.checksumAlgorithm;
   if (payload.checksum !== undefined && algorithm !== undefined && payload.checksum.algorithm !== algorithm) {
     throw new S3Error(
@@ -120,7 +120,7 @@ export async function completeMultipartUpload(store: Store, request: S3Request):
   refuseHeaders(request, 'CompleteMultipartUpload', ['if-match', 'if-none-match', 'x-amz-mp-object-size']);
   const bucket = store.bucket(request.bucket);
   const target = upload(store, request);
-  const document = parseXml((await readPayload(request.raw)).bytes.toString('utf8'));
+  const document = parseXml((await readPayload(request)).bytes.toString('utf8'));
   const named = childrenNamed(document, 'Part');
   if (document.name !== 'CompleteMultipartUpload' || named.length === 0) throw malformedXml();
   const parts: Part[] = [];

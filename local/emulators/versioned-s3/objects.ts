@@ -42,7 +42,7 @@ export async function putObject(store: Store, request: S3Request): Promise<S3Res
   refuseSystemHeaders(request, 'PutObject');
   refuseAcl(request, 'PutObject');
   const bucket = store.bucket(request.bucket);
-  const payload = await readPayload(request.raw);
+  const payload = await readPayload(request);
   const content: ObjectContent = {
     body: payload.bytes,
     etag: `"${md5Hex(payload.bytes)}"`,

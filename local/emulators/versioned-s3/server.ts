@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { S3Error } from './errors';
-import type { S3Request, S3Response } from './http';
+import { hoistedHeaders, isPresigned, joinedHeaders, type S3Request, type S3Response } from './http';
 import { route } from './router';
 import type { Store } from './store';
 import { el, parent, xmlDocument } from './xml';
@@ -54,11 +54,15 @@ function parse(request: IncomingMessage): S3Request {
     throw new S3Error('InvalidURI', 400, "Couldn't parse the specified URI.");
   }
   const slash = path.indexOf('/');
+  const query = url.searchParams;
+  // A header sent as a header stands; one a presigned URL hoisted into its query fills in for it.
+  const hoisted = isPresigned(query) ? hoistedHeaders(query) : {};
   return {
     method: request.method ?? 'GET',
     bucket: slash < 0 ? path : path.slice(0, slash),
     key: slash < 0 ? '' : path.slice(slash + 1),
-    query: url.searchParams,
+    query,
+    headers: { ...hoisted, ...joinedHeaders(request) },
     raw: request,
   };
 }
