@@ -19,7 +19,7 @@ import { seededRandom } from '../../local/seeded-random';
 import type { PlayedMeeting } from '../../local/simulator/meeting-player';
 import { playStartedBots } from '../../local/simulator/play-started-bots';
 import { NO_CHAOS, WebhookSender } from '../../local/simulator/webhook-sender';
-import { type BundledStack, startBundledStack } from '../fixtures/bundles/bundled-stack';
+import { type BundledStack, SERVICE_API_KEY, startBundledStack } from '../fixtures/bundles/bundled-stack';
 import { LambdaProcess } from '../fixtures/bundles/lambda-process';
 import { queueTriggers } from '../fixtures/bundles/template-triggers';
 
@@ -56,12 +56,13 @@ afterAll(async () => {
       .toFixed(0)
       .padStart(5)} ms`;
   });
-  console.log(
-    [
+  // Written to stdout rather than logged: the figures are the test's report, printed when it passes too.
+  process.stdout.write(
+    `${[
       `deployed bundles on Node 24 (start-up ms ${JSON.stringify(stack.startup)}; wall ${((performance.now() - suiteStarted) / 1000).toFixed(1)} s)`,
       ...rows,
       ...stack.functions.failures.slice(0, 5).map((failure) => `FAILED ${failure.slice(0, 3000)}`),
-    ].join('\n'),
+    ].join('\n')}\n`,
   );
   await stack.stop();
 }, 60_000);
@@ -223,6 +224,33 @@ describe('the deployed bundles, one meeting end to end', () => {
     expect(search.status, search.body).toBe(200);
     expect(search.body).not.toContain(meeting.botId);
   });
+
+  it('erases a meeting the service deleted (data_deleted), its words gone from the lake', async () => {
+    const second = await scheduleAndPlay();
+    await until('the second recording to be archived', async () => {
+      const answer = await get(`/meetings/${second.botId}/recording`);
+      return answer.status === 200 ? answer : undefined;
+    });
+    const before = await get(
+      `/search?q=${encodeURIComponent(second.utterances[0]!.text.split(' ')[1]!.replace(/\W/g, ''))}`,
+    );
+    expect(before.body).toContain(second.botId);
+    const deleted = await fetch(new URL(`bots/${second.botId}/delete_data`, stack.serviceUrl), {
+      method: 'POST',
+      headers: { authorization: `Token ${SERVICE_API_KEY}` },
+    });
+    expect(deleted.status).toBe(200);
+    await sender.drain();
+    await until('the deleted meeting to be erased', async () => {
+      const answer = await get(`/meetings/${second.botId}`);
+      return answer.status === 404 ? answer : undefined;
+    });
+    const after = await get(
+      `/search?q=${encodeURIComponent(second.utterances[0]!.text.split(' ')[1]!.replace(/\W/g, ''))}`,
+    );
+    expect(after.status, after.body).toBe(200);
+    expect(after.body).not.toContain(second.botId);
+  }, 120_000);
 
   it('fails a function whose template environment lacks one variable', async () => {
     const fn = stack.app.functions.find((candidate) => candidate.serviceName === 'webhook-ingress')!;
