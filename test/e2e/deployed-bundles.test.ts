@@ -16,7 +16,9 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../local/seeded-random';
+import { serviceTime } from '../../local/simulator/bot-rules';
 import type { PlayedMeeting } from '../../local/simulator/meeting-player';
+import { stateChange } from '../../local/simulator/payloads';
 import { playStartedBots } from '../../local/simulator/play-started-bots';
 import { NO_CHAOS, WebhookSender } from '../../local/simulator/webhook-sender';
 import { type BundledStack, SERVICE_API_KEY, startBundledStack } from '../fixtures/bundles/bundled-stack';
@@ -208,8 +210,45 @@ describe('the deployed bundles, one meeting end to end', () => {
     expect(forged.status).toBeLessThan(500);
   });
 
-  it('runs the reconciler and the lake compaction on their schedules', async () => {
+  it('heals a meeting whose last webhooks were lost: the reconciler asks the service', async () => {
+    // A meeting that ended half an hour ago; only its first two state changes ever reached the pipeline.
+    const startedAt = Date.now() - 30 * 60_000;
+    const steps = [
+      ['ready', 'joining', 'join_requested'],
+      ['joining', 'joined_recording', 'bot_joined_meeting'],
+      ['joined_recording', 'leaving', 'bot_left_meeting'],
+      ['leaving', 'post_processing', 'post_processing_started'],
+      ['post_processing', 'ended', 'post_processing_completed'],
+    ] as const;
+    const bot = stack.service.addBot({
+      state: 'ended',
+      events: steps.map(([, , type], i) => ({ type, sub_type: null, created_at: serviceTime(startedAt + i * 1_000) })),
+      recording: { size: 64 * 1024, seed: 42, contentType: 'video/mp4' },
+    });
+    for (const [i, [oldState, newState, eventType]] of steps.slice(0, 2).entries())
+      sender.send(
+        stateChange(
+          bot.id,
+          { oldState, newState, eventType, createdAtMicros: (startedAt + i * 1_000) * 1_000 },
+          { idempotencyKey: randomUUID() },
+        ),
+      );
+    await sender.drain();
+    await until('the lost meeting to be stored', async () => {
+      const answer = await get(`/meetings/${bot.id}`);
+      return answer.status === 200 ? answer : undefined;
+    });
+    expect((await get(`/meetings/${bot.id}`)).json).toMatchObject({ state: 'joined_recording' });
+
     await stack.functions.answer('reconciler', stack.scheduledEvent('reconciler'));
+    await until('the healed meeting to be archived', async () => {
+      const answer = await get(`/meetings/${bot.id}/recording`);
+      return answer.status === 200 ? answer : undefined;
+    });
+    expect((await get(`/meetings/${bot.id}`)).json).toMatchObject({ state: 'ended' });
+  }, 120_000);
+
+  it('runs the lake compaction on its schedule', async () => {
     await stack.functions.answer('lake-compaction', stack.scheduledEvent('lake-compaction'));
   });
 
