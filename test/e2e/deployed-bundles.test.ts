@@ -14,7 +14,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mintPushSecret } from '../../lambdas/core/calendar/company/push/push-secret';
+import { pushChannelStore } from '../../lambdas/core/calendar/company/push/push-store';
 import { seededRandom } from '../../local/seeded-random';
 import { serviceTime } from '../../local/simulator/bot-rules';
 import type { PlayedMeeting } from '../../local/simulator/meeting-player';
@@ -200,14 +203,43 @@ describe('the deployed bundles, one meeting end to end', () => {
     );
   });
 
-  it('refuses a forged calendar push notification', async () => {
-    const forged = await stack.api.request('POST', '/calendars/push/google', '', {
-      'x-goog-channel-id': 'forged',
-      'x-goog-channel-token': 'not-a-secret-of-ours',
-      'x-goog-resource-state': 'exists',
+  it('refuses a forged calendar push notification and queues a user sync for a genuine one', async () => {
+    const pushKeyId = Object.entries(stack.resources.template.Resources).find(
+      ([, resource]) => resource.Type === 'AWS::SecretsManager::Secret',
+    )![0];
+    const { id: secretId, secret } = mintPushSecret(stack.standIns.stackSecretValues[pushKeyId]!, 'google');
+    const tableId = Object.entries(stack.resources.template.Resources).find(
+      ([, resource]) => resource.Type === 'AWS::DynamoDB::GlobalTable' || resource.Type === 'AWS::DynamoDB::Table',
+    )![0];
+    // The channel a company calendar's sync would have opened for this user.
+    await pushChannelStore({
+      db: DynamoDBDocumentClient.from(stack.clients.dynamo),
+      tableName: stack.resources.ref(tableId),
+    }).put({
+      calendarId: 'company-push',
+      user: 'grace@example.org',
+      provider: 'google',
+      secretId,
+      channelId: 'channel-1',
+      expiresAtMs: Date.now() + 3_600_000,
+      createdAt: Date.now(),
     });
-    expect(forged.status).toBeGreaterThanOrEqual(200);
-    expect(forged.status).toBeLessThan(500);
+    const notify = (token: string) =>
+      stack.api.request('POST', '/calendars/push/google', undefined, {
+        'x-goog-channel-id': 'channel-1',
+        'x-goog-channel-token': token,
+        'x-goog-resource-state': 'exists',
+        'x-goog-resource-id': 'resource-1',
+        'x-goog-message-number': '2',
+      });
+    const forged = await notify(mintPushSecret('another-key', 'google').secret);
+    expect(forged.status, forged.body).toBe(401);
+    const syncsBefore = stack.functions.process('calendar-user-sync').invokeMs.length;
+    const genuine = await notify(secret);
+    expect(genuine.status, genuine.body).toBe(200);
+    await until('the pushed user sync to run', async () =>
+      stack.functions.process('calendar-user-sync').invokeMs.length > syncsBefore ? true : undefined,
+    );
   });
 
   it('heals a meeting whose last webhooks were lost: the reconciler asks the service', async () => {
