@@ -5,12 +5,23 @@
  * (an ERROR line, an unhandled rejection, a crash, the timeout) fails it with the lines printed,
  * while a handler's thrown error is its answer. Closing ends the processes it started too.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeployedFunction, LocalAws } from '../fixtures/bundles/lambda-environment';
 import { InvocationFailed, LambdaProcess } from '../fixtures/bundles/lambda-process';
 import { scratchDir } from '../fixtures/scratch';
+
+/** Whether a process runs: it exists and is not a zombie waiting for whichever parent adopted it to reap it. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
 
 const AWS: LocalAws = { region: 'eu-west-1', endpoints: { SQS: 'http://127.0.0.1:1' } };
 
@@ -166,10 +177,11 @@ describe('a bundle run as Lambda runs it', () => {
       export const handler = async () => spawn('sleep', ['60'], { stdio: 'ignore' }).pid;`);
     const { outcome } = await lambda.invoke({});
     const pid = (outcome as { result: number }).result;
-    expect(() => process.kill(pid, 0)).not.toThrow();
+    expect(running(pid)).toBe(true);
     started.pop();
     await lambda.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(() => process.kill(pid, 0)).toThrow();
+    const deadline = Date.now() + 5_000;
+    while (running(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(running(pid)).toBe(false);
   });
 });
