@@ -141,6 +141,8 @@ export class MeetingPipelineStack extends Stack {
       everyMinutes: config.reconcileEveryMinutes,
       staleAfterMinutes: config.reconcileStaleAfterMinutes,
       maxMeetingsPerRun: config.reconcileMaxMeetings,
+      // A lost data_deleted webhook, healed, erases the meeting as the webhook would have.
+      ...(config.eraseOnUpstreamDelete && { erasureQueue: this.erasure.queue }),
       functions,
     });
 

@@ -30,6 +30,11 @@ export interface ReconcilerProps extends UpstreamSettings {
   everyMinutes: number;
   staleAfterMinutes: number;
   maxMeetingsPerRun: number;
+  /**
+   * Where a `data_deleted` it heals queues the meeting's erasure, as the consumer does for the
+   * webhook (`eraseOnUpstreamDelete`); none when absent.
+   */
+  erasureQueue?: IQueue;
   functions: FunctionSettings;
 }
 
@@ -48,6 +53,7 @@ export class Reconciler extends Construct {
       ...upstreamEnvironment(props),
       STALE_AFTER_MINUTES: String(props.staleAfterMinutes),
       MAX_MEETINGS_PER_RUN: String(props.maxMeetingsPerRun),
+      ...(props.erasureQueue !== undefined && { ERASURE_QUEUE_URL: props.erasureQueue.queueUrl }),
     };
     this.function = new PipelineFunction(this, 'ReconcilerFunction', {
       entry: 'lambdas/reconciler/handler.ts',
@@ -87,6 +93,7 @@ export class Reconciler extends Construct {
     grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
     grantSummaryObjects(this.function, props.payloadBucket);
     props.archiveQueue.grantSendMessages(this.function);
+    props.erasureQueue?.grantSendMessages(this.function);
     grantApiKey(this.function, props);
   }
 }

@@ -4,10 +4,14 @@
  * resolved from it. Local mode, the benches and the tests build every handler from
  * `environmentOf`, parsed by that handler's own schema.
  */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ServiceName } from '../../lambdas/core/telemetry';
+import { SYNTH_SHARE_VARIABLE } from './synth-share';
 import { type SynthesizedFunction, synthesizeApp } from './synthesized-app';
 import { type TemplateResourceOptions, TemplateResources } from './template-resources';
 
@@ -21,18 +25,30 @@ export interface LocalDeployment {
   environmentOf(service: ServiceName, local?: Record<string, string>): Record<string, string>;
 }
 
-/** One synthesis per configuration per process: the template does not change while it runs. */
-const synthesized = new Map<string, Pick<ReturnType<typeof synthesizeApp>, 'template' | 'functions' | 'stackName'>>();
+type UnbundledApp = Pick<ReturnType<typeof synthesizeApp>, 'template' | 'functions' | 'stackName'>;
 
-export function synthesizedForLocal(config: Record<string, unknown> = {}) {
-  const key = JSON.stringify(config);
-  let app = synthesized.get(key);
-  if (app === undefined) {
+/** One synthesis per configuration per process (and per test run, through SYNTH_SHARE_VARIABLE). */
+const synthesized = new Map<string, UnbundledApp>();
+
+export function synthesizedForLocal(config: Record<string, unknown> = {}): UnbundledApp {
+  const key = createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 16);
+  const cached = synthesized.get(key);
+  if (cached !== undefined) return cached;
+  const shareDir = process.env[SYNTH_SHARE_VARIABLE];
+  const file = shareDir === undefined ? undefined : join(shareDir, `local-app-${key}.json`);
+  let app: UnbundledApp;
+  if (file !== undefined && existsSync(file)) app = JSON.parse(readFileSync(file, 'utf8')) as UnbundledApp;
+  else {
     const made = synthesizeApp({ bundling: false, config });
     made.dispose();
     app = { template: made.template, functions: made.functions, stackName: made.stackName };
-    synthesized.set(key, app);
+    if (file !== undefined) {
+      // Written whole, then renamed: a process reading at the same time sees all of it or none.
+      writeFileSync(`${file}.${process.pid}`, JSON.stringify(app));
+      renameSync(`${file}.${process.pid}`, file);
+    }
   }
+  synthesized.set(key, app);
   return app;
 }
 

@@ -36,7 +36,8 @@ import { METRICS, METRICS_NAMESPACE, SERVICES, type ServiceName } from '../../la
 import { NotFoundError, UpstreamClient } from '../../lambdas/core/upstream/client';
 import type { Bot } from '../../lambdas/core/upstream/rest-contract';
 import { ingressDependencies } from '../../lambdas/ingress/adapter';
-import { createProcessEventsHandler } from '../../lambdas/process-events/adapter';
+import { createProcessEventsHandler, processEventsDependencies } from '../../lambdas/process-events/adapter';
+import { processEventsEnvironmentSchema } from '../../lambdas/process-events/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
@@ -243,7 +244,13 @@ function eventFailures(): Promise<MetricIdentity[]> {
     await expect(createProcessEventsHandler(processing)(batch([poison, busy])).catch(failed)).resolves.toBe(
       'FullBatchFailureError',
     );
-    const unreachable = processDependencies({ ...resources, tableName: 'no-such-table' }, telemetry);
+    const unreachable = processEventsDependencies(
+      processEventsEnvironmentSchema.parse(
+        resources.deployment.environmentOf(SERVICES.processEvents, { TABLE_NAME: 'no-such-table' }),
+      ),
+      { db: documentClient(), sqs: sqsClient(), s3: s3Client(), events: testEventLog().publisher },
+      telemetry,
+    );
     await expect(createProcessEventsHandler(unreachable)(batch([message()])).catch(failed)).resolves.toBe(
       'FullBatchFailureError',
     );

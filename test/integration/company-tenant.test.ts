@@ -85,6 +85,7 @@ interface GraphEvent {
   iCalUId: string;
   subject: string;
   type: string;
+  seriesMasterId?: string;
   start: { dateTime: string };
   isCancelled: boolean;
   responseStatus: { response: string };
@@ -126,7 +127,35 @@ async function graphEvents(user: string, from = now, to = windowEnd()): Promise<
     items.push(...page.value);
     next = page['@odata.nextLink'];
   }
-  return items;
+  return withSeriesFields(user, token!, items);
+}
+
+/**
+ * The instances of a delta round as a client sees them once it has filled them: Graph lists a plain
+ * occurrence as a stub, so each takes its master's subject, iCalUId, answer and link (the master from
+ * the round, else by GET); the masters themselves are left out.
+ */
+async function withSeriesFields(user: string, token: string, items: GraphEvent[]): Promise<GraphEvent[]> {
+  const masters = new Map(items.filter((e) => e.type === 'seriesMaster').map((e) => [e.id, e]));
+  const filled: GraphEvent[] = [];
+  for (const item of items) {
+    if (item.type === 'seriesMaster') continue;
+    if (item.type !== 'occurrence' || item.seriesMasterId === undefined) {
+      filled.push(item);
+      continue;
+    }
+    let master = masters.get(item.seriesMasterId);
+    if (master === undefined) {
+      const url = `${tenant.endpoints.microsoftGraph}/users/${encodeURIComponent(user)}/events/${item.seriesMasterId}`;
+      const response = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      expect(response.status).toBe(200);
+      master = (await response.json()) as GraphEvent;
+      masters.set(master.id, master);
+    }
+    const { id, type, start } = item;
+    filled.push({ ...master, id, type, start });
+  }
+  return filled;
 }
 
 /** Google writes an offset; Graph (asked for UTC) writes a bare wall time with seven fraction digits. */

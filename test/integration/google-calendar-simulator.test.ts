@@ -245,7 +245,7 @@ describe('full and incremental sync', () => {
   let syncToken = '';
   const singles: string[] = [];
 
-  it('pages a full sync by maxResults, the sync token on the last page only, the series expanded across DST', async () => {
+  it('pages a full sync by maxResults, every second page short, the sync token on the last page only, the series expanded across DST', async () => {
     for (let day = 16; day <= 20; day += 1) {
       singles.push(
         sim.control.addEvent(ADA, {
@@ -279,9 +279,10 @@ describe('full and incremental sync', () => {
       pages.push(body);
       pageToken = body.nextPageToken;
     } while (pageToken);
-    expect(pages.map((p) => p.items.length)).toEqual([3, 3, 2]);
-    expect(pages.map((p) => p.nextSyncToken !== undefined)).toEqual([false, false, true]);
-    syncToken = pages[2]!.nextSyncToken!;
+    // Every second page is short (maxResults is an upper bound): 8 items in four pages, not three.
+    expect(pages.map((p) => p.items.length)).toEqual([3, 1, 3, 1]);
+    expect(pages.map((p) => p.nextSyncToken !== undefined)).toEqual([false, false, false, true]);
+    syncToken = pages[3]!.nextSyncToken!;
 
     const items = pages.flatMap((p) => p.items);
     const byId = new Map(items.map((item) => [item.id, item]));

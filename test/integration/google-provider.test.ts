@@ -203,6 +203,31 @@ describe('listing', () => {
     expect(invitee.items[0]?.occurrence.attendees[0]).toEqual({ email: dee, partstat: 'DECLINED' });
     expect(organizer.items[0]?.occurrence.attendees.find((a) => a.email === dee)?.partstat).toBe('NEEDS-ACTION');
   });
+
+  it('reads every page however short: 600 events in pages of at most 250, every second one short, none lost', async () => {
+    const quin = user('quin');
+    for (let i = 0; i < 600; i++)
+      sim.control.addEvent(quin, {
+        summary: `check-in ${i}`,
+        timing: timed(`2026-04-${String(1 + (i % 28)).padStart(2, '0')}T${String(8 + (i % 9)).padStart(2, '0')}:00:00`),
+      });
+    const pages: number[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!String(input).includes('/events?')) return response;
+      const body = (await response.clone().json()) as { items?: unknown[] };
+      pages.push(body.items?.length ?? 0);
+      return response;
+    };
+    const changes = await createGoogleProvider(config, keyJson(SA), { ...options, fetch: recording }).listChanges(
+      quin,
+      undefined,
+      WINDOW,
+    );
+    expect(pages).toEqual([250, 125, 225]);
+    expect(new Set(changes.items.map((item) => item.occurrence.title)).size).toBe(600);
+    expect(changes).toMatchObject({ truncated: false, calls: 4 });
+  });
 });
 
 describe('refusals', () => {
@@ -387,7 +412,8 @@ describe('bounds', () => {
       });
     const changes = await provider.listChanges(kim, undefined, WINDOW);
     expect(changes.items).toHaveLength(PROVIDER_LIMITS.itemsPerUser);
-    expect(changes).toMatchObject({ truncated: true, calls: 1 + Math.ceil(total / PROVIDER_LIMITS.pageSize) });
+    // The token, then 2,100 items in pages of 250 and (every second one short) 125: eleven pages.
+    expect(changes).toMatchObject({ truncated: true, calls: 12 });
     expect(changes.cursor).toEqual(expect.any(String));
   });
 

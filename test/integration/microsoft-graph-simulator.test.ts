@@ -440,8 +440,9 @@ describe('full and incremental sync', () => {
     sim.cancelOccurrence(users.ada.id, series.id, '2027-04-05');
 
     const first = await round(deltaUrl(users.ada.id), token, [UTC, 'odata.maxpagesize=4']);
-    expect(first.pages.map((page) => page.value!.length)).toEqual([4, 4, 1]);
-    expect(first.items).toHaveLength(9);
+    // Nine instances and the series' master, in pages of at most four, every second one short.
+    expect(first.pages.map((page) => page.value!.length)).toEqual([4, 2, 4]);
+    expect(first.items).toHaveLength(10);
     expect(
       first.pages
         .slice(0, -1)
@@ -551,5 +552,139 @@ describe('loopback only', () => {
         .end();
     });
     expect(status).toBe(421);
+  });
+});
+
+describe('recurring series as calendarView/delta lists them', () => {
+  const person = (name: string) => ({
+    id: `u-${name}`,
+    userPrincipalName: `${name}@contoso.example`,
+    displayName: name,
+  });
+  const eventUrl = (user: string, id: string) =>
+    `${base}/v1.0/users/${encodeURIComponent(user)}/events/${encodeURIComponent(id)}`;
+
+  it('lists a plain occurrence as a stub of exactly seven keys, an exception and the series master in full, the master after every instance', async () => {
+    const sam = person('sam');
+    sim.addUser(TENANT, sam);
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const series = sim.addWeeklySeries(sam.id, meeting('stub review', '2027-03-08T09:00:00', '2027-03-08T09:30:00'), 3);
+    sim.changeOccurrence(sam.id, series.id, '2027-03-15', { subject: 'stub review (moved)' });
+    const { items } = await round(deltaUrl(sam.id), token, [UTC, 'odata.maxpagesize=2']);
+    expect(items.map((item) => item.type)).toEqual(['occurrence', 'exception', 'occurrence', 'seriesMaster']);
+    for (const stub of items.filter((item) => item.type === 'occurrence'))
+      expect(Object.keys(stub).sort()).toEqual(
+        ['@odata.type', '@odata.etag', 'id', 'seriesMasterId', 'type', 'start', 'end'].sort(),
+      );
+    expect(items[0]).toMatchObject({
+      seriesMasterId: series.id,
+      start: { dateTime: '2027-03-08T09:00:00.0000000', timeZone: 'UTC' },
+    });
+    expect(items[1]).toMatchObject({
+      subject: 'stub review (moved)',
+      seriesMasterId: series.id,
+      originalStart: '2027-03-15T09:00:00Z',
+      onlineMeeting: { joinUrl: expect.stringContaining('teams.microsoft.com') },
+    });
+    expect(items[3]).toMatchObject({
+      id: series.id,
+      iCalUId: series.iCalUId,
+      subject: 'stub review',
+      start: { dateTime: '2027-03-08T09:00:00.0000000' },
+      organizer: { emailAddress: { address: users.ada.userPrincipalName } },
+      attendees: [
+        expect.objectContaining({ emailAddress: expect.objectContaining({ address: users.bob.userPrincipalName }) }),
+      ],
+      onlineMeeting: { joinUrl: expect.stringContaining('teams.microsoft.com') },
+      recurrence: {
+        pattern: expect.objectContaining({ type: 'weekly', interval: 1, daysOfWeek: ['monday'] }),
+        range: expect.objectContaining({ type: 'numbered', startDate: '2027-03-08', numberOfOccurrences: 3 }),
+      },
+    });
+    expect(items[3]).not.toHaveProperty('originalStart');
+  });
+
+  it('leaves out the master of a series begun before the window; lists a series changed but for its times by its master alone, a moved one with every instance', async () => {
+    const tom = person('tom');
+    sim.addUser(TENANT, tom);
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const early = sim.addWeeklySeries(tom.id, meeting('early', '2027-02-22T09:00:00', '2027-02-22T09:30:00'), 3);
+    const inWindow = sim.addWeeklySeries(tom.id, meeting('in window', '2027-03-09T09:00:00', '2027-03-09T09:30:00'), 2);
+    const first = await round(deltaUrl(tom.id), token, [UTC]);
+    expect(first.items.map((item) => [item.type, item.seriesMasterId ?? item.id])).toEqual([
+      ['occurrence', early.id],
+      ['occurrence', early.id],
+      ['occurrence', inWindow.id],
+      ['occurrence', inWindow.id],
+      ['seriesMaster', inWindow.id],
+    ]);
+    sim.store.update(tom.id, early.id, (event) => {
+      event.subject = 'early, renamed';
+    });
+    sim.store.update(tom.id, inWindow.id, (event) => {
+      event.subject = 'in window, renamed';
+    });
+    // Only the masters, even the one begun before the window: a stub would show nothing of the change.
+    const renamed = await round(first.deltaLink, token, [UTC]);
+    expect(renamed.items.map((item) => [item.type, item.id, item.subject])).toEqual([
+      ['seriesMaster', early.id, 'early, renamed'],
+      ['seriesMaster', inWindow.id, 'in window, renamed'],
+    ]);
+    // Moved an hour: every instance again (as stubs), then its master.
+    sim.moveEvent(tom.id, inWindow.id, '2027-03-09T10:00:00', '2027-03-09T10:30:00');
+    const moved = await round(renamed.deltaLink, token, [UTC]);
+    expect(moved.items.map((item) => [item.type, (item.start as { dateTime: string }).dateTime])).toEqual([
+      ['occurrence', '2027-03-09T10:00:00.0000000'],
+      ['occurrence', '2027-03-16T10:00:00.0000000'],
+      ['seriesMaster', '2027-03-09T10:00:00.0000000'],
+    ]);
+    // A deleted series: every instance and its master removed.
+    sim.cancelEvent(tom.id, inWindow.id);
+    const gone = await round(moved.deltaLink, token, [UTC]);
+    expect(gone.items).toEqual(
+      [...moved.items.map((item) => item.id)].map((id) => ({ '@removed': { reason: 'deleted' }, id })),
+    );
+  });
+
+  it('GET events/{id}: a master in full with its recurrence, an occurrence in full, 404 ErrorItemNotFound for an unknown or deleted id, 401 without a token', async () => {
+    const uma = person('uma');
+    sim.addUser(TENANT, uma);
+    const token = await tokenFor(APP.clientId, APP.secret);
+    const series = sim.addWeeklySeries(uma.id, meeting('got', '2027-03-10T09:00:00', '2027-03-10T09:30:00'), 2);
+    const master = await get(eventUrl(uma.userPrincipalName, series.id), token);
+    expect(master.status).toBe(200);
+    expect(master.body).toMatchObject({
+      id: series.id,
+      type: 'seriesMaster',
+      subject: 'got',
+      iCalUId: series.iCalUId,
+      start: { dateTime: '2027-03-10T09:00:00.0000000', timeZone: 'UTC' },
+      recurrence: { range: expect.objectContaining({ numberOfOccurrences: 2 }) },
+    });
+    const { items } = await round(deltaUrl(uma.id), token, [UTC]);
+    const occurrence = await get(eventUrl(uma.id, items[0]!.id as string), token);
+    expect(occurrence.body).toMatchObject({ type: 'occurrence', subject: 'got', seriesMasterId: series.id });
+    const unknown = await get(eventUrl(uma.id, 'AAMkAGnot-an-event='), token);
+    expect([unknown.status, graphCode(unknown.body)]).toEqual([404, 'ErrorItemNotFound']);
+    sim.cancelEvent(uma.id, series.id);
+    const deleted = await get(eventUrl(uma.id, series.id), token);
+    expect([deleted.status, graphCode(deleted.body)]).toEqual([404, 'ErrorItemNotFound']);
+    const anonymous = await get(eventUrl(uma.id, series.id), undefined);
+    expect([anonymous.status, graphCode(anonymous.body)]).toEqual([401, 'InvalidAuthenticationToken']);
+  });
+
+  it('answers every second page shorter than odata.maxpagesize: only the nextLink says more follows', async () => {
+    const vic = person('vic');
+    sim.addUser(TENANT, vic);
+    const token = await tokenFor(APP.clientId, APP.secret);
+    for (let day = 1; day <= 9; day += 1)
+      sim.addEvent(vic.id, meeting(`day ${day}`, `2027-03-0${day}T09:00:00`, `2027-03-0${day}T09:30:00`));
+    const { pages, items } = await round(deltaUrl(vic.id), token, [UTC, 'odata.maxpagesize=4']);
+    expect(pages.map((page) => [page.value!.length, '@odata.nextLink' in page])).toEqual([
+      [4, true],
+      [2, true],
+      [3, false],
+    ]);
+    expect(items).toHaveLength(9);
   });
 });

@@ -468,3 +468,120 @@ describe('limits', () => {
     expect(error.message).toMatch(/byte limit/);
   });
 });
+
+describe('series: occurrences listed as stubs', () => {
+  /** A fetch that records the number of items of each calendar view page, and every URL asked for. */
+  function pageRecorder() {
+    const pages: number[] = [];
+    const asked: string[] = [];
+    const recording = editingFetch((json) => {
+      if (Array.isArray(json.value) && '@odata.context' in json) pages.push(json.value.length);
+      return json;
+    }, asked);
+    return { pages, asked, recording };
+  }
+  const masterGets = (asked: string[]) => asked.filter((url) => /\/users\/[^/]+\/events\/[^/?]+$/.test(url));
+
+  it("fills each plain occurrence from its master (title, link, organizer, attendees, the series' iCalUId); the master is no item; an exception keeps its own fields", async () => {
+    const ser = person('ser');
+    sim.addUser(TENANT, ser);
+    const series = sim.addWeeklySeries(
+      ser.id,
+      meeting('series review', '2027-03-08T09:00:00', '2027-03-08T09:30:00'),
+      3,
+    );
+    sim.changeOccurrence(ser.id, series.id, '2027-03-15', {
+      subject: 'series review (moved)',
+      start: '2027-03-15T11:00:00',
+      end: '2027-03-15T11:30:00',
+    });
+    const { asked, recording } = pageRecorder();
+    const changes = await provider('app', SECRET, recording).listChanges(ser.id, undefined, WINDOW);
+    expect(changes.items.map((item) => item.id)).not.toContain(series.id);
+    expect(
+      changes.items.map(({ occurrence: o }) => [
+        o.title,
+        o.start,
+        o.originalStart,
+        o.uid,
+        o.series,
+        o.links.conference,
+      ]),
+    ).toEqual([
+      ['series review', '2027-03-08T09:00:00.000Z', '2027-03-08T09:00:00.000Z', series.iCalUId, series.id, [JOIN]],
+      [
+        'series review (moved)',
+        '2027-03-15T11:00:00.000Z',
+        '2027-03-15T09:00:00.000Z',
+        series.iCalUId,
+        series.id,
+        [JOIN],
+      ],
+      ['series review', '2027-03-22T09:00:00.000Z', '2027-03-22T09:00:00.000Z', series.iCalUId, series.id, [JOIN]],
+    ]);
+    // The mailbox's own series (the master's isOrganizer): the organizer is the mailbox as the source names it.
+    expect(changes.items[0]!.occurrence).toMatchObject({
+      organizer: ser.id,
+      attendees: [{ email: bob.userPrincipalName, partstat: 'NEEDS-ACTION' }],
+    });
+    // The master was in the round: nothing fetched.
+    expect(masterGets(asked)).toEqual([]);
+  });
+
+  it(`fetches at most ${PROVIDER_LIMITS.seriesMastersPerListing} masters a listing: 1,000 series begun before the window cost ${PROVIDER_LIMITS.seriesMastersPerListing} GETs, the soonest series filled, the rest named as a limit`, async () => {
+    const many = person('many');
+    sim.addUser(TENANT, many);
+    // Each series began a week before the window: its master is not listed, its second occurrence is in the window.
+    count(1_000, (i) => {
+      const first = new Date(Date.parse('2027-02-22T00:00:00Z') + i * 10 * 60_000);
+      const end = new Date(first.getTime() + 5 * 60_000);
+      sim.addWeeklySeries(
+        many.id,
+        meeting(`series ${i}`, first.toISOString().slice(0, 19), end.toISOString().slice(0, 19)),
+        2,
+      );
+    });
+    const { asked, recording } = pageRecorder();
+    const changes = await provider('app', SECRET, recording).listChanges(many.id, undefined, WINDOW);
+    expect(masterGets(asked)).toHaveLength(PROVIDER_LIMITS.seriesMastersPerListing);
+    expect(new Set(masterGets(asked)).size).toBe(PROVIDER_LIMITS.seriesMastersPerListing);
+    expect(changes.items.map((item) => item.occurrence.title)).toEqual(
+      Array.from({ length: PROVIDER_LIMITS.seriesMastersPerListing }, (_, i) => `series ${i}`),
+    );
+    expect(changes.limits).toEqual([
+      expect.objectContaining({ limit: 'series-masters-per-listing', reason: expect.stringMatching(/800 series/) }),
+    ]);
+    expect(changes).toMatchObject({ removed: [], truncated: false });
+  });
+
+  it('answers a 404 for a master as the series gone: its occurrences removed with a reason, the listing goes on', async () => {
+    const gon = person('gon');
+    sim.addUser(TENANT, gon);
+    const series = sim.addWeeklySeries(gon.id, meeting('gone series', '2027-02-22T09:00:00', '2027-02-22T09:30:00'), 3);
+    sim.addEvent(gon.id, meeting('one-off', '2027-03-10T10:00:00', '2027-03-10T10:30:00'));
+    const stubIds: string[] = [];
+    // The series is deleted between the round and the GET of its master.
+    const deleting = editingFetch((json) => {
+      for (const item of (json.value as Array<{ id: string; type?: string }> | undefined) ?? [])
+        if (item.type === 'occurrence') stubIds.push(item.id);
+      if (Array.isArray(json.value)) sim.store.calendar(gon.id).events.delete(series.id);
+      return json;
+    });
+    const changes = await provider('app', SECRET, deleting).listChanges(gon.id, undefined, WINDOW);
+    expect(changes.items.map((item) => item.occurrence.title)).toEqual(['one-off']);
+    expect(changes.removed.sort()).toEqual(stubIds.sort());
+    expect(stubIds).toHaveLength(2);
+    expect(changes.problems).toEqual([expect.stringMatching(/^2 instance\(s\) of 1 series Graph no longer holds/)]);
+  });
+
+  it('reads every page however short: 600 events in pages of at most 250, every second one short, none lost', async () => {
+    const pag = person('pag');
+    sim.addUser(TENANT, pag);
+    count(600, (i) => sim.addEvent(pag.id, meeting(`pag ${i}`, at(i % 80, i % 30), at(i % 80, 40))));
+    const { pages, recording } = pageRecorder();
+    const changes = await provider('app', SECRET, recording).listChanges(pag.id, undefined, WINDOW);
+    expect(pages).toEqual([250, 125, 225]);
+    expect(new Set(changes.items.map((item) => item.occurrence.title)).size).toBe(600);
+    expect(changes).toMatchObject({ truncated: false, calls: 4 });
+  });
+});

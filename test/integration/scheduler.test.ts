@@ -41,7 +41,6 @@ import {
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
 import { meetingItem } from '../fixtures/store-reader';
-import { sharedTemplate } from '../infra/synth';
 
 const service = new SimulatedServiceApi();
 let pipeline: LocalPipeline;
@@ -51,9 +50,10 @@ let executions: LocalExecutions;
 let now: number;
 
 beforeAll(async () => {
-  definition = launcherDefinition(sharedTemplate().toJSON());
   pipeline = await startLocalPipeline();
   resources = await createResources();
+  // The launcher of the stack these resources were created from.
+  definition = launcherDefinition(resources.deployment.resources.template);
   await service.start();
   service.apiKeys.set('k', 'all');
 });

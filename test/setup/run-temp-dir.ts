@@ -8,11 +8,12 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SYNTH_SHARE_VARIABLE } from '../../local/template/synth-share';
 
 export const RUN_TEMP_PREFIX = 'meeting-pipeline-test-';
 
 /** Names the folder, inside the run's, for what test files share (one synthesized template per setting). */
-export const SHARED_DIR_VARIABLE = 'MEETING_PIPELINE_TEST_SHARED';
+export const SHARED_DIR_VARIABLE = SYNTH_SHARE_VARIABLE;
 const SHARED_DIR = 'shared';
 
 /**

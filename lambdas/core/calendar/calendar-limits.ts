@@ -34,6 +34,8 @@ export const COMPANY_CALENDAR_LIMITS = [
   'schedules-per-source-day',
   /** A user's listing held more instances than are kept (PROVIDER_LIMITS.itemsPerUser). */
   'items-per-user',
+  /** A Graph listing named more series to fetch the master of than one listing fetches (PROVIDER_LIMITS.seriesMastersPerListing). */
+  'series-masters-per-listing',
 ] as const;
 export type CalendarLimit = (typeof CALENDAR_LIMITS)[number] | (typeof COMPANY_CALENDAR_LIMITS)[number];
 

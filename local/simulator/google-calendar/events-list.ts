@@ -11,6 +11,8 @@
  * - a sync token the server voided (expired, ACL change, ...) answers 410 with reason
  *   `fullSyncRequired`: the client must drop its store and list in full again;
  * - every page but the last carries `nextPageToken`, the last carries `nextSyncToken`;
+ * - `maxResults` is an upper bound, not a promise: every second page of a list holds
+ *   at most half of it (SHORT_PAGE_EVERY), so only `nextPageToken` tells a page is not the last;
  * - an incremental list holds only what changed since the token, and deleted or
  *   cancelled events always appear there (with `status: "cancelled"`), whatever
  *   `showDeleted` says; a full list shows them only with `showDeleted=true`.
@@ -25,6 +27,8 @@ import type { UserQuotas } from './user-quota';
 
 export const DEFAULT_PAGE_SIZE = 250;
 export const MAX_PAGE_SIZE = 2500;
+/** Every this many pages of one list, a page holds at most half of `maxResults` (Google may answer fewer). */
+const SHORT_PAGE_EVERY = 2;
 const FILTERS_REFUSED_WITH_SYNC_TOKEN = [
   'timeMin',
   'timeMax',
@@ -40,6 +44,8 @@ const RFC3339_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]
 interface PageCursor {
   queryKey: string;
   offset: number;
+  /** Pages of this list answered before this one. */
+  pageIndex: number;
   /** The change counter when the first page was served: the sync token the last page hands out. */
   snapshotSeq: number;
 }
@@ -112,7 +118,7 @@ export class EventsList {
       }
       cursor = found;
     } else {
-      cursor = { queryKey, offset: 0, snapshotSeq: this.store.lastChangeSeq };
+      cursor = { queryKey, offset: 0, pageIndex: 0, snapshotSeq: this.store.lastChangeSeq };
     }
 
     let items: ListedItem[];
@@ -136,7 +142,8 @@ export class EventsList {
       );
     }
 
-    const page = items.slice(cursor.offset, cursor.offset + maxResults);
+    const taken = cursor.pageIndex % SHORT_PAGE_EVERY === 1 ? Math.max(1, Math.floor(maxResults / 2)) : maxResults;
+    const page = items.slice(cursor.offset, cursor.offset + taken);
     const nextOffset = cursor.offset + page.length;
     const body: Record<string, unknown> = {
       kind: 'calendar#events',
@@ -147,7 +154,7 @@ export class EventsList {
     };
     if (nextOffset < items.length) {
       const next = randomToken();
-      this.pageCursors.set(next, { ...cursor, offset: nextOffset });
+      this.pageCursors.set(next, { ...cursor, offset: nextOffset, pageIndex: cursor.pageIndex + 1 });
       body.nextPageToken = next;
     } else {
       const next = randomToken();

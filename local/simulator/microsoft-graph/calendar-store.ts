@@ -157,11 +157,22 @@ export class CalendarStore {
     return ids;
   }
 
-  private log(userId: string, ids: string[], changeType: 'created' | 'updated' | 'deleted' = 'updated'): void {
+  /**
+   * Logs a change to view items. `event`: the series whose definition changed, so a
+   * delta round lists its master too (subscriptions are told of the master only when
+   * no instance changed).
+   */
+  private log(
+    userId: string,
+    ids: string[],
+    changeType: 'created' | 'updated' | 'deleted' = 'updated',
+    event?: StoredEvent,
+  ): void {
     const calendar = this.calendar(userId);
     this.seq += 1;
     for (const id of ids) calendar.changes.push({ seq: this.seq, id });
-    this.onChange?.(userId, ids, changeType);
+    if (event?.weekly !== undefined) calendar.changes.push({ seq: this.seq, id: event.id });
+    this.onChange?.(userId, ids.length === 0 && event !== undefined ? [event.id] : ids, changeType);
   }
 
   add(
@@ -181,7 +192,7 @@ export class CalendarStore {
         : { weekly: { count: options.weeklyCount, exceptions: new Map(), cancelled: new Set<string>() } }),
     };
     this.calendar(userId).events.set(event.id, event);
-    this.log(userId, this.allIds(event), 'created');
+    this.log(userId, this.allIds(event), 'created', event);
     return event;
   }
 
@@ -191,13 +202,21 @@ export class CalendarStore {
     return event;
   }
 
-  /** Applies a change to an event (or series) and logs every view item it touches. */
+  /**
+   * Applies a change to an event (or series) and logs every view item it touches. A
+   * change to a series that leaves its times alone (subject, link, attendees, answers)
+   * is logged on its master alone: a stub shows nothing of it, so a client must carry
+   * the master's change to the occurrences it holds.
+   */
   update(userId: string, eventId: string, change: (event: StoredEvent) => void): StoredEvent {
     const event = this.event(userId, eventId);
     const before = this.allIds(event);
+    const times = () => JSON.stringify([event.start, event.end, event.timeZone, event.weekly?.count]);
+    const timesBefore = times();
     change(event);
     event.lastModified = this.now();
-    this.log(userId, [...new Set([...before, ...this.allIds(event)])]);
+    const masterOnly = event.weekly !== undefined && times() === timesBefore;
+    this.log(userId, masterOnly ? [] : [...new Set([...before, ...this.allIds(event)])], 'updated', event);
     return event;
   }
 
@@ -224,7 +243,7 @@ export class CalendarStore {
   remove(userId: string, eventId: string): void {
     const event = this.event(userId, eventId);
     this.calendar(userId).events.delete(eventId);
-    this.log(userId, this.allIds(event), 'deleted');
+    this.log(userId, this.allIds(event), 'deleted', event);
   }
 
   /** Every view item of the mailbox whose time overlaps [start, end). */
@@ -233,6 +252,38 @@ export class CalendarStore {
     for (const event of this.calendar(userId).events.values())
       for (const item of this.expand(event)) if (item.startInstant < end && item.endInstant > start) items.push(item);
     return items.sort((a, b) => a.startInstant - b.startInstant || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * A series whose first occurrence overlaps [start, end): Graph's delta lists such a
+   * master itself, and leaves out the master of a series that began before the window.
+   * `changed`: the series changed since the last round, which lists its master when
+   * any instance overlaps the window (else the change would go unseen).
+   */
+  masterInView(userId: string, eventId: string, start: number, end: number, changed = false): StoredEvent | undefined {
+    const event = this.calendar(userId).events.get(eventId);
+    if (event?.weekly === undefined) return undefined;
+    const first = wallToInstant(event.start, event.timeZone);
+    const firstEnd = wallToInstant(event.end, event.timeZone);
+    if (first < end && firstEnd > start) return event;
+    return changed && this.expand(event).some((item) => item.startInstant < end && item.endInstant > start)
+      ? event
+      : undefined;
+  }
+
+  /** The series masters of the mailbox listed in a view of [start, end) (masterInView). */
+  mastersInView(userId: string, start: number, end: number): StoredEvent[] {
+    return [...this.calendar(userId).events.keys()]
+      .map((id) => this.masterInView(userId, id, start, end))
+      .filter((event): event is StoredEvent => event !== undefined)
+      .sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** A view item by id (a single event, an occurrence or an exception), wherever its time lies. */
+  item(userId: string, id: string): ViewItem | undefined {
+    for (const event of this.calendar(userId).events.values())
+      for (const item of this.expand(event)) if (item.id === id) return item;
+    return undefined;
   }
 
   /** The distinct ids changed in the mailbox after sequence `since`, in the order of their last change. */

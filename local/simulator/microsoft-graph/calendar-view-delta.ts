@@ -13,21 +13,28 @@
  *   the simulator refuses it, so a client that thinks it moved its window learns it did not);
  * - 410 `syncStateNotFound`: a token the mailbox voided (a full sync must follow).
  * A round's first call pages the whole view; the last page's deltaLink then
- * returns what changed since the round began: changed items in full, and items
- * deleted or moved out of the window as `@removed` with reason `deleted`.
+ * returns what changed since the round began: changed items, and items deleted or
+ * moved out of the window as `@removed` with reason `deleted`. As Graph does, a plain
+ * occurrence of a series is a stub (its id, series, type and times only: no subject,
+ * link or attendees), an exception is written in full, and a series' master is
+ * listed in full, after the instances, when its first occurrence lies in the window.
+ * Every second page is short (SHORT_PAGE_EVERY): only a nextLink says more follows.
  */
 import { randomBytes } from 'node:crypto';
 import type { CalendarStore } from './calendar-store';
 import type { Directory } from './directory';
-import { eventJson } from './event-json';
-import { authenticate, holdsRole } from './graph-auth';
+import { eventJson, occurrenceStub, seriesMasterJson } from './event-json';
 import type { GraphRefusal } from './graph-errors';
+import { mailboxAccess } from './mailbox-access';
+import { parsePrefer } from './prefer-header';
 import type { MailboxThrottle } from './throttle';
-import { isKnownZone } from './time-zones';
 
-const CALENDAR_READ_ROLES = ['Calendars.Read', 'Calendars.ReadBasic.All', 'Calendars.ReadWrite'];
-/** Graph's page size for this call when the client states none. */
-const DEFAULT_PAGE_SIZE = 10;
+/**
+ * Every second page of a round holds at most half of what was asked: Graph's
+ * `odata.maxpagesize` is an upper bound, so a client that reads a short page as
+ * the last one loses the rest here, as it would against Graph.
+ */
+const SHORT_PAGE_EVERY = 2;
 
 interface SyncState {
   tenantId: string;
@@ -41,6 +48,8 @@ interface SyncState {
   /** For a skip token: the ids the round returns, and where the next page starts. */
   pending?: string[];
   offset?: number;
+  /** For a skip token: how many pages of the round were answered before. */
+  pageIndex?: number;
   /** For a skip token in an incremental round: the sequence the changes are counted from. */
   since?: number;
 }
@@ -61,23 +70,9 @@ function refuse(status: number, code: string, message: string, headers?: Record<
   return { status, refusal: { status, code, message, ...(headers === undefined ? {} : { headers }) } };
 }
 
-function parsePrefer(prefer: string[]): { pageSize: number; zone: string; applied: string[] } {
-  let pageSize = DEFAULT_PAGE_SIZE;
-  let zone = 'UTC';
-  const applied: string[] = [];
-  for (const part of prefer.flatMap((header) => header.split(','))) {
-    const [rawName, ...rest] = part.trim().split('=');
-    const name = rawName?.trim().toLowerCase();
-    const value = rest.join('=').trim().replace(/^"|"$/g, '');
-    if (name === 'odata.maxpagesize' && /^\d+$/.test(value) && Number(value) > 0) {
-      pageSize = Number(value);
-      applied.push(`odata.maxpagesize=${pageSize}`);
-    } else if (name === 'outlook.timezone' && isKnownZone(value)) {
-      zone = value;
-      applied.push(`outlook.timezone="${zone}"`);
-    }
-  }
-  return { pageSize, zone, applied };
+/** Changed ids with the series masters moved after the instances, each group in its order. */
+function mastersLast(ids: string[], isMaster: (id: string) => boolean): string[] {
+  return [...ids.filter((id) => !isMaster(id)), ...ids.filter(isMaster)];
 }
 
 export class CalendarViewDelta {
@@ -90,29 +85,10 @@ export class CalendarViewDelta {
   ) {}
 
   answer(request: DeltaRequest): DeltaAnswer {
-    const now = this.directory.now();
-    const authenticated = authenticate(this.directory, request.authorization);
-    if ('refusal' in authenticated) return { status: authenticated.refusal.status, refusal: authenticated.refusal };
-    const { token, app } = authenticated;
-    if (!holdsRole(authenticated, CALENDAR_READ_ROLES) || app === undefined)
-      return refuse(403, 'ErrorAccessDenied', 'Access is denied: the app holds no permission to read calendars.');
-    const user = this.directory.findUser(token.tenantId, request.userKey);
-    if (user === undefined)
-      return refuse(404, 'ErrorInvalidUser', `The requested user '${request.userKey}' is invalid.`);
-    if (app.allowedUsers !== undefined && !app.allowedUsers.has(user.id))
-      return refuse(
-        403,
-        'ErrorAccessDenied',
-        'Access to OData is disabled: [RAOP] : Blocked by tenant configured AppOnly AccessPolicy settings.',
-      );
-    const wait = this.throttle.admit(app.clientId, user.id, now);
-    if (wait !== undefined)
-      return refuse(
-        429,
-        'ApplicationThrottled',
-        'The application is over its request limit for this mailbox; retry after the time given.',
-        { 'Retry-After': String(wait) },
-      );
+    const access = mailboxAccess(this.directory, this.throttle, request.authorization, request.userKey);
+    if ('refusal' in access) return { status: access.refusal.status, refusal: access.refusal };
+    const { app, user } = access;
+    const token = { tenantId: access.tenantId };
 
     const { pageSize, zone, applied } = parsePrefer(request.prefer);
     const skipToken = request.query.get('$skiptoken');
@@ -124,6 +100,7 @@ export class CalendarViewDelta {
     let state: SyncState;
     let ids: string[];
     let offset: number;
+    let pageIndex = 0;
     let since: number | undefined;
     if (skipToken !== null || deltaToken !== null) {
       const found = this.states.get((skipToken ?? deltaToken)!);
@@ -151,12 +128,16 @@ export class CalendarViewDelta {
       if (isSkip) {
         ids = found.pending!;
         offset = found.offset!;
+        pageIndex = found.pageIndex ?? 0;
         since = found.since;
       } else {
         // An incremental round: everything logged since the last round began.
         since = found.roundSeq;
         state = { ...found, roundSeq: this.store.sequence() };
-        ids = this.store.changedSince(user.id, since);
+        ids = mastersLast(
+          this.store.changedSince(user.id, since),
+          (id) => calendar.events.get(id)?.weekly !== undefined,
+        );
         offset = 0;
       }
     } else {
@@ -179,32 +160,43 @@ export class CalendarViewDelta {
         generation: calendar.syncGeneration,
         roundSeq: this.store.sequence(),
       };
-      ids = this.store.view(user.id, start, end).map((item) => item.id);
+      // Masters after every instance: a client must read the whole round before filling an occurrence.
+      ids = [
+        ...this.store.view(user.id, start, end).map((item) => item.id),
+        ...this.store.mastersInView(user.id, start, end).map((event) => event.id),
+      ];
       offset = 0;
     }
 
-    const page = ids.slice(offset, offset + pageSize);
+    const taken = pageIndex % SHORT_PAGE_EVERY === 1 ? Math.max(1, Math.floor(pageSize / 2)) : pageSize;
+    const page = ids.slice(offset, offset + taken);
     // The view is read once per page, not once per item: a test's calendar may hold thousands.
     const inView = new Map(this.store.view(user.id, state.start, state.end).map((item) => [item.id, item]));
-    const value = page.map((id) => {
+    const value = page.flatMap((id) => {
       const item = inView.get(id);
-      return item === undefined ? { '@removed': { reason: 'deleted' }, id } : eventJson(item, zone);
+      if (item !== undefined) return [item.type === 'occurrence' ? occurrenceStub(item, zone) : eventJson(item, zone)];
+      const master = this.store.masterInView(user.id, id, state.start, state.end, since !== undefined);
+      if (master !== undefined) return [seriesMasterJson(master, zone)];
+      // A live series whose first occurrence lies outside the window: its master is not listed, nor removed.
+      if (calendar.events.has(id)) return [];
+      return [{ '@removed': { reason: 'deleted' }, id }];
     });
     const link = `${request.baseUrl}/v1.0/users/${encodeURIComponent(request.userKey)}/calendarView/delta`;
     const body: Record<string, unknown> = {
       '@odata.context': `${request.baseUrl}/v1.0/$metadata#Collection(event)`,
     };
     const handle = randomBytes(24).toString('base64url');
-    if (offset + pageSize < ids.length) {
+    if (offset + taken < ids.length) {
       this.states.set(handle, {
         ...state,
         pending: ids,
-        offset: offset + pageSize,
+        offset: offset + taken,
+        pageIndex: pageIndex + 1,
         ...(since === undefined ? {} : { since }),
       });
       body['@odata.nextLink'] = `${link}?$skiptoken=${handle}`;
     } else {
-      const { pending: _pending, offset: _offset, since: _since, ...closed } = state;
+      const { pending: _pending, offset: _offset, pageIndex: _pageIndex, since: _since, ...closed } = state;
       this.states.set(handle, closed);
       body['@odata.deltaLink'] = `${link}?$deltatoken=${handle}`;
     }

@@ -1,11 +1,22 @@
 /**
- * A calendar view item as Graph writes it in a delta page: times in the zone the
- * client asked for with `Prefer: outlook.timezone` (UTC when it asked for none,
- * as Graph does), an occurrence's `seriesMasterId` and `type`, the online
- * meeting's join link, and the mailbox's own response beside each attendee's.
+ * An event as Graph writes it: times in the zone the client asked for with
+ * `Prefer: outlook.timezone` (UTC when it asked for none, as Graph does), an
+ * occurrence's `seriesMasterId` and `type`, the online meeting's join link, and the
+ * mailbox's own response beside each attendee's. A delta page writes a plain
+ * occurrence of a series as a stub (occurrenceStub) and the series itself as its
+ * master (seriesMasterJson); a GET of one event writes it in full.
  */
-import type { ViewItem } from './calendar-store';
-import { instantToWall } from './time-zones';
+import { createHash } from 'node:crypto';
+import type { StoredEvent, ViewItem } from './calendar-store';
+import { instantToWall, wallToInstant } from './time-zones';
+
+const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/** A weak ETag that changes with every change to the event (Graph's is the item's change key). */
+function etag(event: StoredEvent, id: string): string {
+  const key = createHash('sha256').update(`${id}|${event.lastModified}`).digest('base64').slice(0, 28);
+  return `W/"${key}"`;
+}
 
 function dateTimeIn(instant: number, zone: string): { dateTime: string; timeZone: string } {
   return { dateTime: instantToWall(instant, zone), timeZone: zone };
@@ -16,6 +27,7 @@ export function eventJson(item: ViewItem, zone: string): Record<string, unknown>
   const lastModified = new Date(event.lastModified).toISOString();
   return {
     '@odata.type': '#microsoft.graph.event',
+    '@odata.etag': etag(event, item.id),
     id: item.id,
     // Graph gives each occurrence of a series an iCalUId of its own (the same in every attendee's copy).
     iCalUId:
@@ -49,5 +61,63 @@ export function eventJson(item: ViewItem, zone: string): Record<string, unknown>
     body: { contentType: 'html', content: event.body ?? '' },
     lastModifiedDateTime: lastModified,
     createdDateTime: lastModified,
+  };
+}
+
+/**
+ * A plain occurrence as calendarView/delta lists it: its slot's times and its series,
+ * nothing else (microsoft-graph-docs #1716, #7632, #22197).
+ */
+export function occurrenceStub(item: ViewItem, zone: string): Record<string, unknown> {
+  return {
+    '@odata.type': '#microsoft.graph.event',
+    '@odata.etag': etag(item.event, item.id),
+    id: item.id,
+    seriesMasterId: item.seriesMasterId,
+    type: 'occurrence',
+    start: dateTimeIn(item.startInstant, zone),
+    end: dateTimeIn(item.endInstant, zone),
+  };
+}
+
+/**
+ * A weekly series' master in full: the first occurrence's times, the series'
+ * iCalUId (each occurrence has one of its own) and its recurrence.
+ */
+export function seriesMasterJson(event: StoredEvent, zone: string): Record<string, unknown> {
+  const first: ViewItem = {
+    id: event.id,
+    event,
+    type: 'singleInstance',
+    startWall: event.start,
+    endWall: event.end,
+    startInstant: wallToInstant(event.start, event.timeZone),
+    endInstant: wallToInstant(event.end, event.timeZone),
+    subject: event.subject,
+  };
+  const { originalStart: _slot, ...json } = eventJson(first, zone);
+  const startDate = event.start.slice(0, 10);
+  return {
+    ...json,
+    type: 'seriesMaster',
+    seriesMasterId: null,
+    recurrence: {
+      pattern: {
+        type: 'weekly',
+        interval: 1,
+        month: 0,
+        dayOfMonth: 0,
+        daysOfWeek: [DAY_NAMES[new Date(`${startDate}T00:00:00Z`).getUTCDay()]],
+        firstDayOfWeek: 'sunday',
+        index: 'first',
+      },
+      range: {
+        type: 'numbered',
+        startDate,
+        endDate: '0001-01-01',
+        recurrenceTimeZone: event.timeZone,
+        numberOfOccurrences: event.weekly?.count ?? 1,
+      },
+    },
   };
 }

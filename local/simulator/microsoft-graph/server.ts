@@ -2,7 +2,7 @@
  * One HTTP server on 127.0.0.1 answering as both the identity platform's token
  * endpoint and Graph (a client is configured with the same base URL for both):
  * `POST /{tenant}/oauth2/v2.0/token`,
- * `GET /v1.0/users/{user}/calendarView/delta`,
+ * `GET /v1.0/users/{user}/calendarView/delta`, `GET /v1.0/users/{user}/events/{id}`,
  * `GET /v1.0/groups/{id}/transitiveMembers/microsoft.graph.user`, and the
  * change-notification subscriptions (`POST /v1.0/subscriptions`, `PATCH` and
  * `DELETE /v1.0/subscriptions/{id}`: subscriptions.ts). Anything else is a 404 in
@@ -12,6 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { onlyLoopbackHosts } from '../../loopback-host';
 import type { CalendarViewDelta } from './calendar-view-delta';
 import type { Directory } from './directory';
+import type { EventGet } from './event-get';
 import { type GraphRefusal, graphErrorBody, identityErrorBody } from './graph-errors';
 import type { GroupMembers } from './group-members';
 import type { SubscriptionAnswer, Subscriptions } from './subscriptions';
@@ -22,6 +23,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 
 const TOKEN_PATH = /^\/([^/]+)\/oauth2\/v2\.0\/token$/;
 const DELTA_PATH = /^\/v1\.0\/users\/([^/]+)\/calendarView\/delta$/i;
+const EVENT_PATH = /^\/v1\.0\/users\/([^/]+)\/events\/([^/]+)$/i;
 const SUBSCRIPTIONS_PATH = /^\/v1\.0\/subscriptions(?:\/([^/]+))?$/i;
 const MEMBERS_PATH = /^\/v1\.0\/groups\/([^/]+)\/transitiveMembers\/microsoft\.graph\.user$/i;
 
@@ -59,6 +61,7 @@ export class GraphHttpServer {
     private readonly delta: CalendarViewDelta,
     private readonly members: GroupMembers,
     private readonly subscriptions: Subscriptions,
+    private readonly events: EventGet,
   ) {}
 
   async start(): Promise<string> {
@@ -135,6 +138,20 @@ export class GraphHttpServer {
       const answer = this.delta.answer({
         userKey: decodeURIComponent(deltaMatch[1]!),
         query: url.searchParams,
+        authorization: request.headers.authorization,
+        prefer: prefer === undefined ? [] : Array.isArray(prefer) ? prefer : [prefer],
+        baseUrl: this.baseUrl,
+      });
+      if ('refusal' in answer) this.graphRefusal(response, answer.refusal);
+      else sendJson(response, 200, answer.body, answer.headers);
+      return;
+    }
+    const eventMatch = EVENT_PATH.exec(url.pathname);
+    if (eventMatch !== null && request.method === 'GET') {
+      const prefer = request.headers.prefer;
+      const answer = this.events.answer({
+        userKey: decodeURIComponent(eventMatch[1]!),
+        eventId: decodeURIComponent(eventMatch[2]!),
         authorization: request.headers.authorization,
         prefer: prefer === undefined ? [] : Array.isArray(prefer) ? prefer : [prefer],
         baseUrl: this.baseUrl,

@@ -12,6 +12,7 @@ import type { Attendee, EventFields, OccurrenceChange, StoredEvent } from './cal
 import { CalendarStore } from './calendar-store';
 import { CalendarViewDelta } from './calendar-view-delta';
 import { Directory, type SimulatedGroup, type SimulatedUser } from './directory';
+import { EventGet } from './event-get';
 import { GroupMembers } from './group-members';
 import { GraphHttpServer } from './server';
 import { type LifecycleEvent, Subscriptions } from './subscriptions';
@@ -45,6 +46,7 @@ export class MicrosoftGraphSimulator {
       new CalendarViewDelta(this.directory, this.store, this.throttle),
       new GroupMembers(this.directory),
       this.subscriptions,
+      new EventGet(this.directory, this.store, this.throttle),
     );
   }
 

@@ -40,7 +40,17 @@ export interface KeptItems {
   items: ProviderItem[];
   cursor: string | undefined;
   window: SyncWindow;
+  /** KEPT_ITEMS_FORMAT when kept; absent in items kept before formats were named. */
+  format?: number;
 }
+
+/**
+ * The form kept items are written in. 2: a Graph series' plain occurrences are filled from
+ * their master; before, they were kept as Graph lists them, without title or link, and an
+ * incremental listing would never name them again. Items of another form are read without
+ * their cursor, so the user's next listing is full and replaces them.
+ */
+export const KEPT_ITEMS_FORMAT = 2;
 
 /** A compressed kept set must fit in an item with room to spare; a larger one is not kept (the next listing is full). */
 const MAX_STORED_ITEMS_BYTES = 300 * 1024;
@@ -174,7 +184,8 @@ export const companyStore = (table: TableAccess) => ({
     );
     if (Item === undefined || !(Item.items instanceof Uint8Array)) return undefined;
     try {
-      return JSON.parse(brotliDecompressSync(Item.items).toString('utf8')) as KeptItems;
+      const kept = JSON.parse(brotliDecompressSync(Item.items).toString('utf8')) as KeptItems;
+      return kept.format === KEPT_ITEMS_FORMAT ? kept : { ...kept, cursor: undefined };
     } catch {
       return undefined;
     }
@@ -182,7 +193,7 @@ export const companyStore = (table: TableAccess) => ({
 
   /** Keeps the items and cursor; false (and nothing kept, so the next listing is full) when they are too large. */
   async putKept(scopeId: string, kept: KeptItems): Promise<boolean> {
-    const compressed = brotliCompressSync(JSON.stringify(kept));
+    const compressed = brotliCompressSync(JSON.stringify({ ...kept, format: KEPT_ITEMS_FORMAT }));
     if (compressed.length > MAX_STORED_ITEMS_BYTES) {
       await this.deleteKept(scopeId);
       return false;

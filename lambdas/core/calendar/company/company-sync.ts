@@ -190,9 +190,13 @@ async function syncUnderLease(
     });
     current = current.slice(0, PROVIDER_LIMITS.itemsPerUser);
   }
+  // What the provider could not read in full (Graph: series whose master was not fetched) is missing too.
+  const providerLimits = changes.limits ?? [];
+  limits.push(...providerLimits);
+  problems.push(...(changes.problems ?? []));
   // A cut listing, or kept instances cut to the limit, keep no cursor: what was left out is listed again in
   // full, never lost to an incremental listing that would not name it again.
-  const cursor = cut ? undefined : changes.cursor;
+  const cursor = cut || providerLimits.length > 0 ? undefined : changes.cursor;
   if (!(await deps.company.putKept(scopeId, { items: current, cursor, window })))
     problems.push('the kept instances are too large to keep: the next sync lists this calendar in full again');
 
@@ -266,7 +270,7 @@ async function listChanges(
 ): Promise<{ changes: ChangeSet; window: SyncWindow; replaced: boolean }> {
   if (kept?.cursor !== undefined && Date.parse(kept.window.to) >= lookaheadEnd) {
     try {
-      const changes = await provider.listChanges(user, kept.cursor, kept.window);
+      const changes = await provider.listChanges(user, kept.cursor, kept.window, kept.items);
       return { changes, window: kept.window, replaced: changes.full };
     } catch (error) {
       if (!(error instanceof CursorVoidError)) throw error;

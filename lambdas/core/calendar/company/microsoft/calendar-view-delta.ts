@@ -2,13 +2,16 @@
  * A user's changes from Graph's calendarView/delta. A full listing asks for the
  * window and follows `@odata.nextLink` to the `@odata.deltaLink`, which is the
  * cursor; an incremental one GETs that deltaLink and follows its pages the same
- * way. Removals (`@removed`) come back as removed ids. What a listing may cost
- * is bounded (PROVIDER_LIMITS): items past itemsPerUser are paged over and
- * dropped (`truncated`), and no more than pagesPerListing pages are read.
+ * way. Removals (`@removed`) come back as removed ids. A plain occurrence of a
+ * series comes as a stub and is filled from its series master once the whole
+ * round is read, and every instance takes the series' iCalUId (occurrence-fill.ts); a master is the series, not a meeting, and
+ * is never an item itself. What a listing may cost is bounded (PROVIDER_LIMITS):
+ * items past itemsPerUser are paged over and dropped (`truncated`), no more than
+ * pagesPerListing pages are read, and no more than seriesMastersPerListing
+ * masters fetched.
  */
 import * as z from 'zod/mini';
 import {
-  AccessRevokedError,
   type ChangeSet,
   CursorVoidError,
   PROVIDER_LIMITS,
@@ -16,9 +19,12 @@ import {
   ProviderUnavailableError,
   type SyncWindow,
 } from '../provider-contract';
-import { type GraphClient, graphError } from './graph-client';
+import { calendarRefusal } from './calendar-refusal';
+import { readDeltaEntry } from './delta-entry';
+import type { GraphClient } from './graph-client';
 import { normaliseGraphEvent } from './graph-event';
-import type { CallCount, HttpAnswer } from './graph-http';
+import type { CallCount } from './graph-http';
+import { fillOccurrences, keptOfChangedSeries, type SeriesMember } from './occurrence-fill';
 
 const DeltaPage = z.object({
   value: z.array(z.unknown()),
@@ -29,38 +35,13 @@ const DeltaPage = z.object({
 /** UTC times (the normaliser reads no other zone) and pages as large as we take. */
 export const DELTA_PREFER = `outlook.timezone="UTC", odata.maxpagesize=${PROVIDER_LIMITS.pageSize}`;
 
-/**
- * Graph's refusal of a user's calendar as the contract's errors. 403
- * `ErrorAccessDenied` means one of two things: the app lacks Calendars.Read (the
- * tenant's grant, so every user: 'source'), or the tenant's application access
- * policy leaves this mailbox out (this user: 'user'). Graph's message for the
- * latter names the policy ("… AccessPolicy settings"), so that decides.
- */
-function calendarRefusal(answer: HttpAnswer, user: string, onCursor: boolean): Error {
-  const { code, message, words } = graphError(answer);
-  if (answer.status === 410) return new CursorVoidError(`Graph voided the sync state of ${user}'s calendar: ${words}`);
-  // A delta or skip token Graph no longer takes (ErrorInvalidUrlQuery): only a full listing recovers.
-  if (answer.status === 400 && onCursor) return new CursorVoidError(`Graph refused the kept delta token: ${words}`);
-  if (answer.status === 403) {
-    const policy = /access ?policy|Access to OData is disabled/i.test(message);
-    return policy
-      ? new AccessRevokedError('user', `the tenant's application access policy leaves out this mailbox: ${words}`)
-      : new AccessRevokedError('source', `Graph refused to read calendars (the app needs Calendars.Read): ${words}`);
-  }
-  if (answer.status === 404)
-    return new AccessRevokedError(
-      'user',
-      `Graph knows no mailbox ${JSON.stringify(user)} (${code || 'HTTP 404'}): ${words}`,
-    );
-  return new ProviderUnavailableError(`Graph answered HTTP ${answer.status} for ${user}'s calendar view: ${words}`);
-}
-
 export async function listCalendarChanges(
   graph: GraphClient,
   user: string,
   cursor: string | undefined,
   window: SyncWindow,
   count: CallCount,
+  kept: readonly ProviderItem[] = [],
 ): Promise<ChangeSet> {
   const full = cursor === undefined;
   if (cursor !== undefined && !graph.isOwnLink(cursor))
@@ -73,9 +54,37 @@ export async function listCalendarChanges(
     });
   // The user as the source names it (UPN, or object id): the name the rules know the owner by.
   const mailbox = user.toLowerCase();
-  const items = new Map<string, ProviderItem>();
+  // In listing order: an item read, or an instance of a series to fill once the round is read.
+  const items = new Map<string, ProviderItem | SeriesMember>();
   const removed = new Set<string>();
+  // Series masters of the round: not meetings, the fields their stubs lack (kept no more than instances are).
+  const masters = new Map<string, Record<string, unknown>>();
   let truncated = false;
+  const finish = async (next: string, cut: boolean): Promise<ChangeSet> => {
+    const members = [
+      ...[...items.values()].filter((entry): entry is SeriesMember => !('occurrence' in entry)),
+      ...keptOfChangedSeries(kept, masters, (id) => items.has(id) || removed.has(id)),
+    ];
+    const filled = await fillOccurrences(graph, user, mailbox, members, { masters, removed }, count);
+    for (const id of filled.removed) removed.add(id);
+    const made = new Map(filled.items.map((item) => [item.id, item]));
+    return {
+      full,
+      items: [
+        ...[...items.values()].flatMap((entry) => {
+          const item = 'occurrence' in entry ? entry : made.get(entry.id);
+          return item === undefined ? [] : [item];
+        }),
+        ...filled.items.filter((item) => !items.has(item.id)),
+      ],
+      removed: [...removed],
+      cursor: next,
+      calls: count.calls,
+      truncated: cut,
+      limits: filled.limits,
+      problems: filled.problems,
+    };
+  };
   for (let page = 0; page < PROVIDER_LIMITS.pagesPerListing; page += 1) {
     const answer = await graph.get(url, { prefer: DELTA_PREFER }, count, `the calendar view of ${user}`);
     if (answer.status !== 200) throw calendarRefusal(answer, user, !full || page > 0);
@@ -83,7 +92,16 @@ export async function listCalendarChanges(
     if (!parsed.success)
       throw new ProviderUnavailableError(`Graph answered a calendar view page of ${user} that is not one`);
     for (const json of parsed.data.value) {
-      const entry = normaliseGraphEvent(json, mailbox);
+      const read = readDeltaEntry(json);
+      if (read.kind === 'master') {
+        if (masters.has(read.id) || masters.size < PROVIDER_LIMITS.itemsPerUser) masters.set(read.id, read.json);
+        removed.delete(read.id);
+        continue;
+      }
+      const entry =
+        read.kind === 'member'
+          ? ({ kind: 'member', id: read.id, member: read } as const)
+          : normaliseGraphEvent(read.json, mailbox);
       if (entry === undefined || entry.kind === 'skipped') continue;
       const id = entry.kind === 'item' ? entry.item.id : entry.id;
       // An id seen twice in one listing (changed while we paged): the later word holds.
@@ -95,28 +113,24 @@ export async function listCalendarChanges(
       items.delete(id);
       removed.delete(id);
       if (entry.kind === 'item') items.set(id, entry.item);
-      else removed.add(id);
+      else if (entry.kind === 'member') items.set(id, entry.member);
+      else {
+        removed.add(id);
+        masters.delete(id);
+      }
     }
     const next = parsed.data['@odata.nextLink'];
     const delta = parsed.data['@odata.deltaLink'];
+    // Only the links tell whether the round goes on: a page may hold fewer items than asked for.
     if (next !== undefined) url = graph.followable(next, 'nextLink');
-    else if (delta !== undefined)
-      return {
-        full,
-        items: [...items.values()],
-        removed: [...removed],
-        cursor: graph.followable(delta, 'deltaLink'),
-        calls: count.calls,
-        truncated,
-      };
+    else if (delta !== undefined) return finish(graph.followable(delta, 'deltaLink'), truncated);
     else
       throw new ProviderUnavailableError(
         `Graph's calendar view page of ${user} has neither a nextLink nor a deltaLink`,
       );
   }
   // Past the page limit: an incremental listing gives what it read and keeps its cursor, so the next one reads it again.
-  if (cursor !== undefined)
-    return { full, items: [...items.values()], removed: [...removed], cursor, calls: count.calls, truncated: true };
+  if (cursor !== undefined) return finish(cursor, true);
   throw new ProviderUnavailableError(
     `${user}'s calendar view took more than ${PROVIDER_LIMITS.pagesPerListing} pages; listing stopped`,
   );

@@ -11,6 +11,7 @@ import {
   type CalendarProvider,
   type ChangeSet,
   type CompanySourceConfig,
+  type ProviderItem,
   type ProviderOptions,
   type SyncWindow,
 } from '../provider-contract';
@@ -65,8 +66,13 @@ export function createMicrosoftProvider(
   const listing = (): CallCount => ({ calls: 0, deadline: options.now() + LISTING_DEADLINE_MS });
   return {
     name: 'microsoft',
-    async listChanges(user: string, cursor: string | undefined, window: SyncWindow): Promise<ChangeSet> {
-      return listCalendarChanges(ready(), user, cursor, window, listing());
+    async listChanges(
+      user: string,
+      cursor: string | undefined,
+      window: SyncWindow,
+      kept: readonly ProviderItem[] = [],
+    ): Promise<ChangeSet> {
+      return listCalendarChanges(ready(), user, cursor, window, listing(), cursor === undefined ? [] : kept);
     },
     async resolveGroup(group: string): Promise<string[]> {
       return listGroupUsers(ready(), group, listing());
