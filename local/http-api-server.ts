@@ -11,7 +11,6 @@
  * does, it is answered (500 at worst, without the error's details) and the process
  * goes on. Every error has the routes' one shape (lambdas/core/api-error.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { apiError } from '../lambdas/core/api-error';
@@ -20,6 +19,7 @@ import { CALENDAR_PUSH_ROUTES } from '../lambdas/core/calendar/company/push/push
 import { ERASE_API_ROUTES } from '../lambdas/core/erase/erase-contract';
 import { LAKE_SEARCH_ROUTES } from '../lambdas/core/lake/lake-search-routes';
 import { READ_API_ROUTES } from '../lambdas/core/read/read-api-contract';
+import { httpApiEvent } from './http-api-event';
 import { onlyLoopbackHosts } from './loopback-host';
 
 export type HttpRouteHandler = (
@@ -71,13 +71,6 @@ const CALENDAR_ROUTES = Object.values(CALENDAR_API_ROUTES).map((routeKey) => ({ 
 const ERASE_ROUTES = Object.values(ERASE_API_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 const PUSH_ROUTES = Object.values(CALENDAR_PUSH_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
 const LAKE_ROUTES = Object.values(LAKE_SEARCH_ROUTES).map((routeKey) => ({ routeKey, ...routePattern(routeKey) }));
-
-/** API Gateway's query parameters: repeated names joined with commas. */
-function queryParameters(search: URLSearchParams): Record<string, string> | undefined {
-  const params: Record<string, string> = {};
-  for (const [name, value] of search) params[name] = name in params ? `${params[name]},${value}` : value;
-  return Object.keys(params).length === 0 ? undefined : params;
-}
 
 /** A path parameter that is not valid percent-encoded UTF-8: the request is answered 400. */
 class BadPathError extends Error {}
@@ -207,41 +200,20 @@ async function answer(routes: LocalHttpApiRoutes, request: IncomingMessage, resp
   }
   if (handler === undefined)
     return answerError(response, 503, 'route-not-ready', `${routeKey} is not wired yet in this local run.`);
-  const headers = Object.fromEntries(
-    Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(',') : (v ?? '')]),
-  );
-  const result = await handler({
-    version: '2.0',
-    routeKey,
-    rawPath: url.pathname,
-    rawQueryString: url.search.replace(/^\?/, ''),
-    headers,
-    ...(pathParameters !== undefined && { pathParameters }),
-    ...(queryParameters(url.searchParams) !== undefined && {
-      queryStringParameters: queryParameters(url.searchParams),
-    }),
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      domainName: '127.0.0.1',
-      domainPrefix: 'local',
-      http: {
-        method,
-        path: url.pathname,
-        protocol: 'HTTP/1.1',
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: randomUUID(),
+  const result = await handler(
+    httpApiEvent({
       routeKey,
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-    // API Gateway base64-encodes bodies it cannot treat as text; doing so always keeps the bytes exact.
-    body: Buffer.concat(chunks).toString('base64'),
-    isBase64Encoded: true,
-  });
+      method,
+      rawPath: url.pathname,
+      rawQueryString: url.search.replace(/^\?/, ''),
+      headers: request.headers,
+      ...(pathParameters !== undefined && { pathParameters }),
+      body: Buffer.concat(chunks),
+      sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+      // API Gateway base64-encodes bodies it cannot treat as text; doing so always keeps the bytes exact.
+      alwaysBase64: true,
+    }),
+  );
   response
     .writeHead(result?.statusCode ?? 200, (result?.headers ?? {}) as Record<string, string>)
     .end(result?.body ?? '');

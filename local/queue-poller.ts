@@ -105,6 +105,8 @@ function toRecord(message: Message, queueUrl: string): SQSRecord {
     receiptHandle: receiptHandle(message),
     body: message.Body ?? '',
     attributes: {
+      // Every system attribute the receive returned: a FIFO queue's MessageGroupId, SequenceNumber… as Lambda passes them.
+      ...attributes,
       ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
       SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
       SenderId: attributes.SenderId ?? 'local',

@@ -65,7 +65,12 @@ export interface SynthesizeOptions {
 export function synthesizeApp(options: SynthesizeOptions): SynthesizedApp {
   const stackName = options.stackName ?? LOCAL_STACK_NAME;
   const assemblyDir = mkdtempSync(join(tmpdir(), 'cdk.out-'));
-  const context = { ...cdkJsonContext(), ...(options.bundling ? {} : { 'aws:cdk:bundling-stacks': [] }) };
+  // With bundling, the asset metadata is what names each function's code folder (`aws:asset:path`): the
+  // CDK CLI asks for it, an App made in-process writes it only when told to.
+  const context = {
+    ...cdkJsonContext(),
+    ...(options.bundling ? { 'aws:cdk:enable-asset-metadata': true } : { 'aws:cdk:bundling-stacks': [] }),
+  };
   const app = new App({ context, outdir: assemblyDir });
   const stack = new MeetingPipelineStack(app, stackName, {
     config: parseConfig({ ...cdkJsonContext(), upstreamBaseUrl: LOCAL_SYNTH_UPSTREAM, ...options.config }),

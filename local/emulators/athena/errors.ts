@@ -3,28 +3,21 @@
  * `Message`, and for InvalidRequestException a finer `AthenaErrorCode` (repeated as `ErrorCode`,
  * as Athena sends it). Handlers throw AthenaError; the server writes it, so no handler half-answers.
  */
+import { AwsJsonError } from '../aws-json/errors';
 
-export class AthenaError extends Error {
+export class AthenaError extends AwsJsonError {
   constructor(
-    readonly type: string,
+    type: string,
     message: string,
     /** Athena's finer code (INVALID_INPUT, QUERY_EXECUTION_NOT_FOUND…), only on InvalidRequestException. */
     readonly athenaErrorCode?: string,
-    readonly status = 400,
+    status = 400,
   ) {
-    super(message);
+    super(type, message, {
+      status,
+      fields: athenaErrorCode === undefined ? {} : { AthenaErrorCode: athenaErrorCode, ErrorCode: athenaErrorCode },
+    });
     this.name = 'AthenaError';
-  }
-
-  body(): Record<string, string> {
-    return {
-      __type: this.type,
-      // Some refusals carry no message at all (an unknown operation, a body that is not JSON).
-      ...(this.message === '' ? {} : { Message: this.message }),
-      ...(this.athenaErrorCode === undefined
-        ? {}
-        : { AthenaErrorCode: this.athenaErrorCode, ErrorCode: this.athenaErrorCode }),
-    };
   }
 }
 
