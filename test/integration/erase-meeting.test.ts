@@ -6,7 +6,7 @@
  * a re-drive, a writer that read the meeting just before it) resurrects nothing.
  */
 import { GetCommand, type GetCommandInput } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eraseMeeting, resweepErasedMeeting } from '../../lambdas/core/erase/erase-meeting';
 import type { ErasureReceipt } from '../../lambdas/core/erase/receipt';
 import { processQueuedEvent } from '../../lambdas/core/events/process-event';
@@ -18,25 +18,11 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3ReadObjects } from '../../lambdas/shared/s3-read-objects';
 import { transcriptUpdate } from '../../local/simulator/payloads';
-import {
-  type EraseWorld,
-  eraseDeps,
-  seedMeeting,
-  startEraseWorld,
-  tombstoneOnly,
-  tracesOf,
-} from '../fixtures/erase-harness';
+import { eraseDeps, eraseWorldOfFile, seedMeeting, tombstoneOnly, tracesOf } from '../fixtures/erase-harness';
 import { faultyClient } from '../fixtures/faulty-client';
 import { processDependencies, queuedMessage, recordingTelemetry } from '../fixtures/local-pipeline';
 
-let world: EraseWorld;
-
-beforeAll(async () => {
-  world = await startEraseWorld();
-}, 60_000);
-afterAll(async () => {
-  await world?.stop();
-});
+const world = eraseWorldOfFile();
 
 function harness() {
   const db = faultyClient(documentClient());

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listMeetingOnDay } from '../../lambdas/core/apply/day-listing';
 import { eraseMeeting, resweepErasedMeeting } from '../../lambdas/core/erase/erase-meeting';
 import type { ErasureJob } from '../../lambdas/core/erase/erasure-job';
@@ -17,24 +17,11 @@ import { processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { stateChange } from '../../local/simulator/payloads';
-import {
-  type EraseWorld,
-  eraseDeps,
-  seedMeeting,
-  startEraseWorld,
-  tombstoneOnly,
-  tracesOf,
-} from '../fixtures/erase-harness';
+import { eraseDeps, eraseWorldOfFile, seedMeeting, tombstoneOnly, tracesOf } from '../fixtures/erase-harness';
 import { steppedClient } from '../fixtures/interleave';
 import { processDependencies, queuedMessage, recordingTelemetry } from '../fixtures/local-pipeline';
 
-let world: EraseWorld;
-beforeAll(async () => {
-  world = await startEraseWorld();
-}, 60_000);
-afterAll(async () => {
-  await world?.stop();
-});
+const world = eraseWorldOfFile();
 
 const newBot = () => `bot_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
 const FIRST_STATE_AT = Date.parse('2026-11-23T09:00:00Z');

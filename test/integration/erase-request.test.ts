@@ -5,24 +5,18 @@
  * are no evidence of any bot: they keep a mistyped id a 404, and are deleted when a bot is erased.
  */
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ErasureReceipt } from '../../lambdas/core/erase/receipt';
 import { quarantineKey } from '../../lambdas/core/ingress/quarantine';
 import { LAKE_RESULTS_PREFIX } from '../../lambdas/core/lake/lake-layout';
 import { createEraseApiHandler } from '../../lambdas/erase/adapter';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
-import { type EraseWorld, eraseDeps, seedMeeting, startEraseWorld } from '../fixtures/erase-harness';
+import { eraseDeps, eraseWorldOfFile, seedMeeting } from '../fixtures/erase-harness';
 import { meetingItem } from '../fixtures/store-reader';
 import { httpApiEvent } from '../fixtures/webhooks';
 
-let world: EraseWorld;
-beforeAll(async () => {
-  world = await startEraseWorld();
-}, 60_000);
-afterAll(async () => {
-  await world?.stop();
-});
+const world = eraseWorldOfFile();
 
 const deleteRequest = (botId: string) => ({
   ...httpApiEvent(Buffer.alloc(0), {}),

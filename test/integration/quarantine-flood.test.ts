@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eraseMeeting } from '../../lambdas/core/erase/erase-meeting';
 import { quarantineBotPrefix } from '../../lambdas/core/ingress/quarantine';
 import { createIngressHandler } from '../../lambdas/ingress/adapter';
@@ -18,14 +18,7 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Quarantine } from '../../lambdas/shared/s3-quarantine';
 import type { LocalResources } from '../../local/resources';
 import { signWebhook } from '../../local/simulator/webhook-signer';
-import {
-  type EraseWorld,
-  eraseDeps,
-  seedMeeting,
-  startEraseWorld,
-  tombstoneOnly,
-  tracesOf,
-} from '../fixtures/erase-harness';
+import { eraseDeps, eraseWorldOfFile, seedMeeting, tombstoneOnly, tracesOf } from '../fixtures/erase-harness';
 import { localIngress } from '../fixtures/local-ingress';
 import { createResources, recordingTelemetry } from '../fixtures/local-pipeline';
 import { newSigningSecret, transcriptEnvelope } from '../fixtures/webhooks';
@@ -71,13 +64,7 @@ async function keysUnder(bucket: string, prefix: string): Promise<string[]> {
   return Contents.map((object) => String(object.Key));
 }
 
-let world: EraseWorld;
-beforeAll(async () => {
-  world = await startEraseWorld();
-}, 60_000);
-afterAll(async () => {
-  await world?.stop();
-});
+const world = eraseWorldOfFile();
 
 describe('erasure after a flood of forged webhooks', () => {
   async function eraseCounted(botId: string) {
