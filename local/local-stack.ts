@@ -13,9 +13,7 @@ import type { WorkGroupConfiguration } from '@aws-sdk/client-athena';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { archiveDependencies, archiveHandlerOptions, createArchiveHandler } from '../lambdas/archive/adapter';
-import { archiveEnvironmentSchema } from '../lambdas/archive/environment';
 import { createCalendarsHandler } from '../lambdas/calendars/adapter';
-import { calendarsEnvironmentSchema } from '../lambdas/calendars/environment';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import type { CalendarApiDependencies } from '../lambdas/core/calendar/calendar-api';
 import { calendarStore } from '../lambdas/core/calendar/calendar-store';
@@ -30,17 +28,12 @@ import { keys } from '../lambdas/core/store/table-layout';
 import { type LogSink, type MetricSink, SERVICES, type Telemetry } from '../lambdas/core/telemetry';
 import { UpstreamClient } from '../lambdas/core/upstream/client';
 import { createEraseApiHandler, createErasureQueueHandler, eraseDependencies } from '../lambdas/erase/adapter';
-import { eraseEnvironmentSchema } from '../lambdas/erase/environment';
 import { createIngressHandler, ingressDependencies } from '../lambdas/ingress/adapter';
 import { createLakeCompactionHandler, lakeCompactionDependencies } from '../lambdas/lake-compaction/adapter';
-import { lakeCompactionEnvironmentSchema } from '../lambdas/lake-compaction/environment';
-import { lakeSearchEnvironmentSchema } from '../lambdas/lake-search/environment';
 import { createLaunchTaskHandler } from '../lambdas/launch-bot/adapter';
 import { createProcessEventsHandler, processEventsDependencies } from '../lambdas/process-events/adapter';
 import { createReadApiHandler, readApiDependencies } from '../lambdas/read-api/adapter';
-import { readApiEnvironmentSchema } from '../lambdas/read-api/environment';
 import { reconciler } from '../lambdas/reconciler/adapter';
-import { reconcilerEnvironmentSchema } from '../lambdas/reconciler/environment';
 import { createSchedulesHandler } from '../lambdas/schedules/adapter';
 import { DEFAULT_CLIENT_TIMEOUTS, sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
@@ -322,23 +315,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     telemetry,
   );
   const { recordingsBucket } = resources;
-  const archiveEnvironment = archiveEnvironmentSchema.parse(
-    deployment.environmentOf(SERVICES.archive, {
-      UPSTREAM_BASE_URL: apiBaseUrl,
-      // Plain http and loopback addresses only for a service on this machine; a real one gets the production guard.
-      ALLOW_LOOPBACK_DOWNLOADS: String(isLoopbackUrl(apiBaseUrl)),
-      // Local meetings are short: a crashed meeting's recording is waited for a minute, not the deployed half hour.
-      RECORDING_WAIT_MINUTES: '1',
-    }),
-  );
+  const archiveEnvironment = deployment.parsedEnvironmentOf(SERVICES.archive, {
+    UPSTREAM_BASE_URL: apiBaseUrl,
+    // Plain http and loopback addresses only for a service on this machine; a real one gets the production guard.
+    ALLOW_LOOPBACK_DOWNLOADS: String(isLoopbackUrl(apiBaseUrl)),
+    // Local meetings are short: a crashed meeting's recording is waited for a minute, not the deployed half hour.
+    RECORDING_WAIT_MINUTES: '1',
+  });
   const erasing = eraseDependencies(
-    eraseEnvironmentSchema.parse(
-      deployment.environmentOf(SERVICES.erase, {
-        UPSTREAM_BASE_URL: apiBaseUrl,
-        // Local writers finish in seconds: the second sweep need not wait the deployed 15 minutes.
-        RESWEEP_DELAY_SECONDS: '5',
-      }),
-    ),
+    deployment.parsedEnvironmentOf(SERVICES.erase, {
+      UPSTREAM_BASE_URL: apiBaseUrl,
+      // Local writers finish in seconds: the second sweep need not wait the deployed 15 minutes.
+      RESWEEP_DELAY_SECONDS: '5',
+    }),
     { db, s3: s3Client(), sqs: sqsClient(), upstream, events, objects: unversionedObjects(s3Client()) },
     telemetry,
   );
@@ -392,12 +381,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     retryIntervalMs: 200,
   });
   // The simulated service starts bots within a second; a real one 5-10 minutes ahead, so it gets the real lead.
-  const calendarsEnvironment = calendarsEnvironmentSchema.parse(
-    deployment.environmentOf(SERVICES.calendars, {
-      UPSTREAM_BASE_URL: apiBaseUrl,
-      ...(service !== undefined && { LAUNCH_LEAD_SECONDS: '2' }),
-    }),
-  );
+  const calendarsEnvironment = deployment.parsedEnvironmentOf(SERVICES.calendars, {
+    UPSTREAM_BASE_URL: apiBaseUrl,
+    ...(service !== undefined && { LAUNCH_LEAD_SECONDS: '2' }),
+  });
   const timing: ScheduleTiming = {
     ...DEFAULT_TIMING,
     leadMs: calendarsEnvironment.LAUNCH_LEAD_SECONDS * 1000,
@@ -445,12 +432,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     bucket: recordingsBucket,
     region: LOCAL_REGION,
     telemetry,
-    environment: lakeSearchEnvironmentSchema.parse(deployment.environmentOf(SERVICES.lakeSearch)),
+    environment: deployment.parsedEnvironmentOf(SERVICES.lakeSearch),
     workGroup: deployment.resources.propertiesOfOnly('AWS::Athena::WorkGroup')
       .WorkGroupConfiguration as WorkGroupConfiguration,
   });
   readHandler = createReadApiHandler(
-    readApiDependencies(readApiEnvironmentSchema.parse(deployment.environmentOf(SERVICES.readApi)), {
+    readApiDependencies(deployment.parsedEnvironmentOf(SERVICES.readApi), {
       db,
       s3: s3Client(),
     }),
@@ -469,9 +456,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         });
 
   // The reconciler applies what it heals with its own function's environment, as in AWS.
-  const reconcilerEnvironment = reconcilerEnvironmentSchema.parse(
-    deployment.environmentOf(SERVICES.reconciler, { UPSTREAM_BASE_URL: apiBaseUrl }),
-  );
+  const reconcilerEnvironment = deployment.parsedEnvironmentOf(SERVICES.reconciler, { UPSTREAM_BASE_URL: apiBaseUrl });
   const reconcileRun = reconciler(
     processEventsDependencies(reconcilerEnvironment, { db, sqs: sqsClient(), s3: s3Client(), events }, telemetry),
     upstream,
@@ -492,7 +477,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }, options.reconcileEveryMs);
 
   // The lake's compaction: daily in AWS, hourly here (and once at start), on the same core.
-  const lakeEnvironment = lakeCompactionEnvironmentSchema.parse(deployment.environmentOf(SERVICES.lakeCompaction));
+  const lakeEnvironment = deployment.parsedEnvironmentOf(SERVICES.lakeCompaction);
   const compactLake = createLakeCompactionHandler(
     lakeEnvironment,
     lakeCompactionDependencies(

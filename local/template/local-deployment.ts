@@ -11,6 +11,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { ServiceName } from '../../lambdas/core/telemetry';
+import { type FunctionEnvironment, parseFunctionEnvironment } from './function-environments';
 import { SYNTH_SHARE_VARIABLE } from './synth-share';
 import { type SynthesizedFunction, synthesizeApp } from './synthesized-app';
 import { type TemplateResourceOptions, TemplateResources } from './template-resources';
@@ -23,6 +24,8 @@ export interface LocalDeployment {
   functionNamed(service: ServiceName): SynthesizedFunction;
   /** Its environment as deployed, resolved for here; `local` as TemplateResources.environmentOf. */
   environmentOf(service: ServiceName, local?: Record<string, string>): Record<string, string>;
+  /** That environment parsed as the service's handler parses it (function-environments.ts). */
+  parsedEnvironmentOf<S extends ServiceName>(service: S, local?: Record<string, string>): FunctionEnvironment<S>;
 }
 
 type UnbundledApp = Pick<ReturnType<typeof synthesizeApp>, 'template' | 'functions' | 'stackName'>;
@@ -69,5 +72,7 @@ export async function deployLocally(
     stackName: app.stackName,
     functionNamed,
     environmentOf: (service, local) => resources.environmentOf(functionNamed(service), local),
+    parsedEnvironmentOf: (service, local) =>
+      parseFunctionEnvironment(service, resources.environmentOf(functionNamed(service), local)),
   };
 }
