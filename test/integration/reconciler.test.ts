@@ -1,4 +1,4 @@
-import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createArchiveHandler, lakeWriterDependencies } from '../../lambdas/archive/adapter';
@@ -7,9 +7,11 @@ import { DEFAULT_RECORDING_TRANSFER } from '../../lambdas/core/archive/recording
 import { type ProcessDependencies, processQueuedEvent } from '../../lambdas/core/events/process-event';
 import { type ReconcileDependencies, reconcileMeetings } from '../../lambdas/core/reconcile/reconcile-meetings';
 import { GSI, keys, padMicros, stateShard } from '../../lambdas/core/store/table-layout';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { SERVICES, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
+import { processEventsDependencies } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import { QueuePoller } from '../../local/queue-poller';
@@ -23,7 +25,6 @@ import { launched, launchedBot, savedSchedule } from '../fixtures/launched-bots'
 import {
   createResources,
   type LocalPipeline,
-  processDependencies,
   queuedMessage,
   recordingTelemetry,
   startLocalPipeline,
@@ -51,7 +52,12 @@ afterAll(async () => {
 beforeEach(async () => {
   resources = await createResources({ visibilityTimeoutSeconds: 5 });
   events = testEventLog();
-  processing = processDependencies(resources, silentTelemetry, { events: events.publisher });
+  // The reconciler applies what it heals with its own function's environment, as deployed.
+  processing = processEventsDependencies(
+    resources.deployment.parsedEnvironmentOf(SERVICES.reconciler, { UPSTREAM_BASE_URL: service.baseUrl }),
+    { db: documentClient(), sqs: sqsClient(), s3: s3Client(), events: events.publisher },
+    silentTelemetry,
+  );
 });
 
 function deps(overrides: Partial<ReconcileDependencies> = {}): ReconcileDependencies {
@@ -114,8 +120,7 @@ describe('reconciler', () => {
     });
 
     // The archive job it queued, run by the real archive handler.
-    const bucket = `${resources.tableName}-recordings`;
-    await s3Client().send(new CreateBucketCommand({ Bucket: bucket }));
+    const bucket = resources.recordingsBucket;
     const upstream = new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k' });
     const archive = createArchiveHandler({
       table: processing.table,
@@ -379,5 +384,24 @@ describe('reconciler and bots launched but never heard from', () => {
       scheduleId: 'heard-first',
       [GSI.byState.partitionKey]: keys.meetingsInState('joining', bot.id),
     });
+  });
+  it('queues the erasure of a meeting whose data_deleted webhook was lost, as the webhook would have', async () => {
+    const deleted = pythonIsoTime((NOW - 40 * 60_000) * 1000);
+    const bot = service.addBot({
+      state: 'data_deleted',
+      events: [{ type: 'data_deleted', sub_type: null, created_at: deleted }],
+    });
+    // Its webhooks stopped at post_processing an hour ago: ended and data_deleted were lost.
+    await meetingStuckIn(bot.id, 'post_processing', HOUR);
+
+    expect((await reconcileMeetings(deps())).healed).toEqual([
+      { botId: bot.id, from: 'post_processing', to: 'data_deleted' },
+    ]);
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: resources.erasureQueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+    );
+    expect(Messages.map((message) => JSON.parse(message.Body ?? '{}'))).toEqual([
+      { kind: 'erase', bot_id: bot.id, reason: 'upstream-data-deleted' },
+    ]);
   });
 });
