@@ -91,7 +91,7 @@ describe.each<FaultMode>(['before', 'after'])('PutEvents fails after the apply (
         event_sub_type: null,
         observed_by: 'webhook',
       }),
-      domainEvents.ended(key, { bot_id: bot, final_state: 'ended', ended_at: changedAt }),
+      domainEvents.ended({ bot_id: bot, final_state: 'ended', ended_at: changedAt }),
     ].map((e) => `${e.detailType} ${e.detail.event_id}`);
     // Lost after it reached EventBridge: published twice, under the same ids (consumers dedup by them).
     expect(ids(log)).toEqual(mode === 'before' ? expected : [...expected, ...expected]);

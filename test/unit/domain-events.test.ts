@@ -29,7 +29,7 @@ const samples: DomainEvent[] = [
     event_sub_type: null,
     observed_by: 'webhook',
   }),
-  domainEvents.ended('key-2', { bot_id: BOT, final_state: 'ended', ended_at: '2026-11-20T11:00:00+00:00' }),
+  domainEvents.ended({ bot_id: BOT, final_state: 'ended', ended_at: '2026-11-20T11:00:00+00:00' }),
   domainEvents.summaryReady('key-3', { bot_id: BOT, summary_bytes: 120, received_at: '2026-11-20T11:01:00.000Z' }),
   domainEvents.archived({
     bot_id: BOT,
@@ -80,12 +80,15 @@ describe('the domain event catalogue', () => {
   });
 
   it('derives each id from the cause only: the same fact, the same id; another fact, another id', () => {
-    const again = domainEvents.ended('key-2', {
+    const again = domainEvents.ended({
       bot_id: BOT,
       final_state: 'ended',
       ended_at: '2026-11-20T11:00:00+00:00',
     });
     expect(again.detail.event_id).toBe(samples[1]!.detail.event_id);
+    // The same final state heard from the reconciler (REST's spelling of the time) is the same meeting.ended.
+    const healed = domainEvents.ended({ bot_id: BOT, final_state: 'ended', ended_at: '2026-11-20T11:00:00.000Z' });
+    expect(healed.detail.event_id).toBe(samples[1]!.detail.event_id);
     const ids = samples.map((e) => e.detail.event_id);
     expect(new Set(ids).size).toBe(ids.length);
     // The same webhook stands for two events (changed and ended): their ids differ by type.

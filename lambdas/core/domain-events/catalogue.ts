@@ -181,8 +181,13 @@ export const domainEvents = {
   /** Keyed by the webhook (or the reconciler's observation) that made the change. */
   stateChanged: (idempotencyKey: string, fields: Fields<'meeting.state_changed'>) =>
     event(DETAIL_TYPES.stateChanged, [fields.bot_id, idempotencyKey], fields),
-  ended: (idempotencyKey: string, fields: Fields<'meeting.ended'>) =>
-    event(DETAIL_TYPES.ended, [fields.bot_id, idempotencyKey], fields),
+  /**
+   * Keyed by the fact, not by who reported it: the reconciler's observation and a late webhook of the
+   * same final state are one `meeting.ended`.
+   */
+  ended: (fields: Fields<'meeting.ended'>) =>
+    // The time as UTC: the service spells it `…796000+00:00`, the reconciler's REST read `…796Z`.
+    event(DETAIL_TYPES.ended, [fields.bot_id, fields.final_state, utcTimestamp(fields.ended_at)], fields),
   summaryReady: (idempotencyKey: string, fields: Fields<'summary.ready'>) =>
     event(DETAIL_TYPES.summaryReady, [fields.bot_id, idempotencyKey], fields),
   /** A meeting is archived once; its archive record's time names that archive. */

@@ -27,10 +27,7 @@ export function webhookDomainEvents(webhook: TypedWebhook, effects: AppliedEffec
         observed_by: key.startsWith(RECONCILER_KEY_PREFIX) ? 'reconciler' : 'webhook',
       });
       if (!ARCHIVABLE_STATES.includes(data.new_state)) return [changed];
-      return [
-        changed,
-        domainEvents.ended(key, { bot_id: botId, final_state: data.new_state, ended_at: data.created_at }),
-      ];
+      return [changed, domainEvents.ended({ bot_id: botId, final_state: data.new_state, ended_at: data.created_at })];
     }
     case 'summary.update': {
       // Only a summary that is the meeting's: one refused as older than the stored one is not "ready".
