@@ -129,8 +129,11 @@ describe('meeting-pipeline erase', () => {
     const service = new UpstreamClient({ baseUrl: local.stack.apiBaseUrl, apiKey: async () => 'local-dev-key' });
     await service.deleteBotData(botId);
 
+    // A 404 comes first while the erasure runs ("erasure in progress"), then the finished erasure's receipt.
+    const finished = (run: { code: number; stderr: string }) =>
+      run.code === EXIT.notFound && /erased at /.test(run.stderr);
     let events = await cli(['events', botId, '--endpoint', local.endpoint]);
-    for (let i = 0; i < 60 && events.code !== EXIT.notFound; i++) {
+    for (let i = 0; i < 60 && !finished(events); i++) {
       await new Promise((resolve) => setTimeout(resolve, 500));
       events = await cli(['events', botId, '--endpoint', local.endpoint]);
     }
