@@ -323,6 +323,11 @@ describe('the deployed bundles, one meeting end to end', () => {
     expect(after.body).not.toContain(second.botId);
   }, 120_000);
 
+  it('invoked every function the template deploys', () => {
+    expect(stack.functions.timings().filter((timing) => timing.invokeMs.length === 0)).toEqual([]);
+    expect(stack.functions.timings()).toHaveLength(stack.app.functions.length);
+  });
+
   it('fails a function whose template environment lacks one variable', async () => {
     const fn = stack.app.functions.find((candidate) => candidate.serviceName === 'webhook-ingress')!;
     const { EVENTS_QUEUE_URL: _, ...environment } = stack.resources.environmentOf(fn);
