@@ -9,8 +9,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_QUEUE_OUTPUTS, dlqOutputs, STACK_OUTPUTS } from '../lambdas/core/stack-outputs';
 import { GSI, KEY_ATTRIBUTES, TABLE_KEYS } from '../lambdas/core/store/table-layout';
 import { SERVICES } from '../lambdas/core/telemetry';
-import { type IngressEnvironment, ingressEnvironmentSchema } from '../lambdas/ingress/environment';
-import { type ProcessEventsEnvironment, processEventsEnvironmentSchema } from '../lambdas/process-events/environment';
+import type { IngressEnvironment } from '../lambdas/ingress/environment';
+import type { ProcessEventsEnvironment } from '../lambdas/process-events/environment';
 import { deployLocally, type LocalDeployment } from './template/local-deployment';
 
 export interface LocalResources {
@@ -85,10 +85,10 @@ export async function createLocalResources(
 
 /** The consumer's environment as the template gives it, resolved for the local resources. */
 export function localProcessEventsEnvironment(resources: LocalResources): ProcessEventsEnvironment {
-  return processEventsEnvironmentSchema.parse(resources.deployment.environmentOf(SERVICES.processEvents));
+  return resources.deployment.parsedEnvironmentOf(SERVICES.processEvents);
 }
 
 /** The ingress's environment as the template gives it (its signing secret comes from local configuration). */
 export function localIngressEnvironment(resources: LocalResources): IngressEnvironment {
-  return ingressEnvironmentSchema.parse(resources.deployment.environmentOf(SERVICES.ingress));
+  return resources.deployment.parsedEnvironmentOf(SERVICES.ingress);
 }

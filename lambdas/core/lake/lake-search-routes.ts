@@ -35,9 +35,6 @@ export const LAKE_SEARCH_ROUTES = {
 export const LAKE_ROUTE_REFUSALS = ['invalid-input', 'cutoff', 'failed', 'timeout'] as const;
 export type LakeRouteRefusal = (typeof LAKE_ROUTE_REFUSALS)[number];
 
-/** What the route waits for a query before answering 202: under the HTTP API's 30 s, with time to answer. */
-export const DEFAULT_LAKE_ROUTE_WAIT_MS = 25_000;
-
 export interface LakeSearchRouteDependencies {
   /** Athena in AWS; DuckDB (which never pends) in local mode. */
   engine: LakeEngine;
