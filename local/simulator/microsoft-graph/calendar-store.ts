@@ -111,19 +111,7 @@ export class CalendarStore {
 
   /** Every view item of an event (one for a single event, one per occurrence for a series). */
   expand(event: StoredEvent): ViewItem[] {
-    if (event.weekly === undefined)
-      return [
-        {
-          id: event.id,
-          event,
-          type: 'singleInstance',
-          startWall: event.start,
-          endWall: event.end,
-          startInstant: wallToInstant(event.start, event.timeZone),
-          endInstant: wallToInstant(event.end, event.timeZone),
-          subject: event.subject,
-        },
-      ];
+    if (event.weekly === undefined) return [singleInstanceItem(event)];
     const items: ViewItem[] = [];
     for (let week = 0; week < event.weekly.count; week += 1) {
       const originalStart = addDays(event.start, 7 * week);
@@ -292,4 +280,18 @@ export class CalendarStore {
     for (const change of this.calendar(userId).changes) if (change.seq > since) last.set(change.id, change.seq);
     return [...last.entries()].sort((a, b) => a[1] - b[1]).map(([id]) => id);
   }
+}
+
+/** An event as one item at its own times: a single event, or a series master read as itself. */
+export function singleInstanceItem(event: StoredEvent): ViewItem {
+  return {
+    id: event.id,
+    event,
+    type: 'singleInstance',
+    startWall: event.start,
+    endWall: event.end,
+    startInstant: wallToInstant(event.start, event.timeZone),
+    endInstant: wallToInstant(event.end, event.timeZone),
+    subject: event.subject,
+  };
 }

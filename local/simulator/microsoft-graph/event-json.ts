@@ -7,8 +7,8 @@
  * master (seriesMasterJson); a GET of one event writes it in full.
  */
 import { createHash } from 'node:crypto';
-import type { StoredEvent, ViewItem } from './calendar-store';
-import { instantToWall, wallToInstant } from './time-zones';
+import { type StoredEvent, singleInstanceItem, type ViewItem } from './calendar-store';
+import { instantToWall } from './time-zones';
 
 const DAY_NAMES = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
@@ -85,17 +85,7 @@ export function occurrenceStub(item: ViewItem, zone: string): Record<string, unk
  * iCalUId (each occurrence has one of its own) and its recurrence.
  */
 export function seriesMasterJson(event: StoredEvent, zone: string): Record<string, unknown> {
-  const first: ViewItem = {
-    id: event.id,
-    event,
-    type: 'singleInstance',
-    startWall: event.start,
-    endWall: event.end,
-    startInstant: wallToInstant(event.start, event.timeZone),
-    endInstant: wallToInstant(event.end, event.timeZone),
-    subject: event.subject,
-  };
-  const { originalStart: _slot, ...json } = eventJson(first, zone);
+  const { originalStart: _slot, ...json } = eventJson(singleInstanceItem(event), zone);
   const startDate = event.start.slice(0, 10);
   return {
     ...json,

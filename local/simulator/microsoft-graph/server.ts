@@ -134,12 +134,11 @@ export class GraphHttpServer {
     }
     const deltaMatch = DELTA_PATH.exec(url.pathname);
     if (deltaMatch !== null && request.method === 'GET') {
-      const prefer = request.headers.prefer;
       const answer = this.delta.answer({
         userKey: decodeURIComponent(deltaMatch[1]!),
         query: url.searchParams,
         authorization: request.headers.authorization,
-        prefer: prefer === undefined ? [] : Array.isArray(prefer) ? prefer : [prefer],
+        prefer: preferValues(request),
         baseUrl: this.baseUrl,
       });
       if ('refusal' in answer) this.graphRefusal(response, answer.refusal);
@@ -148,12 +147,11 @@ export class GraphHttpServer {
     }
     const eventMatch = EVENT_PATH.exec(url.pathname);
     if (eventMatch !== null && request.method === 'GET') {
-      const prefer = request.headers.prefer;
       const answer = this.events.answer({
         userKey: decodeURIComponent(eventMatch[1]!),
         eventId: decodeURIComponent(eventMatch[2]!),
         authorization: request.headers.authorization,
-        prefer: prefer === undefined ? [] : Array.isArray(prefer) ? prefer : [prefer],
+        prefer: preferValues(request),
         baseUrl: this.baseUrl,
       });
       if ('refusal' in answer) this.graphRefusal(response, answer.refusal);
@@ -188,4 +186,10 @@ export class GraphHttpServer {
       message: `No resource answers ${request.method} ${url.pathname} in this simulator.`,
     });
   }
+}
+
+/** The request's Prefer headers, each as sent (Node gives one as a string, several as a list). */
+function preferValues(request: IncomingMessage): string[] {
+  const prefer = request.headers.prefer;
+  return prefer === undefined ? [] : Array.isArray(prefer) ? prefer : [prefer];
 }
