@@ -161,6 +161,45 @@ describe('replaying a bot from the ledger', () => {
     expect(await meetingData(botId)).toEqual(before);
   });
 
+  // The meeting's final state change lands while the rebuild runs, forced through the table client it is given.
+  const landsWhen: Record<string, (input: { KeyConditionExpression?: string; UpdateExpression?: string }) => boolean> =
+    {
+      'before it reads the meeting': (input) => input.KeyConditionExpression === 'pk = :pk',
+      'before it clears the meeting': (input) => input.UpdateExpression?.startsWith('REMOVE ') === true,
+    };
+  it.each(Object.keys(landsWhen))('keeps a webhook applied while the rebuild runs, %s', async (moment) => {
+    const botId = `bot_replay_concurrent_${Object.keys(landsWhen).indexOf(moment)}`;
+    const { sends, finalState } = randomMeeting(botId, 42);
+    const last = sends.findLast(({ payload }) => (payload.data as { new_state?: string }).new_state === finalState)!;
+    for (const send of sends.filter((send) => send !== last))
+      await processQueuedEvent(queuedMessage(send.payload, new Date(send.sentAtMs)), deps);
+    expect(await meetingItem(resources.tableName, botId)).not.toMatchObject({ state: finalState });
+    let delivered = false;
+    const send = deps.table.db.send.bind(deps.table.db) as (command: unknown) => Promise<unknown>;
+    const db = new Proxy(deps.table.db, {
+      get(target, name, receiver) {
+        if (name !== 'send') return Reflect.get(target, name, receiver);
+        return async (command: { input: Parameters<(typeof landsWhen)[string]>[0] }) => {
+          if (!delivered && landsWhen[moment]!(command.input)) {
+            delivered = true;
+            await processQueuedEvent(queuedMessage(last.payload, new Date(last.sentAtMs)), deps);
+          }
+          return send(command);
+        };
+      },
+    });
+
+    const report = await replayBotEvents(
+      botId,
+      { ...deps, table: { ...deps.table, db } },
+      { rebuild: true, apply: true },
+    );
+    expect(delivered).toBe(true);
+    expect(report).toMatchObject({ applied: true, missingFromLedger: [], failures: [] });
+    expect(report.refused).toBeUndefined();
+    expect(await meetingItem(resources.tableName, botId)).toMatchObject({ state: finalState });
+  });
+
   it('keeps a launched meeting never heard from visible to the reconciler', async () => {
     const botId = 'bot_replay_launched';
     await recordLaunchedMeeting(deps.table, {

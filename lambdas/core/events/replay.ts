@@ -6,9 +6,11 @@
  * record and its final transcript, the launch fields, the archive marker,
  * participants filled from the service) is kept.
  *
- * Safe by default: nothing is written unless `apply` is set, the ledger is read
- * before anything else, and a rebuild is refused while the meeting shows events
- * the ledger no longer holds (they expired), since it would lose them.
+ * Safe by default: nothing is written unless `apply` is set, and a rebuild is
+ * refused while the meeting shows events the ledger no longer holds (they
+ * expired), since it would lose them. Webhooks keep arriving while it runs: a
+ * rebuild reads the ledger again after re-applying and applies what came
+ * meanwhile, so nothing applied during the rebuild is undone by its clearing.
  */
 import { BatchWriteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { applyWebhook } from '../apply/apply-webhook';
@@ -63,8 +65,10 @@ export async function replayBotEvents(
   deps: ProcessDependencies,
   options: ReplayOptions,
 ): Promise<ReplayReport> {
-  const events = await deps.ledger.eventsOfBot(botId);
+  // The items first: the ledger records an event before applying it, so every key they name was
+  // in the ledger before this read of it, and only truly expired events count as missing.
   const items = await botItems(botId, deps);
+  const events = await deps.ledger.eventsOfBot(botId);
   const inLedger = new Set(events.map((event) => event.idempotencyKey));
   const missing = [...keysNamedBy(items)].filter((key) => !inLedger.has(key));
   // Once the archive took the service's transcript, every line is its (webhooks would not write them again).
@@ -93,20 +97,39 @@ export async function replayBotEvents(
 
   report.applied = true;
   if (options.rebuild) await clear(botId, toClear, deps);
-  for (const event of events) {
-    try {
-      await reapply(botId, event, deps);
-      report.replayed++;
-    } catch (error) {
+  // A webhook applied after the ledger was read may have been cleared with the rest: every event the
+  // ledger gained meanwhile is applied again (the ledger records an event before it is applied).
+  const replayed = new Set<string>();
+  for (let pending = events, round = 0; pending.length > 0; round++) {
+    if (round === MAX_CATCH_UP_ROUNDS) {
       report.failures.push({
-        idempotencyKey: event.idempotencyKey,
-        error: error instanceof Error ? error.message : String(error),
+        idempotencyKey: pending[0]?.idempotencyKey ?? '',
+        error: `the bot kept receiving webhooks through ${MAX_CATCH_UP_ROUNDS} rounds of replay; run the replay again`,
       });
+      break;
     }
+    for (const event of pending) {
+      replayed.add(event.idempotencyKey);
+      try {
+        await reapply(botId, event, deps);
+        report.replayed++;
+      } catch (error) {
+        report.failures.push({
+          idempotencyKey: event.idempotencyKey,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    if (!options.rebuild) break;
+    pending = (await deps.ledger.eventsOfBot(botId)).filter((event) => !replayed.has(event.idempotencyKey));
   }
+  report.events = replayed.size;
   await restoreDerivedState(botId, deps);
   return report;
 }
+
+/** Times a rebuild reads the ledger again for events that arrived while it ran. */
+const MAX_CATCH_UP_ROUNDS = 5;
 
 /**
  * What the replayed events do not give back: a launched meeting never heard from
