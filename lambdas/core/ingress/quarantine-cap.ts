@@ -62,6 +62,9 @@ export function tableQuarantineCap(
     async admit({ bytes, owner, at }) {
       const minute = Math.floor(at.getTime() / 60_000);
       if (minute === fullMinute) return 'per-minute';
+      // Larger than a whole minute's bytes: never kept (the counter's first write would not check it),
+      // and it says nothing of how full the minute is.
+      if (bytes > limits.maxBytesPerMinute) return 'per-minute';
       const minuteAdmits = await count(
         keys.quarantineMinute(minute),
         (minute + 1) * 60 + COUNTER_GRACE_SECONDS,
