@@ -168,14 +168,27 @@ export async function deleteCalendar(id: string, deps: CalendarApiDependencies):
   // A company source is marked first: syncs still queued for its users then skip it (company-sync.ts).
   if (isCompanySource(source) && source.deleting === undefined)
     await deps.store.putSource({ ...source, deleting: new Date(deps.now()).toISOString() });
-  const { cancelled, failed } = await cancelAll(source, deps);
-  if (failed.length > 0)
-    return error(
-      409,
-      'schedules-not-cancelled',
-      `${failed.length} schedule(s) could not be cancelled: ${failed.map((f) => f.reason).join('; ')}`,
-    );
-  await deps.store.deleteSource(id);
+  // An ICS feed's sync holds the calendar's lease: a delete takes it too, or a sync already past its
+  // read would make schedules after the cancel below, for a calendar that no longer exists.
+  // (A company source's users are each taken under their own lease by cancelCompanyCalendar.)
+  const leased = !isCompanySource(source);
+  if (leased && !(await deps.store.takeSyncLease(id, deps.now(), SYNC_LEASE_MS)))
+    return error(409, 'sync-in-progress', `Calendar ${id} is being synced; try again shortly.`);
+  let cancelled: number;
+  try {
+    const outcome = await cancelAll(source, deps);
+    if (outcome.failed.length > 0)
+      return error(
+        409,
+        'schedules-not-cancelled',
+        `${outcome.failed.length} schedule(s) could not be cancelled: ${outcome.failed.map((f) => f.reason).join('; ')}`,
+      );
+    cancelled = outcome.cancelled;
+    await deps.store.deleteSource(id);
+  } finally {
+    // Once the item is gone this changes nothing (the lease went with it).
+    if (leased) await deps.store.releaseSyncLease(id);
+  }
   deps.telemetry.log.info('calendar deleted', { calendar_id: id, cancelled });
   return { status: 200, body: { calendar_id: id, deleted: true, cancelled } };
 }

@@ -19,8 +19,13 @@ export interface CalendarEntry {
   /** The meeting it holds the claim of, when it has a schedule (`active`). */
   slot: MeetingSlot;
   title: string;
-  /** `active`: its schedule is this occurrence's; `duplicate`: another calendar's schedule covers it; `cancelled`. */
-  state: 'active' | 'duplicate' | 'cancelled';
+  /**
+   * `active`: its schedule is this occurrence's; `duplicate`: another calendar's schedule covers it;
+   * `cancelled`; `creating`: a sync began making its schedule and did not finish — it may hold the
+   * meeting's claim and the schedule may exist, so the next sync makes it again or, the occurrence
+   * gone, cancels it (sync-calendar.ts).
+   */
+  state: 'active' | 'duplicate' | 'cancelled' | 'creating';
   botName: string;
   /** For a duplicate: the schedule that covers the meeting. */
   coveredBy?: string;

@@ -242,19 +242,29 @@ async function reconcileWanted(
 ): Promise<void> {
   const { scheduleId, slot, occurrence } = want;
   const active = entry?.state === 'active' ? entry : undefined;
+  // A schedule an earlier sync began to make for this occurrence, and may have made.
+  const begun = entry?.state === 'creating' ? entry : undefined;
   const own = active === undefined ? scheduleId : scheduleOf(active);
   if (active !== undefined && sameSlot(active.slot, slot) && active.botName === scope.botName) {
     result.unchanged++;
     return;
   }
   const base = { scheduleId, uid: occurrence.uid, originalStart: occurrence.originalStart, title: occurrence.title };
+  if (active === undefined) {
+    // Written before the claim and the schedule: a sync that stops anywhere after this leaves an entry
+    // the next one finishes or cancels, never a claim or a schedule no entry knows (a second bot).
+    if (begun !== undefined && !sameSlot(begun.slot, slot)) await deps.store.release(begun.slot, own);
+    await deps.store.putEntry(scope.scopeId, { ...base, slot, botName: scope.botName, state: 'creating' });
+  }
   const { holder } = await deps.store.claim(slot, own, scope.scopeId);
   if (holder !== own) {
     // Another calendar's occurrence sends the bot to this meeting.
-    if (active !== undefined) {
-      const cancelled = await cancelOwn(active, result, deps);
+    const owned = active ?? begun;
+    if (owned !== undefined) {
+      const cancelled = await cancelOwn(owned, result, deps);
       if (!cancelled) return;
-      result.cancelled++;
+      if (active !== undefined) result.cancelled++;
+      else skip(result, COVERED_REASON);
     } else {
       skip(result, COVERED_REASON);
     }
@@ -267,10 +277,12 @@ async function reconcileWanted(
     });
     return;
   }
-  // Only a schedule about to be made spends the budget; one held back lets the meeting go and waits
-  // for a later sync (its entry, if any, is left as it is).
-  if (active === undefined && !(await budget.admit(occurrence))) {
+  // Only a schedule about to be made spends the budget (a begun one spent it already); one held back
+  // lets the meeting go and waits for a later sync.
+  const fresh = active === undefined && begun === undefined;
+  if (fresh && !(await budget.admit(occurrence))) {
     await deps.store.release(slot, own);
+    await deps.store.deleteEntry(scope.scopeId, scheduleId);
     return;
   }
   const saved = await attempt(() =>
@@ -286,9 +298,14 @@ async function reconcileWanted(
     ),
   );
   if ('error' in saved) {
-    if (active === undefined) await budget.refund();
-    if (active === undefined || !sameSlot(active.slot, slot)) await deps.store.release(slot, own);
     fail(result, own, slot.start, saved);
+    // Thrown midway, the schedule may have been saved: the claim and the `creating` entry stay, and the
+    // next sync saves it again or cancels it.
+    if (active === undefined && saved.error.code === CALL_FAILED) return;
+    if (fresh) await budget.refund();
+    if (active === undefined || !sameSlot(active.slot, slot)) await deps.store.release(slot, own);
+    if (begun !== undefined) await attempt(() => cancelSchedule(own, deps.schedules));
+    if (active === undefined) await deps.store.deleteEntry(scope.scopeId, scheduleId);
     return;
   }
   if (active !== undefined && !sameSlot(active.slot, slot)) await deps.store.release(active.slot, own);
@@ -321,7 +338,7 @@ async function retire(
     await deps.store.deleteEntry(scope.scopeId, entry.scheduleId);
     return;
   }
-  if (entry.state !== 'active') return;
+  if (entry.state !== 'active' && entry.state !== 'creating') return;
   if (!(await cancelOwn(entry, result, deps))) return;
   result.cancelled++;
   await deps.store.putEntry(scope.scopeId, { ...entry, state: 'cancelled' });
@@ -345,13 +362,15 @@ async function cancelOwn(
 
 /** A schedule call's answer, or the error it threw (the service down, say) as a failure of this occurrence. */
 type Attempt = ScheduleResult | { error: { code: string; message: string } };
+/** The code of an Attempt whose call threw: whether it changed anything is unknown. */
+const CALL_FAILED = 'call-failed';
 
 async function attempt(call: () => Promise<ScheduleResult>): Promise<Attempt> {
   try {
     return await call();
   } catch (error) {
     const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return { error: { code: 'call-failed', message } };
+    return { error: { code: CALL_FAILED, message } };
   }
 }
 
@@ -368,7 +387,7 @@ export async function cancelCalendarSchedules(
   const now = new Date(deps.now()).toISOString();
   const result = emptySyncResult(false, [], { from: now, to: now, lookahead_days: 0 }, 0);
   for (const entry of await deps.store.listEntries(calendarId)) {
-    if (entry.state === 'active' && Date.parse(entry.slot.start) >= deps.now()) {
+    if ((entry.state === 'active' || entry.state === 'creating') && Date.parse(entry.slot.start) >= deps.now()) {
       if (await cancelOwn(entry, result, deps)) result.cancelled++;
     }
     await deps.store.deleteEntry(calendarId, entry.scheduleId);
