@@ -6,7 +6,7 @@
 import { TrinoSQL } from 'dt-sql-parser';
 import { describe, expect, it } from 'vitest';
 import { LakeQueryRefusedError } from '../../lambdas/core/lake/lake-engine';
-import { assertReadOnlySql, MAX_SQL_CHARS } from '../../lambdas/core/lake/read-only-sql';
+import { assertReadOnlySql, MAX_SQL_CHARS, MAX_SQL_NESTING } from '../../lambdas/core/lake/read-only-sql';
 
 const refusal = async (sql: string): Promise<string> => {
   try {
@@ -98,6 +98,18 @@ describe('assertReadOnlySql refuses, saying why', () => {
   it.each(refused)('%s', async (sql, reason) => {
     expect(await refusal(sql)).toMatch(reason);
     expect(await refusal(sql)).toMatch(/^only a read-only query \(SELECT or WITH … SELECT\) is accepted: /);
+  });
+
+  it('nesting deeper than the parser reads in reasonable time, before parsing', async () => {
+    const deeper = MAX_SQL_NESTING + 1;
+    const nested = [
+      `SELECT ${'('.repeat(deeper)}1${')'.repeat(deeper)}`,
+      `SELECT ${'ARRAY['.repeat(deeper)}1${']'.repeat(deeper)}`,
+      `SELECT ${'CASE WHEN true THEN '.repeat(deeper)}1${' END'.repeat(deeper)}`,
+      `SELECT ${'(CASE WHEN true THEN ARRAY['.repeat(Math.ceil(deeper / 3))}1${'] END)'.repeat(Math.ceil(deeper / 3))}`,
+    ];
+    for (const sql of nested) expect(await refusal(sql)).toMatch(/nest deeper than 64 levels/);
+    await expect(assertReadOnlySql(`SELECT ${'('.repeat(8)}1${')'.repeat(8)}`)).resolves.toBeUndefined();
   });
 
   it('a text longer than Athena takes, before reading it', async () => {

@@ -11,6 +11,8 @@
  * (`E'…\'…'`) and any other string literal glued to a word (`U&'…'`, `X'…'`), dollar quoting
  * (`$$…$$`), backquoted names, and characters Trino's lexer does not know (`\f`, `\v`, Unicode spaces).
  */
+
+import type { TrinoSQL } from 'dt-sql-parser';
 import { LakeQueryRefusedError } from './lake-engine';
 import { type TrinoGrammar, trinoGrammar } from './trino-grammar';
 
@@ -64,6 +66,15 @@ const refuse = (reason: string): never => {
 /** Athena's own limit on a query's text (256 KiB); a longer text is refused before it is read. */
 export const MAX_SQL_CHARS = 262_144;
 
+/**
+ * How deep parentheses, brackets and CASE … END may nest. Trino's generated parser costs more the
+ * deeper they go (64 levels about 1.6 s on first use, 1000 about 50 s) and runs out of stack in the
+ * low thousands; a hand-written query stays far below this.
+ */
+export const MAX_SQL_NESTING = 64;
+const OPENS = new Set(['(', '[', 'CASE']);
+const CLOSES = new Set([')', ']', 'END']);
+
 /** Throws LakeQueryRefusedError, with the reason, unless `sql` is one read-only query. */
 export async function assertReadOnlySql(sql: string): Promise<void> {
   if (sql.length > MAX_SQL_CHARS) refuse(`the text is ${sql.length} characters, more than ${MAX_SQL_CHARS}`);
@@ -75,15 +86,23 @@ export async function assertReadOnlySql(sql: string): Promise<void> {
   if (body.length === 0) refuse('the text holds no statement');
   if (body.some((token) => token.text === ';')) refuse('more than one statement (a semicolon before the end)');
   let depth = 0;
+  let nesting = 0;
   for (const [i, token] of body.entries()) {
     if (token.text === '(') depth++;
     if (token.text === ')' && --depth < 0) refuse(`a parenthesis at character ${token.start + 1} closes nothing`);
-    const upper = isWord(grammar, token) ? (token.text ?? '').toUpperCase() : undefined;
-    if (upper !== undefined && FORBIDDEN_WORDS.has(upper))
-      refuse(`${upper} (at character ${token.start + 1}) is not part of a read-only query`);
+    const upper = (token.text ?? '').toUpperCase();
+    const isOpen = OPENS.has(upper) && (upper !== 'CASE' || isWord(grammar, token));
+    if (isOpen && ++nesting > MAX_SQL_NESTING)
+      refuse(
+        `parentheses, brackets or CASE nest deeper than ${MAX_SQL_NESTING} levels at character ${token.start + 1}`,
+      );
+    if (CLOSES.has(upper) && (upper !== 'END' || isWord(grammar, token))) nesting--;
+    const word = isWord(grammar, token) ? upper : undefined;
+    if (word !== undefined && FORBIDDEN_WORDS.has(word))
+      refuse(`${word} (at character ${token.start + 1}) is not part of a read-only query`);
     // Athena's pass-through table functions (`TABLE(system.query(query => '…'))`) hand a string to
     // another system as its own statement, out of this guard's sight.
-    if (upper === 'TABLE' && body[i + 1]?.text === '(')
+    if (word === 'TABLE' && body[i + 1]?.text === '(')
       refuse(`a table function (TABLE( at character ${token.start + 1}) could pass a statement to another system`);
   }
   if (depth > 0) refuse('a parenthesis is never closed');
@@ -97,9 +116,16 @@ export async function assertReadOnlySql(sql: string): Promise<void> {
 /** What Trino's parser makes of the text: one statement, a query, its WITH (if any) followed by a SELECT. */
 function assertOneQuery({ trino, parser }: TrinoGrammar, sql: string): void {
   const errors: string[] = [];
-  const program = trino.parse(sql, (error) =>
-    errors.push(`line ${error.startLine}:${error.startColumn}: ${error.message}`),
-  );
+  let program: ReturnType<TrinoSQL['parse']>;
+  try {
+    program = trino.parse(sql, (error) =>
+      errors.push(`line ${error.startLine}:${error.startColumn}: ${error.message}`),
+    );
+  } catch (error) {
+    // The generated parser recurses per nesting level: a shape the nesting limit does not count could exhaust the stack.
+    if (error instanceof RangeError) refuse(`Trino's grammar cannot read it to the end (${error.message})`);
+    throw error;
+  }
   if (errors.length > 0) refuse(`Trino's grammar does not read it (${errors[0]})`);
   const statements = program.statements();
   if (statements.length !== 1) refuse(`Trino's grammar reads ${statements.length} statements`);
@@ -122,7 +148,8 @@ function assertOneQuery({ trino, parser }: TrinoGrammar, sql: string): void {
  */
 function statementTokens(grammar: TrinoGrammar, sql: string): Token[] {
   const { parser } = grammar;
-  const all = grammar.trino.getAllTokens(sql);
+  // The lexer alone: dt-sql-parser's own getAllTokens parses the text first.
+  const all = grammar.trino.createLexer(sql).getAllTokens();
   const kept: Token[] = [];
   for (const [i, token] of all.entries()) {
     const at = `at character ${token.start + 1}`;
