@@ -11,7 +11,7 @@
  * `allowed_directories` cannot be given when the instance is created (the C API refuses it), and
  * only while external access is still on: hence the SET statements, in this order.
  */
-import { realpath } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 
 export interface ConfinedDuckDb {
@@ -25,6 +25,8 @@ export interface ConfinedDuckDb {
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 export async function openConfinedDuckDb(directory: string): Promise<ConfinedDuckDb> {
+  // Local mode's mirror is made on the first query, after its engine opened: the folder may not exist yet.
+  await mkdir(directory, { recursive: true });
   const dir = await realpath(directory);
   const instance = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',

@@ -68,6 +68,16 @@ describe('the local lake engine', () => {
     expect(error.message).not.toContain(SECRET);
   });
 
+  it('opens over a lake folder not made yet (local mode mirrors the bucket on the first query)', async () => {
+    const later = join(scratchDir('confined-later-'), 'mirror', 'bucket');
+    const empty = await createDuckDbLakeEngine({ root: later });
+    try {
+      expect((await empty.run({ sql: 'SELECT count(*) AS n FROM utterances', params: [] })).rows).toEqual([[0]]);
+    } finally {
+      empty.close();
+    }
+  });
+
   it('still reads the lake through its views, with the root named through a link', async () => {
     const root = scratchDir('confined-root-');
     const path = join(root, lakeKeys.recentFile('utterances', '2026-11-23', 'bot-a'));
