@@ -11,6 +11,7 @@ import { benchCompanyCalendars, REDUCED_SCALE } from './company-calendars';
 import { benchEvents } from './events';
 import { benchLake, LAKE_REDUCED_MEETINGS } from './lake';
 import { benchQuarantineFlood } from './quarantine-flood';
+import { benchSqlGuard } from './sql-guard';
 import { benchVerify } from './verify';
 
 const child = process.env[FEED_CHILD];
@@ -25,6 +26,7 @@ const only = process.argv[2];
 const sections = {
   verify: benchVerify,
   adversarial: benchAdversarial,
+  guard: benchSqlGuard,
   quarantine: benchQuarantineFlood,
   calendar: benchCalendar,
   // Alone (`-- company`) at full scale, minutes on dynalite; reduced in the full run.

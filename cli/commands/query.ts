@@ -28,7 +28,7 @@ export function queryCommand(open: (target: Target) => Promise<ClosableLakeEngin
       const maxRows = wholeNumber('max-rows', values['max-rows'], 1, MAX_QUERY_ROWS) ?? DEFAULT_QUERY_ROWS;
       // Refused here, before any engine is opened: a statement that writes never leaves this machine.
       try {
-        assertReadOnlySql(sql);
+        await assertReadOnlySql(sql);
       } catch (error) {
         if (error instanceof LakeQueryRefusedError) throw new UsageError(`refused: ${error.message}`);
         throw error;

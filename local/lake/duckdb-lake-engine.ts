@@ -4,10 +4,13 @@
  * Each run declares the storage tables over the files present then (hidden `_`/`.` names are
  * skipped, as Athena skips them) and the users' views with the same SQL text Athena's views hold
  * (lake-layout.ts), then runs the question's SQL with its `?` parameters bound.
+ * DuckDB is confined to the root (confined-duckdb.ts), and the text must be one statement DuckDB
+ * reads as a query: a COPY could otherwise still write inside the root, and DuckDB would run
+ * every statement before the last one unasked.
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { type DuckDBConnection, type DuckDBValue, StatementType } from '@duckdb/node-api';
 import {
   type LakeEngine,
   type LakeQuery,
@@ -29,6 +32,7 @@ import {
   type LakeColumnType,
   type LakeTableName,
 } from '../../lambdas/core/lake/lake-tables';
+import { openConfinedDuckDb } from './confined-duckdb';
 
 const DUCKDB_TYPE: Record<LakeColumnType, string> = { string: 'VARCHAR', bigint: 'BIGINT', boolean: 'BOOLEAN' };
 
@@ -40,16 +44,16 @@ export interface DuckDbLakeEngineOptions {
 export async function createDuckDbLakeEngine(
   options: DuckDbLakeEngineOptions,
 ): Promise<LakeEngine & { close(): void }> {
-  const instance = await DuckDBInstance.create(':memory:');
-  const connection = await instance.connect();
+  // Paths are named under the root's real path, the one DuckDB is confined to.
+  const { dir: root, connection, close } = await openConfinedDuckDb(options.root);
   return {
     async run(query: LakeQuery, runOptions: LakeRunOptions = {}): Promise<LakeResult> {
       const started = performance.now();
-      const bytesScanned = await declareTables(connection, options.root);
+      const bytesScanned = await declareTables(connection, root);
       runOptions.onProgress?.({ state: 'RUNNING', elapsedMs: 0 });
       let reader: Awaited<ReturnType<DuckDBConnection['runAndReadAll']>>;
       try {
-        reader = await connection.runAndReadAll(query.sql, [...query.params] as DuckDBValue[]);
+        reader = await runOneQuery(connection, query);
       } catch (error) {
         throw new LakeQueryFailedError((error as Error).message);
       }
@@ -65,11 +69,24 @@ export async function createDuckDbLakeEngine(
         elapsedMs: performance.now() - started,
       };
     },
-    close() {
-      connection.closeSync();
-      instance.closeSync();
-    },
+    close,
   };
+}
+
+/** Runs `query` if DuckDB reads it as exactly one SELECT; throws, running nothing, otherwise. */
+async function runOneQuery(connection: DuckDBConnection, query: LakeQuery) {
+  const statements = await connection.extractStatements(query.sql);
+  if (statements.count !== 1)
+    throw new Error(`only one statement is run, and DuckDB reads ${statements.count} in this text`);
+  const prepared = await statements.prepare(0);
+  try {
+    if (prepared.statementType !== StatementType.SELECT)
+      throw new Error(`only a query is run, and DuckDB reads a ${StatementType[prepared.statementType]} statement`);
+    prepared.bind([...query.params] as DuckDBValue[]);
+    return await prepared.runAndReadAll();
+  } finally {
+    prepared.destroySync();
+  }
 }
 
 function toLakeValue(value: DuckDBValue): LakeValue {

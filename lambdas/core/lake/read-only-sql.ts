@@ -1,23 +1,22 @@
 /**
- * The guard in front of every user-written lake query (CLI `query`, the read API's SQL route, MCP):
- * one statement, a query (SELECT, or WITH … SELECT), nothing that writes, exports, loads or
- * changes a setting. It runs before the engine sees the text, in plain TypeScript (no parser
- * dependency in the Lambda or CLI bundle), on tokens, so comments, string literals and quoted
- * identifiers can neither hide a statement nor cause a false refusal.
+ * The guard in front of every user-written lake query (today the CLI's `query`; nothing else takes
+ * a user's SQL): one statement, a query (SELECT, or WITH … SELECT), nothing that writes, exports,
+ * loads or changes a setting. It reads the text with Trino's own lexer and parser (dt-sql-parser,
+ * loaded on first use: it is large, and not for a Lambda bundle), so comments, string literals
+ * and quoted identifiers end where Athena ends them, never where a hand-written scanner guessed.
  *
  * The text must mean the same thing to Athena (Trino) and DuckDB, or the guard could judge one
  * reading while the engine runs the other. Where the two lexers disagree the text is refused:
  * nested block comments (DuckDB nests them, Trino ends at the first `*​/`), DuckDB's escape strings
- * (`E'…\'…'`) and dollar quoting (`$$…$$`), and any other string literal glued to a word.
+ * (`E'…\'…'`) and any other string literal glued to a word (`U&'…'`, `X'…'`), dollar quoting
+ * (`$$…$$`), backquoted names, and characters Trino's lexer does not know (`\f`, `\v`, Unicode spaces).
  */
-import { LakeQueryRefusedError } from './lake-engine';
 
-type Token =
-  | { kind: 'word'; upper: string; at: number }
-  | { kind: 'quoted'; at: number }
-  | { kind: 'string'; at: number }
-  | { kind: 'number'; at: number }
-  | { kind: 'punct'; text: string; at: number };
+import type { TrinoSQL } from 'dt-sql-parser';
+import { LakeQueryRefusedError } from './lake-engine';
+import { type TrinoGrammar, trinoGrammar } from './trino-grammar';
+
+type Token = ReturnType<TrinoGrammar['trino']['getAllTokens']>[number];
 
 /** Statement verbs that never belong inside a query, wherever they appear (a CTE, a subquery). */
 const FORBIDDEN_WORDS = new Set([
@@ -67,151 +66,152 @@ const refuse = (reason: string): never => {
 /** Athena's own limit on a query's text (256 KiB); a longer text is refused before it is read. */
 export const MAX_SQL_CHARS = 262_144;
 
+/**
+ * How deep parentheses, brackets and CASE … END may nest. Trino's generated parser costs more the
+ * deeper they go (64 levels about 1.6 s on first use, 1000 about 50 s) and runs out of stack in the
+ * low thousands; a hand-written query stays far below this.
+ */
+export const MAX_SQL_NESTING = 64;
+const OPENS = new Set(['(', '[', 'CASE']);
+const CLOSES = new Set([')', ']', 'END']);
+
 /** Throws LakeQueryRefusedError, with the reason, unless `sql` is one read-only query. */
-export function assertReadOnlySql(sql: string): void {
+export async function assertReadOnlySql(sql: string): Promise<void> {
   if (sql.length > MAX_SQL_CHARS) refuse(`the text is ${sql.length} characters, more than ${MAX_SQL_CHARS}`);
-  const tokens = tokenize(sql);
+  const grammar = await trinoGrammar();
+  const tokens = statementTokens(grammar, sql);
   const last = tokens.at(-1);
   // One trailing semicolon ends the statement; any other one starts a second.
-  const body = last?.kind === 'punct' && last.text === ';' ? tokens.slice(0, -1) : tokens;
+  const body = last?.text === ';' ? tokens.slice(0, -1) : tokens;
   if (body.length === 0) refuse('the text holds no statement');
-  if (body.some((token) => token.kind === 'punct' && token.text === ';'))
-    refuse('more than one statement (a semicolon before the end)');
+  if (body.some((token) => token.text === ';')) refuse('more than one statement (a semicolon before the end)');
   let depth = 0;
-  for (const token of body) {
-    if (token.kind === 'punct' && token.text === '(') depth++;
-    if (token.kind === 'punct' && token.text === ')' && --depth < 0)
-      refuse(`a parenthesis at character ${token.at + 1} closes nothing`);
-    if (token.kind === 'word' && FORBIDDEN_WORDS.has(token.upper))
-      refuse(`${token.upper} (at character ${token.at + 1}) is not part of a read-only query`);
+  let nesting = 0;
+  for (const [i, token] of body.entries()) {
+    if (token.text === '(') depth++;
+    if (token.text === ')' && --depth < 0) refuse(`a parenthesis at character ${token.start + 1} closes nothing`);
+    const upper = (token.text ?? '').toUpperCase();
+    const isOpen = OPENS.has(upper) && (upper !== 'CASE' || isWord(grammar, token));
+    if (isOpen && ++nesting > MAX_SQL_NESTING)
+      refuse(
+        `parentheses, brackets or CASE nest deeper than ${MAX_SQL_NESTING} levels at character ${token.start + 1}`,
+      );
+    if (CLOSES.has(upper) && (upper !== 'END' || isWord(grammar, token))) nesting--;
+    const word = isWord(grammar, token) ? upper : undefined;
+    if (word !== undefined && FORBIDDEN_WORDS.has(word))
+      refuse(`${word} (at character ${token.start + 1}) is not part of a read-only query`);
+    // Athena's pass-through table functions (`TABLE(system.query(query => '…'))`) hand a string to
+    // another system as its own statement, out of this guard's sight.
+    if (word === 'TABLE' && body[i + 1]?.text === '(')
+      refuse(`a table function (TABLE( at character ${token.start + 1}) could pass a statement to another system`);
   }
   if (depth > 0) refuse('a parenthesis is never closed');
-  // Athena's pass-through table functions (`TABLE(system.query(query => '…'))`) hand a string to
-  // another system as its own statement, out of this guard's sight.
-  body.forEach((token, i) => {
-    const next = body[i + 1];
-    if (token.kind === 'word' && token.upper === 'TABLE' && next?.kind === 'punct' && next.text === '(')
-      refuse(`a table function (TABLE( at character ${token.at + 1}) could pass a statement to another system`);
-  });
-  const start = body.findIndex((token) => !(token.kind === 'punct' && token.text === '('));
-  const first = body[start];
-  if (first?.kind !== 'word' || (first.upper !== 'SELECT' && first.upper !== 'WITH'))
-    refuse(`the statement starts with ${describe(first)}, not SELECT or WITH`);
-  if (first?.kind === 'word' && first.upper === 'WITH') {
-    const main = body[afterCteList(body, start + 1)];
-    const opensQuery = main?.kind === 'punct' && main.text === '(';
-    if (!opensQuery && !(main?.kind === 'word' && main.upper === 'SELECT'))
-      refuse(`WITH must be followed by a SELECT, found ${describe(main)}`);
-  }
+  const first = body.find((token) => token.text !== '(');
+  const firstWord = first !== undefined && isWord(grammar, first) ? first.text?.toUpperCase() : undefined;
+  if (firstWord !== 'SELECT' && firstWord !== 'WITH')
+    refuse(`the statement starts with ${describe(grammar, first)}, not SELECT or WITH`);
+  assertOneQuery(grammar, sql);
 }
 
-const describe = (token: Token | undefined): string =>
-  token === undefined
-    ? 'nothing'
-    : token.kind === 'word'
-      ? token.upper
-      : token.kind === 'punct'
-        ? `'${token.text}'`
-        : `a ${token.kind === 'quoted' ? 'quoted name' : token.kind}`;
+/** What Trino's parser makes of the text: one statement, a query, its WITH (if any) followed by a SELECT. */
+function assertOneQuery({ trino, parser }: TrinoGrammar, sql: string): void {
+  const errors: string[] = [];
+  let program: ReturnType<TrinoSQL['parse']>;
+  try {
+    program = trino.parse(sql, (error) =>
+      errors.push(`line ${error.startLine}:${error.startColumn}: ${error.message}`),
+    );
+  } catch (error) {
+    // The generated parser recurses per nesting level: a shape the nesting limit does not count could exhaust the stack.
+    if (error instanceof RangeError) refuse(`Trino's grammar cannot read it to the end (${error.message})`);
+    throw error;
+  }
+  if (errors.length > 0) refuse(`Trino's grammar does not read it (${errors[0]})`);
+  const statements = program.statements();
+  if (statements.length !== 1) refuse(`Trino's grammar reads ${statements.length} statements`);
+  const statement = statements[0]?.singleStatement().statement();
+  if (!(statement instanceof parser.StatementDefaultContext))
+    refuse(`Trino's grammar reads a ${statement?.constructor.name.replace(/Context$/, '')} statement, not a query`);
+  const root = (statement as InstanceType<typeof parser.StatementDefaultContext>).rootQuery();
+  if (root.withFunction() !== null) refuse('WITH FUNCTION defines a function: not part of a read-only query');
+  const query = root.query();
+  if (query instanceof parser.QueryStatementContext && query.with() !== null) {
+    const main = query.queryNoWith().start;
+    if (main?.text?.toUpperCase() !== 'SELECT' && main?.text !== '(')
+      refuse(`WITH must be followed by a SELECT, found ${main?.text?.toUpperCase() ?? 'nothing'}`);
+  }
+}
 
 /**
- * The index of the first token after the CTE list `[RECURSIVE] name [(cols)] AS [NOT] [MATERIALIZED] (…)[, …]`,
- * or of the token where that shape breaks (the caller then refuses what it finds there).
+ * The text's tokens on the parser's channel (no comments, no white space), by Trino's lexer;
+ * refuses what the lexer could not read to the end, or what DuckDB's lexer reads otherwise.
  */
-function afterCteList(tokens: Token[], from: number): number {
-  const isWord = (i: number, ...words: string[]) => {
-    const token = tokens[i];
-    return token?.kind === 'word' && (words.length === 0 || words.includes(token.upper));
-  };
-  const isOpen = (i: number) => {
-    const token = tokens[i];
-    return token?.kind === 'punct' && token.text === '(';
-  };
-  let i = isWord(from, 'RECURSIVE') ? from + 1 : from;
-  for (;;) {
-    if (!(isWord(i) || tokens[i]?.kind === 'quoted')) return i;
-    i++;
-    if (isOpen(i)) i = closingParen(tokens, i) + 1;
-    if (!isWord(i, 'AS')) return i;
-    i++;
-    while (isWord(i, 'NOT', 'MATERIALIZED')) i++;
-    if (!isOpen(i)) return i;
-    i = closingParen(tokens, i) + 1;
-    const next = tokens[i];
-    if (!(next?.kind === 'punct' && next.text === ',')) return i;
-    i++;
-  }
-}
-
-function closingParen(tokens: Token[], open: number): number {
-  let depth = 0;
-  for (let i = open; i < tokens.length; i++) {
-    const token = tokens[i] as Token;
-    if (token.kind !== 'punct') continue;
-    if (token.text === '(') depth++;
-    if (token.text === ')' && --depth === 0) return i;
-  }
-  return refuse('a parenthesis is never closed');
-}
-
-const WORD_START = /[\p{L}_]/u;
-const WORD_PART = /[\p{L}\p{N}_]/u;
-
-/** Trino's lexical rules, refusing what DuckDB would read differently (see the header). */
-function tokenize(sql: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < sql.length) {
-    const char = sql[i] as string;
-    const at = i;
-    if (/\s/u.test(char)) {
-      i++;
-    } else if (sql.startsWith('--', i)) {
-      const end = sql.indexOf('\n', i);
-      i = end === -1 ? sql.length : end + 1;
-    } else if (sql.startsWith('/*', i)) {
-      const end = sql.indexOf('*/', i + 2);
-      if (end === -1) refuse(`a comment opened at character ${at + 1} is never closed`);
-      if (sql.slice(i + 2, end).includes('/*'))
-        refuse(`a comment nested in another (at character ${at + 1}): engines disagree where it ends`);
-      i = end + 2;
-    } else if (char === "'") {
-      const previous = tokens.at(-1);
-      if (previous !== undefined && previous.kind === 'word' && at > 0 && WORD_PART.test(sql[at - 1] as string))
-        refuse(`a string literal prefixed by ${previous.upper} (at character ${at + 1}) is not accepted`);
-      i = closeQuote(sql, i, "'", 'string literal');
-      tokens.push({ kind: 'string', at });
-    } else if (char === '"' || char === '`') {
-      i = closeQuote(sql, i, char, 'quoted name');
-      tokens.push({ kind: 'quoted', at });
-    } else if (char === '$') {
-      refuse(
-        `'$' (at character ${at + 1}) is not accepted: dollar quoting and $n parameters are not shared by both engines`,
-      );
-    } else if (WORD_START.test(char)) {
-      while (i < sql.length && WORD_PART.test(sql[i] as string)) i++;
-      tokens.push({ kind: 'word', upper: sql.slice(at, i).toUpperCase(), at });
-    } else if (/[0-9.]/.test(char) && /[0-9]/.test(sql[i + (char === '.' ? 1 : 0)] ?? '')) {
-      while (i < sql.length && /[0-9a-zA-Z_.]/.test(sql[i] as string)) i++;
-      tokens.push({ kind: 'number', at });
-    } else {
-      tokens.push({ kind: 'punct', text: char, at });
-      i++;
+function statementTokens(grammar: TrinoGrammar, sql: string): Token[] {
+  const { parser } = grammar;
+  // The lexer alone: dt-sql-parser's own getAllTokens parses the text first.
+  const all = grammar.trino.createLexer(sql).getAllTokens();
+  const kept: Token[] = [];
+  for (const [i, token] of all.entries()) {
+    const at = `at character ${token.start + 1}`;
+    const text = token.text ?? '';
+    const previous = all[i - 1];
+    const glued = previous !== undefined && previous.stop + 1 === token.start;
+    switch (token.type) {
+      case parser.TrinoSqlParser.BRACKETED_COMMENT:
+        if (text.slice(2, -2).includes('/*'))
+          refuse(`a comment nested in another (${at}): engines disagree where it ends`);
+        break;
+      case parser.TrinoSqlParser.UNRECOGNIZED:
+        if (text === "'") refuse(`a string literal opened ${at} is never closed`);
+        if (text === '"') refuse(`a quoted name opened ${at} is never closed`);
+        refuse(`${codePoints(text)} (${at}) is not a character Trino reads`);
+        break;
+      case parser.TrinoSqlParser.STRING:
+        if (glued && isWord(grammar, previous))
+          refuse(`a string literal prefixed by ${previous.text?.toUpperCase()} (${at}) is not accepted`);
+        break;
+      case parser.TrinoSqlParser.UNICODE_STRING:
+      case parser.TrinoSqlParser.BINARY_LITERAL:
+        refuse(
+          `a string literal prefixed by ${text.slice(0, text.indexOf("'")).toUpperCase()} (${at}) is not accepted`,
+        );
+        break;
+      case parser.TrinoSqlParser.BACKQUOTED_IDENTIFIER:
+        refuse(`a name in backquotes (${at}) is not accepted: Athena reads only double-quoted names`);
+        break;
+      case parser.TrinoSqlParser.ASTERISK:
+        // `/*` read as two tokens: a comment Trino's lexer found no end for.
+        if (glued && previous.type === parser.TrinoSqlParser.SLASH)
+          refuse(`a comment opened at character ${previous.start + 1} is never closed`);
+        break;
     }
+    if (text === '$')
+      refuse(`'$' (${at}) is not accepted: dollar quoting and $n parameters are not shared by both engines`);
+    if (token.channel === 0) kept.push(token);
   }
-  return tokens;
+  return kept;
 }
 
-/** The index after a quoted token that a doubled quote escapes (`'it''s'`, `"a""b"`). */
-function closeQuote(sql: string, open: number, quote: string, what: string): number {
-  let i = open + 1;
-  for (;;) {
-    const end = sql.indexOf(quote, i);
-    if (end === -1) return refuse(`a ${what} opened at character ${open + 1} is never closed`);
-    if (sql[end + 1] === quote) {
-      i = end + 2;
-      continue;
-    }
-    return end + 1;
+/** A keyword or a plain (unquoted) identifier. */
+const isWord = ({ parser, tokenName }: TrinoGrammar, token: Token): boolean =>
+  token.type === parser.TrinoSqlParser.IDENTIFIER || (tokenName(token.type)?.startsWith('KW_') ?? false);
+
+const codePoints = (text: string) =>
+  [...text].map((char) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+
+function describe(grammar: TrinoGrammar, token: Token | undefined): string {
+  if (token === undefined) return 'nothing';
+  if (isWord(grammar, token)) return (token.text ?? '').toUpperCase();
+  switch (token.type) {
+    case grammar.parser.TrinoSqlParser.STRING:
+      return 'a string';
+    case grammar.parser.TrinoSqlParser.QUOTED_IDENTIFIER:
+      return 'a quoted name';
+    case grammar.parser.TrinoSqlParser.INTEGER_VALUE:
+    case grammar.parser.TrinoSqlParser.DECIMAL_VALUE:
+    case grammar.parser.TrinoSqlParser.DOUBLE_VALUE:
+      return 'a number';
+    default:
+      return `'${token.text}'`;
   }
 }

@@ -4,10 +4,9 @@
  * Trino grammar of dt-sql-parser, so SQL only DuckDB accepts (a `::` cast, say) is refused
  * locally as Athena would refuse it in AWS. The parser is loaded on the first query (it is large).
  */
-import type { TrinoSQL } from 'dt-sql-parser';
+import { trinoGrammar } from '../../../lambdas/core/lake/trino-grammar';
 import { invalidRequest } from './errors';
 
-let parser: Promise<TrinoSQL> | undefined;
 /**
  * Verdicts by SQL text (undefined: valid). Parsing takes a few hundred ms here, and the questions
  * send the same few texts with new parameters, so each text is read once.
@@ -17,8 +16,7 @@ const REMEMBERED = 500;
 
 async function verdict(sql: string): Promise<string | undefined> {
   if (verdicts.has(sql)) return verdicts.get(sql);
-  parser ??= import('dt-sql-parser').then(({ TrinoSQL }) => new TrinoSQL());
-  const trino = await parser;
+  const { trino } = await trinoGrammar();
   const [error] = trino.validate(sql);
   const found =
     error !== undefined
