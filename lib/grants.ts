@@ -37,9 +37,29 @@ export const TABLE_PARTITIONS = {
   [SERVICES.schedules]: ['bot', 'schedule', 'dayListing'],
   // Meetings, their day listings and their delivery logs; never schedules, calendars or their feeds.
   [SERVICES.readApi]: ['bot', 'events', 'object', 'dayListing'],
-  [SERVICES.calendars]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
-  // And the push channels it opens and renews (listed under each calendar, routed by their secret's id).
-  [SERVICES.calendarSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing', 'pushRoute'],
+  // And a deleted company calendar's push channels: their routes dropped, the channels kept as retired.
+  [SERVICES.calendars]: [
+    'calendars',
+    'calendar',
+    'claim',
+    'schedule',
+    'bot',
+    'dayListing',
+    'pushRoute',
+    'retiredPushChannels',
+  ],
+  // And the push channels it opens and renews (listed under each calendar, routed by their secret's id), and
+  // stops once their calendar is deleted (retired).
+  [SERVICES.calendarSync]: [
+    'calendars',
+    'calendar',
+    'claim',
+    'schedule',
+    'bot',
+    'dayListing',
+    'pushRoute',
+    'retiredPushChannels',
+  ],
   // The company source and its users' items, and the schedules (and launched bots) their events make, as the ICS sync.
   [SERVICES.calendarUserSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
   // A verified secret's route item, and its channel's listing item under the calendar (marked due).

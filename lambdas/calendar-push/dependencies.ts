@@ -70,6 +70,10 @@ export function pushRenewalDependencies(
     async listCompanySources() {
       return (await calendars.listSources()).filter(isCompanySource);
     },
+    async currentSource(calendarId) {
+      const source = await calendars.getSource(calendarId);
+      return source !== undefined && isCompanySource(source) ? source : undefined;
+    },
     // A disconnected user's grant is gone: no channel can be opened or renewed for them until it is back.
     async listUsers(calendarId) {
       return (await users.listUsers(calendarId))

@@ -163,6 +163,7 @@ const renewalDeps = (): ReconcileDependencies => ({
     () => clock(),
   ),
   listCompanySources: async () => [...sources.values()],
+  currentSource: async (calendarId) => sources.get(calendarId),
   listUsers: async (calendarId) => usersOf.get(calendarId) ?? [],
 });
 

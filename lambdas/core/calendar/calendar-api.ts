@@ -175,6 +175,8 @@ export async function deleteCalendar(id: string, deps: CalendarApiDependencies):
       'schedules-not-cancelled',
       `${failed.length} schedule(s) could not be cancelled: ${failed.map((f) => f.reason).join('; ')}`,
     );
+  // Its push channels: no notification is taken from here on, and the next renewal run stops them.
+  if (isCompanySource(source)) await deps.companyCalendars?.retireChannels(source);
   await deps.store.deleteSource(id);
   deps.telemetry.log.info('calendar deleted', { calendar_id: id, cancelled });
   return { status: 200, body: { calendar_id: id, deleted: true, cancelled } };

@@ -2,12 +2,16 @@
  * The push channels in the table: one per user of a company calendar (Google watch
  * channel or Graph subscription), listed per calendar for the renewal run, and the
  * same record under its secret's id, where a verified notification finds its user.
- * The route expires by TTL a day after the channel, so a channel that was never
- * stopped leaves nothing behind.
+ * When a calendar is deleted its channels are retired: the route is dropped (a
+ * notification then finds no channel and queues nothing) and the channel moved to the
+ * retired partition, which the renewal run reads to stop each at its provider. Every
+ * item expires by TTL a day after its channel, so a channel that was never stopped
+ * leaves nothing behind.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../../../store/dynamo';
-import { keys, PUSH_CHANNEL_SK_PREFIX, TTL_ATTRIBUTE } from '../../../store/table-layout';
+import { keys, PUSH_CHANNEL_SK_PREFIX, RETIRED_PUSH_CHANNELS_PK, TTL_ATTRIBUTE } from '../../../store/table-layout';
+import type { CompanyCalendarSource } from '../../calendar-source';
 import type { ProviderName } from '../provider-contract';
 
 export interface PushChannelRecord {
@@ -25,7 +29,19 @@ export interface PushChannelRecord {
   createdAt: number;
 }
 
-const ROUTE_AFTER_EXPIRY_SECONDS = 86_400;
+/** A channel of a deleted calendar, with the source it was opened for (its credentials are named there). */
+export interface RetiredChannel {
+  record: PushChannelRecord;
+  /** The deleted source without its user list (which may fill most of an item): the provider needs the rest. */
+  source: CompanyCalendarSource;
+}
+
+const KEPT_AFTER_EXPIRY_SECONDS = 86_400;
+
+/** The TTL of every item of a channel: a day after the provider stops delivering. */
+const expiresAfter = (record: PushChannelRecord) => ({
+  [TTL_ATTRIBUTE]: Math.ceil(record.expiresAtMs / 1000) + KEPT_AFTER_EXPIRY_SECONDS,
+});
 
 const recordOf = (item: Record<string, unknown>): PushChannelRecord => {
   const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...record } = item;
@@ -66,32 +82,9 @@ export const pushRouteStore = (table: TableAccess) => ({
 });
 export type PushRouteStore = ReturnType<typeof pushRouteStore>;
 
-export const pushChannelStore = (table: TableAccess) => ({
-  ...pushRouteStore(table),
-
-  async listForCalendar(calendarId: string): Promise<PushChannelRecord[]> {
-    return (await queryAllWithPrefix(table, keys.calendarItems(calendarId), PUSH_CHANNEL_SK_PREFIX)).map(recordOf);
-  },
-
-  /** Stores a channel (the route first: a notification may arrive before the listing item is written). */
-  async put(record: PushChannelRecord): Promise<void> {
-    const expires = { [TTL_ATTRIBUTE]: Math.ceil(record.expiresAtMs / 1000) + ROUTE_AFTER_EXPIRY_SECONDS };
-    await table.db.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: { ...keys.pushRoute(record.secretId), ...record, ...expires },
-      }),
-    );
-    await table.db.send(
-      new PutCommand({
-        TableName: table.tableName,
-        Item: { ...keys.pushChannel(record.calendarId, record.user), ...record },
-      }),
-    );
-  },
-
+export const pushChannelStore = (table: TableAccess) => {
   /** Forgets a channel's route; its listing item too unless a newer channel of the user replaced it. */
-  async remove(record: PushChannelRecord, options: { keepListing?: boolean } = {}): Promise<void> {
+  const remove = async (record: PushChannelRecord, options: { keepListing?: boolean } = {}): Promise<void> => {
     await table.db.send(new DeleteCommand({ TableName: table.tableName, Key: keys.pushRoute(record.secretId) }));
     if (options.keepListing) return;
     await writeIfCondition(() =>
@@ -104,6 +97,66 @@ export const pushChannelStore = (table: TableAccess) => ({
         }),
       ),
     );
-  },
-});
+  };
+
+  return {
+    ...pushRouteStore(table),
+
+    async listForCalendar(calendarId: string): Promise<PushChannelRecord[]> {
+      return (await queryAllWithPrefix(table, keys.calendarItems(calendarId), PUSH_CHANNEL_SK_PREFIX)).map(recordOf);
+    },
+
+    /** Stores a channel (the route first: a notification may arrive before the listing item is written). */
+    async put(record: PushChannelRecord): Promise<void> {
+      await table.db.send(
+        new PutCommand({
+          TableName: table.tableName,
+          Item: { ...keys.pushRoute(record.secretId), ...record, ...expiresAfter(record) },
+        }),
+      );
+      await table.db.send(
+        new PutCommand({
+          TableName: table.tableName,
+          Item: { ...keys.pushChannel(record.calendarId, record.user), ...record, ...expiresAfter(record) },
+        }),
+      );
+    },
+
+    remove,
+
+    /**
+     * Hands a deleted calendar's channel to the renewal run: kept as retired first (so it is never lost),
+     * then its route and listing item dropped. Safe to repeat.
+     */
+    async retire(record: PushChannelRecord, source: CompanyCalendarSource): Promise<void> {
+      const { users: _users, ...company } = source.company;
+      const retired: RetiredChannel = { record, source: { ...source, company } };
+      await table.db.send(
+        new PutCommand({
+          TableName: table.tableName,
+          Item: { ...keys.retiredPushChannel(record.calendarId, record.secretId), ...retired, ...expiresAfter(record) },
+        }),
+      );
+      await remove(record);
+    },
+
+    /** Every retired channel not yet stopped (nor lapsed out of the table). */
+    async listRetired(): Promise<RetiredChannel[]> {
+      return (await queryAllWithPrefix(table, RETIRED_PUSH_CHANNELS_PK, '')).map((item) => ({
+        record: item.record as PushChannelRecord,
+        source: item.source as CompanyCalendarSource,
+      }));
+    },
+
+    /** A retired channel stopped at its provider (or lapsed): nothing of it is left. */
+    async forgetRetired(record: PushChannelRecord): Promise<void> {
+      await table.db.send(
+        new DeleteCommand({
+          TableName: table.tableName,
+          Key: keys.retiredPushChannel(record.calendarId, record.secretId),
+        }),
+      );
+    },
+  };
+};
 export type PushChannelStore = ReturnType<typeof pushChannelStore>;
