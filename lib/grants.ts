@@ -62,8 +62,8 @@ export const TABLE_PARTITIONS = {
   ],
   // The company source and its users' items, and the schedules (and launched bots) their events make, as the ICS sync.
   [SERVICES.calendarUserSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
-  // A verified secret's route item, and its channel's listing item under the calendar (marked due).
-  [SERVICES.calendarPush]: ['calendar', 'pushRoute'],
+  // A verified secret's route item, read and marked due: no calendar item (users' kept copies are there).
+  [SERVICES.calendarPush]: ['pushRoute'],
   // A meeting's items and ledger, its schedule link and listings, the lake day's lease while its rows
   // are cut from a compacted file. (And the scheduling calendar's feed copy, deletes only: lib/erasure.ts.)
   [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention', 'lakeDay'],

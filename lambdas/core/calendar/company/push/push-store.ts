@@ -9,7 +9,7 @@
  * leaves nothing behind.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../../../store/dynamo';
+import { batchGetAll, queryAllWithPrefix, type TableAccess, writeIfCondition } from '../../../store/dynamo';
 import { keys, PUSH_CHANNEL_SK_PREFIX, RETIRED_PUSH_CHANNELS_PK, TTL_ATTRIBUTE } from '../../../store/table-layout';
 import type { CompanyCalendarSource } from '../../calendar-source';
 import type { ProviderName } from '../provider-contract';
@@ -44,7 +44,7 @@ const expiresAfter = (record: PushChannelRecord) => ({
 });
 
 const recordOf = (item: Record<string, unknown>): PushChannelRecord => {
-  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...record } = item;
+  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, dueAtMs: _due, ...record } = item;
   return record as unknown as PushChannelRecord;
 };
 
@@ -63,24 +63,43 @@ export const pushRouteStore = (table: TableAccess) => ({
 
   /**
    * Makes the renewal run (in the scheduled sync) see the channel as expiring by `dueAtMs`: lapsed (it
-   * is recreated) or inside the renew margin (it is renewed). Only the listing item the run reads, only
-   * while it is still this channel (same secret) and only ever earlier; false when nothing changed.
+   * is recreated) or inside the renew margin (it is renewed). Written on the route item, the one kind of
+   * item the push function may touch (no calendar item), only while it is this channel and only ever
+   * earlier; false when nothing changed. The run reads it with routeDueMarks; a renewal's put clears it.
    */
   async markDue(record: PushChannelRecord, dueAtMs: number): Promise<boolean> {
     return writeIfCondition(() =>
       table.db.send(
         new UpdateCommand({
           TableName: table.tableName,
-          Key: keys.pushChannel(record.calendarId, record.user),
-          UpdateExpression: 'SET expiresAtMs = :due',
-          ConditionExpression: 'secretId = :secret AND expiresAtMs > :due',
-          ExpressionAttributeValues: { ':secret': record.secretId, ':due': dueAtMs },
+          Key: keys.pushRoute(record.secretId),
+          UpdateExpression: 'SET dueAtMs = :due',
+          ConditionExpression:
+            'channelId = :channel AND expiresAtMs > :due AND (attribute_not_exists(dueAtMs) OR dueAtMs > :due)',
+          ExpressionAttributeValues: { ':channel': record.channelId, ':due': dueAtMs },
         }),
       ),
     );
   },
 });
 export type PushRouteStore = ReturnType<typeof pushRouteStore>;
+
+/** The due marks (markDue) on these channels' routes, by secret id: the renewal run's reading of them. */
+export async function routeDueMarks(
+  table: TableAccess,
+  records: readonly PushChannelRecord[],
+): Promise<Map<string, number>> {
+  const routes = await batchGetAll(
+    table,
+    records.map((record) => keys.pushRoute(record.secretId)),
+    { projection: { expression: 'secretId, dueAtMs' }, consistent: true },
+  );
+  return new Map(
+    routes
+      .filter((route) => typeof route.dueAtMs === 'number')
+      .map((route) => [String(route.secretId), route.dueAtMs as number]),
+  );
+}
 
 export const pushChannelStore = (table: TableAccess) => {
   /** Forgets a channel's route; its listing item too unless a newer channel of the user replaced it. */

@@ -4,7 +4,7 @@
  * channel. Missing ones are opened, ones expiring within the margin renewed (Graph)
  * or replaced (Google), ones the provider already let lapse recreated, and those of
  * users no longer in the calendar closed. A Graph lifecycle notification marks its
- * channel due (push-store's markDue), so this run is also where it is renewed or recreated. The
+ * channel's route due (push-store's markDue), read here, so this run is also where it is renewed or recreated. The
  * channels of deleted calendars (retired by DELETE /calendars/{id}, which holds no credentials) are
  * stopped here, each tried again at every run until stopped or expired out of the table. One user's
  * failure (a revoked grant, a provider error) is logged and counted; the others go on, and polling
@@ -20,13 +20,15 @@ import {
   renewChannel,
   stopRetiredChannel,
 } from './channel-lifecycle';
-import type { PushChannelStore } from './push-store';
+import type { PushChannelRecord, PushChannelStore } from './push-store';
 
 export interface ReconcileDependencies extends ChannelLifecycleDependencies {
   /** Every company calendar source (calendar-store's listSources filtered by isCompanySource). */
   listCompanySources(): Promise<CompanyCalendarSource[]>;
   /** The source as stored now (calendar-store's getSource): a delete may have begun while the run worked. */
   currentSource(calendarId: string): Promise<CompanyCalendarSource | undefined>;
+  /** The due marks of these channels by secret id (push-store's routeDueMarks): when each is to be seen as expiring. */
+  dueMarks(records: readonly PushChannelRecord[]): Promise<Map<string, number>>;
   /** The users of a company calendar as last resolved (company-store's listUsers). */
   listUsers(calendarId: string): Promise<string[]>;
   renewMarginMs: number;
@@ -94,7 +96,13 @@ export async function reconcileSubscriptions(deps: ReconcileDependencies): Promi
       continue;
     }
     const users = new Set(await deps.listUsers(source.calendarId));
-    const records = await deps.channels.listForCalendar(source.calendarId);
+    const listed = await deps.channels.listForCalendar(source.calendarId);
+    // A lifecycle notification's mark brings the expiry forward: renewed, or recreated when lapsed.
+    const due = await deps.dueMarks(listed);
+    const records = listed.map((record) => {
+      const dueAtMs = due.get(record.secretId);
+      return dueAtMs !== undefined && dueAtMs < record.expiresAtMs ? { ...record, expiresAtMs: dueAtMs } : record;
+    });
     const covered = new Set<string>();
     const steps: Array<() => Promise<void>> = [];
     const attempt = (step: () => Promise<void>) => attemptOn(source.calendarId, source.company.provider, step);
