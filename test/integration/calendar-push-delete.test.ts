@@ -239,3 +239,25 @@ describe('deleting a company calendar with live push channels', () => {
     expect(await reconcileSubscriptions(renewal())).toMatchObject({ closed: 0, failed: 0, opened: 0, retired: 0 });
   });
 });
+
+describe('a calendar deleted while the renewal run works on it', () => {
+  it('has what the run opened for it retired and stopped in the same run: no route is left to queue a sync', async () => {
+    // The run listed the source just before DELETE forgot it: the table no longer has it.
+    const gone: CompanyCalendarSource = {
+      kind: 'company',
+      calendarId: 'eng-gone',
+      company: { provider: 'google', credentialsSecret: 'meeting-pipeline/calendars/acme', users: [ADA] },
+      rules: {} as CompanyCalendarSource['rules'],
+      botName: 'Notetaker',
+      lookaheadDays: 14,
+      createdAt: '2026-03-01T00:00:00Z',
+      updatedAt: '2026-03-01T00:00:00Z',
+    };
+    usersOf.set(gone.calendarId, [ADA]);
+    const outcome = await reconcileSubscriptions({ ...renewal(), listCompanySources: async () => [gone] });
+    expect(outcome).toMatchObject({ opened: 1, retired: 1, closed: 1, failed: 0 });
+    expect(google.push.channels.size).toBe(0);
+    expect(await channels().listForCalendar(gone.calendarId)).toEqual([]);
+    expect(await channels().listRetired()).toEqual([]);
+  });
+});
