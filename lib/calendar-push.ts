@@ -45,11 +45,13 @@ export class CalendarPush extends Construct {
   readonly pushKey: Secret;
   private readonly renewMarginMinutes: number;
   private readonly api: PipelineHttpApi;
+  private readonly table: CalendarPushProps['table'];
 
   constructor(scope: Construct, id: string, props: CalendarPushProps) {
     super(scope, id);
     this.renewMarginMinutes = props.renewMarginMinutes;
     this.api = props.api;
+    this.table = props.table;
     this.pushKey = new Secret(this, 'PushKey', {
       description: 'HMAC key of the calendar push channel secrets (Google channel tokens, Graph clientState)',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
@@ -80,7 +82,7 @@ export class CalendarPush extends Construct {
       failureHandling:
         'Invoked synchronously by the HTTP API: a failure is a 500, logged, and the provider sends the notification again (polling is the backstop).',
     });
-    // A route item read by a verified secret's id; a lifecycle notification updates its channel's listing item.
+    // A route item read by a verified secret's id, and marked due by a lifecycle notification: no other item.
     grantTableItems(this.function, props.table, ['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     props.userSyncQueue.grantSendMessages(this.function);
     this.pushKey.grantRead(this.function);
@@ -102,6 +104,8 @@ export class CalendarPush extends Construct {
    */
   grantRenewal(syncFunction: PipelineFunction): void {
     this.pushKey.grantRead(syncFunction);
+    // The routes' due marks, read in batches of a calendar's channels (push-store's routeDueMarks).
+    grantTableItems(syncFunction, this.table, ['dynamodb:BatchGetItem'], ['pushRoute']);
     const environment: { [K in keyof PushRenewalEnvironment]: string } = {
       PUSH_KEY_SECRET_ID: this.pushKey.secretName,
       PUSH_RENEW_MARGIN_MINUTES: String(this.renewMarginMinutes),

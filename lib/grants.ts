@@ -37,13 +37,33 @@ export const TABLE_PARTITIONS = {
   [SERVICES.schedules]: ['bot', 'schedule', 'dayListing'],
   // Meetings, their day listings and their delivery logs; never schedules, calendars or their feeds.
   [SERVICES.readApi]: ['bot', 'events', 'object', 'dayListing'],
-  [SERVICES.calendars]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
-  // And the push channels it opens and renews (listed under each calendar, routed by their secret's id).
-  [SERVICES.calendarSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing', 'pushRoute'],
+  // And a deleted company calendar's push channels: their routes dropped, the channels kept as retired.
+  [SERVICES.calendars]: [
+    'calendars',
+    'calendar',
+    'claim',
+    'schedule',
+    'bot',
+    'dayListing',
+    'pushRoute',
+    'retiredPushChannels',
+  ],
+  // And the push channels it opens and renews (listed under each calendar, routed by their secret's id), and
+  // stops once their calendar is deleted (retired).
+  [SERVICES.calendarSync]: [
+    'calendars',
+    'calendar',
+    'claim',
+    'schedule',
+    'bot',
+    'dayListing',
+    'pushRoute',
+    'retiredPushChannels',
+  ],
   // The company source and its users' items, and the schedules (and launched bots) their events make, as the ICS sync.
   [SERVICES.calendarUserSync]: ['calendars', 'calendar', 'claim', 'schedule', 'bot', 'dayListing'],
-  // A verified secret's route item, and its channel's listing item under the calendar (marked due).
-  [SERVICES.calendarPush]: ['calendar', 'pushRoute'],
+  // A verified secret's route item, read and marked due: no calendar item (users' kept copies are there).
+  [SERVICES.calendarPush]: ['pushRoute'],
   // A meeting's items and ledger, its schedule link and listings, the lake day's lease while its rows
   // are cut from a compacted file. (And the scheduling calendar's feed copy, deletes only: lib/erasure.ts.)
   [SERVICES.erase]: ['bot', 'events', 'schedule', 'dayListing', 'retention', 'lakeDay'],

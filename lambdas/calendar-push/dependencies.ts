@@ -13,7 +13,7 @@ import type { CalendarProvider, ProviderEndpoints, UserSyncQueue } from '../core
 import { channelApis } from '../core/calendar/company/push/channel-api';
 import type { LifecycleDependencies } from '../core/calendar/company/push/push-receiver';
 import { DEFAULT_PUSH_LIMITS, DEFAULT_PUSH_TIMING } from '../core/calendar/company/push/push-settings';
-import { pushChannelStore, pushRouteStore } from '../core/calendar/company/push/push-store';
+import { pushChannelStore, pushRouteStore, routeDueMarks } from '../core/calendar/company/push/push-store';
 import type { ReconcileDependencies } from '../core/calendar/company/push/reconcile-subscriptions';
 import type { SecretSource } from '../core/secrets';
 import type { Telemetry } from '../core/telemetry';
@@ -58,6 +58,7 @@ export function pushRenewalDependencies(
   const renewMarginMs = marginMs(env.PUSH_RENEW_MARGIN_MINUTES);
   return {
     channels: pushChannelStore(table),
+    dueMarks: (records) => routeDueMarks(table, records),
     apis: channelApis({
       endpoints: parts.endpoints,
       settings: { ...DEFAULT_PUSH_TIMING, publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/$/, ''), renewMarginMs },
@@ -69,6 +70,10 @@ export function pushRenewalDependencies(
     telemetry,
     async listCompanySources() {
       return (await calendars.listSources()).filter(isCompanySource);
+    },
+    async currentSource(calendarId) {
+      const source = await calendars.getSource(calendarId);
+      return source !== undefined && isCompanySource(source) ? source : undefined;
     },
     // A disconnected user's grant is gone: no channel can be opened or renewed for them until it is back.
     async listUsers(calendarId) {

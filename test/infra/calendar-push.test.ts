@@ -113,7 +113,7 @@ describe('calendar push', () => {
     }
   });
 
-  it("may send to the user-sync queue and touch only its routes' and channels' items (get, update)", () => {
+  it("may send to the user-sync queue and touch only its channels' route items (get, update)", () => {
     const statements = functionStatements(template, SERVICES.calendarPush);
     const actions = actionsOf(statements);
     expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage']));
@@ -122,7 +122,7 @@ describe('calendar push', () => {
     expect(table).toHaveLength(1);
     expect((table[0] as { Condition?: unknown }).Condition).toEqual({
       'ForAllValues:StringLike': {
-        'dynamodb:LeadingKeys': [PARTITIONS.calendar, PARTITIONS.pushRoute],
+        'dynamodb:LeadingKeys': [PARTITIONS.pushRoute],
       },
     });
     expect(actionsOf(table).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);

@@ -6,6 +6,7 @@
  */
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { userScopeId } from '../../lambdas/core/calendar/company/user-scope';
 import { keys, PARTITIONS, type PartitionKind } from '../../lambdas/core/store/table-layout';
 import { SERVICES } from '../../lambdas/core/telemetry';
 import { PipelineFunction } from '../../lib/function';
@@ -13,10 +14,12 @@ import { actionsOf, functionStatements, type Statement } from './iam';
 import { synthTemplate } from './synth';
 import {
   COMMAND,
+  type CommandReferences,
   kindsOfLayoutReference,
   layoutReferences,
   NOT_TABLE_PARTITIONS,
   stringLike,
+  UNKNOWN_KEYS,
 } from './table-partitions';
 
 let template: Template;
@@ -25,12 +28,17 @@ let functions: PipelineFunction[];
 let reached: Map<string, Map<PartitionKind, string>>;
 /** The DynamoDB actions each function's code sends, with a file that sends each. */
 const sent = new Map<string, Map<string, string>>();
+/** Per function entry, the layout references each action's commands are built with. */
+const commandReferences = new Map<string, CommandReferences>();
 
 beforeAll(() => {
   const synth = synthTemplate();
   template = synth.template;
   functions = synth.stack.node.findAll().filter((c): c is PipelineFunction => c instanceof PipelineFunction);
-  const references = layoutReferences(functions.map((fn) => fn.entry));
+  const references = layoutReferences(
+    functions.map((fn) => fn.entry),
+    commandReferences,
+  );
   reached = new Map(
     functions.map((fn) => {
       const kinds = new Map<PartitionKind, string>();
@@ -124,6 +132,44 @@ describe('table grants', () => {
           });
       }
     }
+  });
+
+  /**
+   * Functions an outsider reaches without credentials (the notification routes answer anyone holding
+   * a URL): each item action is granted on the kinds the code sends that very action on, no other.
+   */
+  const HELD_PER_ACTION = [SERVICES.calendarPush];
+
+  it('hold each action of the unauthenticated functions to the kinds its code sends it on', () => {
+    for (const service of HELD_PER_ACTION) {
+      const entry = functions.find((fn) => fn.serviceName === service)?.entry ?? '';
+      const byAction = commandReferences.get(entry);
+      const broader: string[] = [];
+      for (const statement of tableStatements(service).filter((s) => isTable(s.Resource)))
+        for (const action of actionsOf([statement]))
+          for (const pattern of leadingKeys(statement) ?? ['*']) {
+            const kind = KIND_OF_PATTERN.get(pattern) ?? pattern;
+            const built = [...(byAction?.get(action) ?? [])];
+            const sends = built.some(
+              (reference) =>
+                reference === UNKNOWN_KEYS || kindsOfLayoutReference(reference).includes(kind as PartitionKind),
+            );
+            if (!sends) broader.push(`${action} on ${kind}`);
+          }
+      expect({ service, broader }).toEqual({ service, broader: [] });
+    }
+  });
+
+  it("keep the push function from every calendar item, users' kept copies included: channel routes only", () => {
+    const calendarItems = [
+      keys.calendarItems('cal-1'),
+      keys.calendarFeed(userScopeId('cal-1', 'ada@acme.example')).pk,
+      keys.calendar('cal-1').pk,
+    ];
+    for (const pk of calendarItems)
+      for (const action of ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])
+        expect({ pk, action, allowed: allows(SERVICES.calendarPush, action, pk) }).toMatchObject({ allowed: false });
+    expect(allows(SERVICES.calendarPush, 'dynamodb:UpdateItem', keys.pushRoute('secret-id').pk)).toBe(true);
   });
 
   it('keep the read API from calendar feeds, calendar entries, schedules and meeting claims', () => {

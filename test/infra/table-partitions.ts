@@ -94,10 +94,22 @@ function dynamoCommand(declaration: ts.Declaration, name: string): string | unde
 }
 
 /**
- * The table layout's references each handler's code reaches, with a file that makes each, and the
- * DynamoDB commands it sends (keys starting with COMMAND).
+ * Per DynamoDB action a function's code sends, the layout references written inside the command's own
+ * arguments (`new UpdateCommand({ Key: keys.pushRoute(id), … })`), or UNKNOWN_KEYS when one of its
+ * commands is given a key built elsewhere (a variable): then any kind the function reaches may be meant.
  */
-export function layoutReferences(entries: readonly string[]): Map<string, Map<string, string>> {
+export type CommandReferences = Map<string, Set<string>>;
+export const UNKNOWN_KEYS = '?';
+
+/**
+ * The table layout's references each handler's code reaches, with a file that makes each, and the
+ * DynamoDB commands it sends (keys starting with COMMAND); `commandReferences` gets, per handler, what
+ * each command is built with.
+ */
+export function layoutReferences(
+  entries: readonly string[],
+  commandReferences: Map<string, CommandReferences> = new Map(),
+): Map<string, Map<string, string>> {
   const config = ts.getParsedCommandLineOfConfigFile(
     resolve(ROOT, 'tsconfig.json'),
     {},
@@ -122,11 +134,49 @@ export function layoutReferences(entries: readonly string[]): Map<string, Map<st
     return ts.isSourceFile(current) ? undefined : current;
   };
 
+  const resolved = (node: ts.Node): ts.Symbol | undefined => {
+    const symbol = checker.getSymbolAtLocation(node);
+    return symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+  };
+  /** The IAM action of the command class an expression names, if it names one. */
+  const commandOf = (expression: ts.Expression): string | undefined => {
+    const symbol = resolved(expression);
+    for (const declaration of symbol?.declarations ?? []) {
+      const command = dynamoCommand(declaration, symbol?.getName() ?? '');
+      if (command !== undefined) return command;
+    }
+    return undefined;
+  };
+  /** The key builders (`keys.x`) and partition key constants of the layout written inside these nodes. */
+  const layoutNames = (nodes: readonly ts.Node[]): string[] => {
+    const names: string[] = [];
+    const look = (node: ts.Node): void => {
+      if (ts.isIdentifier(node)) {
+        const symbol = resolved(node);
+        const inLayout = symbol?.declarations?.some((d) => d.getSourceFile().fileName === LAYOUT_FILE) ?? false;
+        const name = symbol?.getName() ?? '';
+        if (
+          inLayout &&
+          name === 'keys' &&
+          ts.isPropertyAccessExpression(node.parent) &&
+          node.parent.expression === node
+        )
+          names.push(node.parent.name.text);
+        else if (inLayout && /_PK(_PREFIX)?$/.test(name)) names.push(name);
+      }
+      ts.forEachChild(node, look);
+    };
+    for (const node of nodes) look(node);
+    return names;
+  };
+
   const result = new Map<string, Map<string, string>>();
   for (const [index, root] of roots.entries()) {
     const file = program.getSourceFile(root);
     if (file === undefined) throw new Error(`${root} is not in the program`);
     const found = new Map<string, string>();
+    const byCommand: CommandReferences = new Map();
+    commandReferences.set(entries[index] as string, byCommand);
     const seen = new Set<ts.Node>();
     const queue: ts.Node[] = [...file.statements];
     while (queue.length > 0) {
@@ -135,6 +185,16 @@ export function layoutReferences(entries: readonly string[]): Map<string, Map<st
       seen.add(unit);
       const where = relative(ROOT, unit.getSourceFile().fileName);
       const visit = (node: ts.Node): void => {
+        if (ts.isNewExpression(node)) {
+          const action = commandOf(node.expression);
+          if (action !== undefined) {
+            const named = byCommand.get(action) ?? new Set<string>();
+            byCommand.set(action, named);
+            const inside = layoutNames(node.arguments ?? []);
+            if (inside.length === 0) named.add(UNKNOWN_KEYS);
+            for (const name of inside) named.add(name);
+          }
+        }
         if (ts.isIdentifier(node)) {
           let symbol = checker.getSymbolAtLocation(node);
           if (symbol !== undefined && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);

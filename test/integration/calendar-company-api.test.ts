@@ -60,6 +60,8 @@ function fakeCompany(
       scopeId: userScopeId(calendarId, user),
       occurrences: options.kept?.[user] ?? [],
     }),
+    // No channels in these tests: calendar-push-delete.test.ts retires real ones.
+    retireChannels: async () => 0,
     cancelCompanyCalendar: async (calendarId) => {
       if (failCancel !== undefined) return { cancelled: 0, failed: [{ reason: failCancel }] };
       cancelled.push(calendarId);

@@ -7,7 +7,7 @@ import type { CompanyCalendarSource } from '../../lambdas/core/calendar/calendar
 import type { CalendarProvider, UserSyncRequest } from '../../lambdas/core/calendar/company/provider-contract';
 import { mintPushSecret } from '../../lambdas/core/calendar/company/push/push-secret';
 import { DEFAULT_PUSH_TIMING } from '../../lambdas/core/calendar/company/push/push-settings';
-import { pushChannelStore } from '../../lambdas/core/calendar/company/push/push-store';
+import { pushChannelStore, routeDueMarks } from '../../lambdas/core/calendar/company/push/push-store';
 import {
   type ReconcileDependencies,
   reconcileSubscriptions,
@@ -163,6 +163,7 @@ const renewalDeps = (): ReconcileDependencies => ({
     () => clock(),
   ),
   listCompanySources: async () => [...sources.values()],
+  currentSource: async (calendarId) => sources.get(calendarId),
   listUsers: async (calendarId) => usersOf.get(calendarId) ?? [],
 });
 
@@ -393,6 +394,11 @@ describe('renewal before expiry', () => {
 describe('Graph lifecycle notifications', () => {
   const stored = async (user: string) =>
     (await pushChannelStore({ db, tableName }).listForCalendar(graphSource.calendarId)).find((r) => r.user === user);
+  /** The due mark on the user's channel route (where the push function writes it), if any. */
+  const dueMark = async (user: string) => {
+    const record = (await stored(user))!;
+    return (await routeDueMarks({ db, tableName }, [record])).get(record.secretId);
+  };
 
   it('subscriptionRemoved -> the channel marked lapsed and a sync; the next run recreates it', async () => {
     clock = () => graph.directory.now();
@@ -401,7 +407,7 @@ describe('Graph lifecycle notifications', () => {
     await graph.subscriptions.settled();
     // The route opened nothing (it has no provider): it marked the channel and asked for the user's sync.
     expect([...graph.subscriptions.subscriptions.values()].filter((s) => s.userId === MS_BOB.id)).toEqual([]);
-    expect((await stored(MS_BOB.id))?.expiresAtMs).toBeLessThanOrEqual(graph.directory.now());
+    expect(await dueMark(MS_BOB.id)).toBeLessThanOrEqual(graph.directory.now());
     expect(sent.map(({ request }) => request)).toEqual([
       { calendar_id: graphSource.calendarId, user: MS_BOB.id, reason: 'push' },
     ]);
@@ -421,7 +427,7 @@ describe('Graph lifecycle notifications', () => {
     await graph.subscriptions.settled();
     expect(ada.expiresAt).toBe(previous);
     expect(sent.map(({ request }) => request.user)).toEqual([MS_ADA.id, MS_ADA.id]);
-    const due = (await stored(MS_ADA.id))!.expiresAtMs;
+    const due = (await dueMark(MS_ADA.id))!;
     expect(due).toBeGreaterThan(graph.directory.now());
     expect(due - graph.directory.now()).toBeLessThan(DEFAULT_PUSH_TIMING.renewMarginMs);
     // The next scheduled run, one sync interval later.
@@ -429,6 +435,8 @@ describe('Graph lifecycle notifications', () => {
     expect(await reconcile()).toMatchObject({ renewed: 1, recreated: 0, failed: 0 });
     expect(ada.expiresAt).toBeGreaterThan(previous);
     expect((await stored(MS_ADA.id))?.expiresAtMs).toBe(ada.expiresAt);
+    // The renewal's put cleared the mark.
+    expect(await dueMark(MS_ADA.id)).toBeUndefined();
   });
 
   it('marks only the channel it names: a replaced channel (another secret) is left alone, and never later', async () => {
@@ -436,10 +444,13 @@ describe('Graph lifecycle notifications', () => {
     const current = (await stored(MS_ADA.id))!;
     const now = graph.directory.now();
     expect(await store.markDue({ ...current, secretId: 'replaced-secret' }, now)).toBe(false);
+    expect(await store.markDue({ ...current, channelId: 'another-subscription' }, now)).toBe(false);
     expect(await store.markDue(current, current.expiresAtMs + HOUR)).toBe(false);
-    expect((await stored(MS_ADA.id))?.expiresAtMs).toBe(current.expiresAtMs);
+    expect(await dueMark(MS_ADA.id)).toBeUndefined();
     expect(await store.markDue(current, now)).toBe(true);
-    expect((await stored(MS_ADA.id))?.expiresAtMs).toBe(now);
+    expect(await dueMark(MS_ADA.id)).toBe(now);
+    expect(await store.markDue(current, now + MINUTE)).toBe(false);
+    expect((await stored(MS_ADA.id))?.expiresAtMs).toBe(current.expiresAtMs);
     // Back to its real expiry for the tests after.
     await store.put(current);
   });

@@ -38,6 +38,7 @@ const company: CompanyCalendarApi = {
   resolveGroup: async () => [],
   keptOccurrences: async (calendarId) => ({ scopeId: calendarId, occurrences: [] }),
   cancelCompanyCalendar: async () => ({ cancelled: 0, failed: [] }),
+  retireChannels: async () => 0,
 };
 
 let pipeline: LocalPipeline;

@@ -184,6 +184,8 @@ export async function deleteCalendar(id: string, deps: CalendarApiDependencies):
         `${outcome.failed.length} schedule(s) could not be cancelled: ${outcome.failed.map((f) => f.reason).join('; ')}`,
       );
     cancelled = outcome.cancelled;
+    // Its push channels: no notification is taken from here on, and the next renewal run stops them.
+    if (isCompanySource(source)) await deps.companyCalendars?.retireChannels(source);
     await deps.store.deleteSource(id);
   } finally {
     // Once the item is gone this changes nothing (the lease went with it).

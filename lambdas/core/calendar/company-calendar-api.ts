@@ -3,7 +3,8 @@
  * differs from an ICS feed. Its users are synced one by one by the per-user sync
  * (company/), which these routes reach through CompanyCalendarApi only: they show
  * each user's state, ask for syncs on the user-sync queue, preview what each user's
- * kept occurrences decide, and cancel every user's schedules on delete.
+ * kept occurrences decide, and on delete cancel every user's schedules and retire the
+ * push channels (stopped at the provider by the next renewal run, which holds the credentials).
  *
  * The credentials secret is named, never read: the sync functions alone may read
  * secrets, and only under the configured prefix, so a name outside it is refused here
@@ -26,6 +27,8 @@ import {
   ThrottledError,
   type UserSyncQueue,
 } from './company/provider-contract';
+import { pushChannelStore } from './company/push/push-store';
+import { retireCalendarChannels } from './company/push/reconcile-subscriptions';
 import { userScopeId } from './company/user-scope';
 import type { Occurrence } from './ics-occurrences';
 import { previewRow } from './preview-row';
@@ -56,6 +59,8 @@ export interface CompanyCalendarApi {
   keptOccurrences(calendarId: string, user: string): Promise<{ scopeId: string; occurrences: Occurrence[] }>;
   /** Cancels every user's schedules and drops their entries, kept items and states (company-run.ts). */
   cancelCompanyCalendar(calendarId: string): Promise<{ cancelled: number; failed: Array<{ reason: string }> }>;
+  /** Hands the calendar's push channels to the renewal run to stop (reconcile-subscriptions.ts); how many. */
+  retireChannels(source: CompanyCalendarSource): Promise<number>;
 }
 
 /**
@@ -64,6 +69,7 @@ export interface CompanyCalendarApi {
  * would need the source's credentials, which only the sync functions may read.
  */
 export function companyCalendarApi(deps: CompanyScheduleDependencies): CompanyCalendarApi {
+  const channels = pushChannelStore(deps.schedules.table);
   return {
     listUsers: (calendarId) => deps.company.listUsers(calendarId),
     userScopeId,
@@ -71,6 +77,7 @@ export function companyCalendarApi(deps: CompanyScheduleDependencies): CompanyCa
       (await deps.company.listUsers(source.calendarId)).filter((state) => state.fromGroup).map((state) => state.user),
     keptOccurrences: (calendarId, user) => keptOccurrences(calendarId, user, deps),
     cancelCompanyCalendar: (calendarId) => cancelCompanyCalendar(calendarId, deps),
+    retireChannels: (source) => retireCalendarChannels(source, { channels }),
   };
 }
 

@@ -96,6 +96,8 @@ export const COMPANY_USER_SK_PREFIX = 'USER#';
 export const CLAIM_PK_PREFIX = 'CLAIM#';
 /** Sort-key prefix of a company calendar's push channels (one per user) under `CALENDAR#<calendar_id>`. */
 export const PUSH_CHANNEL_SK_PREFIX = 'PUSH#';
+/** The partition of the channels of deleted calendars (keys.retiredPushChannel). */
+export const RETIRED_PUSH_CHANNELS_PK = 'PUSH_RETIRED';
 /** The quarantine's counters (core/ingress/quarantine-cap.ts): the only items the ingress writes besides the ledger. */
 export const QUARANTINE_CAP_PK_PREFIX = 'QUARANTINE#';
 
@@ -217,6 +219,14 @@ export const keys = {
    * notification names only that, and is read here only after its HMAC held.
    */
   pushRoute: (secretId: string) => ({ pk: `PUSH#${secretId}`, sk: 'ROUTE' }),
+  /**
+   * A channel of a deleted calendar, still to be stopped at its provider by the renewal run (which alone
+   * holds the credentials): every such channel in one partition, as the run reads them all.
+   */
+  retiredPushChannel: (calendarId: string, secretId: string) => ({
+    pk: RETIRED_PUSH_CHANNELS_PK,
+    sk: `${calendarId}#${secretId}`,
+  }),
   /** Bodies quarantined in one minute (epoch minutes), across every ingress instance: the global cap's counter. */
   quarantineMinute: (minute: number) => ({ pk: `${QUARANTINE_CAP_PK_PREFIX}MINUTE#${minute}`, sk: 'CAP' }),
   /** Bodies quarantined on one day (yyyy-mm-dd) naming one bot (by hash: a forged id is any text). */
@@ -266,6 +276,7 @@ export const PARTITIONS = {
   dayListing: keys.meetingsOnDay('*', '*'),
   quarantineCap: `${QUARANTINE_CAP_PK_PREFIX}*`,
   pushRoute: keys.pushRoute('*').pk,
+  retiredPushChannels: RETIRED_PUSH_CHANNELS_PK,
   lakeDay: keys.lakeDayLease('*').pk,
 } as const;
 export type PartitionKind = keyof typeof PARTITIONS;

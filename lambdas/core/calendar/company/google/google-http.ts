@@ -4,6 +4,7 @@
  * as untrusted (a proxy or a fault may answer anything); no token or key is ever
  * put into an error, only Google's own reason and message.
  */
+import { errorName, NO_REDIRECTS, readBoundedText, refuseRedirect } from '../provider-answer';
 import { PROVIDER_LIMITS, ProviderUnavailableError } from '../provider-contract';
 
 /** One request, connect to last byte: far above Google's usual answer time, well inside a sync's run. */
@@ -18,7 +19,10 @@ export interface GoogleAnswer {
   headers: Headers;
 }
 
-/** Sends the request and reads its JSON answer, at most `maxBytes` of it; a network failure or a larger body is ProviderUnavailableError. */
+/**
+ * Sends the request and reads its JSON answer, at most `maxBytes` of it; a network failure, a redirect
+ * (not followed: provider-answer.ts) or a larger body is ProviderUnavailableError.
+ */
 export async function exchange(
   fetchImpl: typeof fetch,
   url: string,
@@ -27,11 +31,16 @@ export async function exchange(
 ): Promise<GoogleAnswer> {
   let response: Response;
   try {
-    response = await fetchImpl(url, { ...init, signal: AbortSignal.timeout(GOOGLE_REQUEST_TIMEOUT_MS) });
+    response = await fetchImpl(url, {
+      ...init,
+      ...NO_REDIRECTS,
+      signal: AbortSignal.timeout(GOOGLE_REQUEST_TIMEOUT_MS),
+    });
   } catch (error) {
     throw new ProviderUnavailableError(`Google could not be reached (${errorName(error)})`);
   }
-  const text = await readBounded(response, maxBytes);
+  await refuseRedirect(response, 'Google');
+  const text = await readBoundedText(response, 'Google', maxBytes);
   let body: unknown;
   try {
     body = text === '' ? undefined : JSON.parse(text);
@@ -40,37 +49,6 @@ export async function exchange(
   }
   return { status: response.status, body, headers: response.headers };
 }
-
-async function readBounded(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new ProviderUnavailableError(`Google answered ${declared} bytes, over the ${maxBytes} read`);
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw new ProviderUnavailableError(`Google answered over the ${maxBytes} bytes read`);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof ProviderUnavailableError) throw error;
-    throw new ProviderUnavailableError(`Google's answer broke off (${errorName(error)})`);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-const errorName = (error: unknown): string =>
-  error instanceof Error ? (error.name === 'Error' ? 'network error' : error.name) : 'network error';
 
 /** Google's API error shape: `{ error: { code, message, errors: [{ reason, message }] } }`. */
 export interface ApiRefusal {

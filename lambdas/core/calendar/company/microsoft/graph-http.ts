@@ -3,8 +3,10 @@
  * (each request costs provider quota), under a deadline, and with the answer's
  * body read only up to PROVIDER_LIMITS.responseBytes (a mailbox is filled by
  * outsiders' invitations, so a page may be anything). A transport failure is a
- * ProviderUnavailableError; the status is the caller's to judge.
+ * ProviderUnavailableError; the status is the caller's to judge (a redirect is not followed:
+ * provider-answer.ts).
  */
+import { NO_REDIRECTS, readBoundedText } from '../provider-answer';
 import { PROVIDER_LIMITS, ProviderUnavailableError } from '../provider-contract';
 
 /** Requests made in one provider operation (the ChangeSet's `calls`), and when it must have ended. */
@@ -31,30 +33,6 @@ export interface HttpAnswer {
   json: unknown;
 }
 
-async function boundedText(response: Response, what: string): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? '0');
-  const limit = PROVIDER_LIMITS.responseBytes;
-  if (declared > limit) {
-    await response.body?.cancel();
-    throw new ProviderUnavailableError(`${what} answered ${declared} bytes, over the ${limit}-byte limit`);
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes += value.byteLength;
-    if (bytes > limit) {
-      await reader.cancel();
-      throw new ProviderUnavailableError(`${what} answered more than the ${limit}-byte limit`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function exchange(
   fetchFn: typeof fetch,
   url: string,
@@ -68,10 +46,10 @@ export async function exchange(
   try {
     response = await fetchFn(url, {
       ...init,
-      redirect: 'manual',
+      ...NO_REDIRECTS,
       signal: AbortSignal.timeout(GRAPH_REQUEST_TIMEOUT_MS),
     });
-    text = await boundedText(response, what);
+    text = await readBoundedText(response, what);
   } catch (error) {
     if (error instanceof ProviderUnavailableError) throw error;
     throw new ProviderUnavailableError(

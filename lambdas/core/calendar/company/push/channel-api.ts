@@ -8,9 +8,11 @@
  * - Graph: `POST {graph}/subscriptions` on `users/{user}/events` with the secret as
  *   clientState (Graph validates both URLs before answering), `PATCH` to move the
  *   expiry, `DELETE` to end it.
- * A channel the provider no longer knows (404) counts as closed.
+ * A channel the provider no longer knows (404) counts as closed. A redirect is refused and an answer
+ * read up to PROVIDER_LIMITS.responseBytes, as for every provider call (provider-answer.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { NO_REDIRECTS, readBoundedText, refuseRedirect } from '../provider-answer';
 import type { ProviderEndpoints, ProviderName } from '../provider-contract';
 import { GRAPH_EVENT_SUBSCRIPTION_MAX_MINUTES, PUSH_ROUTES, type PushSettings } from './push-settings';
 import type { PushChannelRecord } from './push-store';
@@ -60,9 +62,13 @@ async function call(
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
+    // The body holds the channel secret (Google's token, Graph's clientState): never sent on elsewhere.
+    ...NO_REDIRECTS,
     signal: AbortSignal.timeout(TIMEOUT_MS),
   });
-  const text = await response.text();
+  const who = `${method} ${new URL(url).pathname}`;
+  await refuseRedirect(response, who);
+  const text = await readBoundedText(response, who);
   let json: Record<string, unknown> = {};
   try {
     json = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);

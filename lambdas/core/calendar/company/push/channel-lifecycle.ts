@@ -2,7 +2,8 @@
  * One user's push channel through its life: opened with a fresh secret, renewed
  * (Graph: the same subscription moved forward; Google: a new channel first, then
  * the old one stopped, so no change falls between them), recreated after the
- * provider removed it, closed when the user leaves the calendar. Used by the
+ * provider removed it, closed when the user leaves the calendar, stopped once its
+ * calendar is deleted (retired by the delete, which may not read credentials). Used by the
  * renewal run (in the scheduled sync), which also cures what a Graph lifecycle notification
  * marked due.
  */
@@ -11,7 +12,7 @@ import type { CompanyCalendarSource } from '../../calendar-source';
 import type { CalendarProvider } from '../provider-contract';
 import type { ChannelApis } from './channel-api';
 import { mintPushSecret } from './push-secret';
-import type { PushChannelRecord, PushChannelStore } from './push-store';
+import type { PushChannelRecord, PushChannelStore, RetiredChannel } from './push-store';
 
 export interface ChannelLifecycleDependencies {
   channels: PushChannelStore;
@@ -81,4 +82,11 @@ export async function recreateChannel(
   const replacement = await openChannel(source, record.user, deps);
   await closeChannel(source, record, deps, { keepListing: true });
   return replacement;
+}
+
+/** Stops a deleted calendar's channel at its provider (already gone there is fine), then forgets it. */
+export async function stopRetiredChannel(retired: RetiredChannel, deps: ChannelLifecycleDependencies): Promise<void> {
+  const provider = await deps.providerFor(retired.source);
+  await deps.apis[retired.record.provider].close(retired.record, await provider.accessToken(retired.record.user));
+  await deps.channels.forgetRetired(retired.record);
 }

@@ -4,9 +4,11 @@
  * channel. Missing ones are opened, ones expiring within the margin renewed (Graph)
  * or replaced (Google), ones the provider already let lapse recreated, and those of
  * users no longer in the calendar closed. A Graph lifecycle notification marks its
- * channel due (push-store's markDue), so this run is also where it is renewed or recreated. One user's failure (a revoked grant, a
- * provider error) is logged and counted; the others go on, and polling stays the
- * backstop for that user.
+ * channel's route due (push-store's markDue), read here, so this run is also where it is renewed or recreated. The
+ * channels of deleted calendars (retired by DELETE /calendars/{id}, which holds no credentials) are
+ * stopped here, each tried again at every run until stopped or expired out of the table. One user's
+ * failure (a revoked grant, a provider error) is logged and counted; the others go on, and polling
+ * stays the backstop for that user.
  */
 import type { Telemetry } from '../../../telemetry';
 import type { CompanyCalendarSource } from '../../calendar-source';
@@ -16,11 +18,17 @@ import {
   openChannel,
   recreateChannel,
   renewChannel,
+  stopRetiredChannel,
 } from './channel-lifecycle';
+import type { PushChannelRecord, PushChannelStore } from './push-store';
 
 export interface ReconcileDependencies extends ChannelLifecycleDependencies {
   /** Every company calendar source (calendar-store's listSources filtered by isCompanySource). */
   listCompanySources(): Promise<CompanyCalendarSource[]>;
+  /** The source as stored now (calendar-store's getSource): a delete may have begun while the run worked. */
+  currentSource(calendarId: string): Promise<CompanyCalendarSource | undefined>;
+  /** The due marks of these channels by secret id (push-store's routeDueMarks): when each is to be seen as expiring. */
+  dueMarks(records: readonly PushChannelRecord[]): Promise<Map<string, number>>;
   /** The users of a company calendar as last resolved (company-store's listUsers). */
   listUsers(calendarId: string): Promise<string[]>;
   renewMarginMs: number;
@@ -54,28 +62,50 @@ export interface ReconcileOutcome {
   replaced: number;
   recreated: number;
   closed: number;
+  /** Channels of calendars deleted (or being deleted) handed to the retired ones, stopped from this run on. */
+  retired: number;
   failed: number;
 }
 
 export async function reconcileSubscriptions(deps: ReconcileDependencies): Promise<ReconcileOutcome> {
-  const outcome: ReconcileOutcome = { opened: 0, renewed: 0, replaced: 0, recreated: 0, closed: 0, failed: 0 };
+  const outcome: ReconcileOutcome = {
+    opened: 0,
+    renewed: 0,
+    replaced: 0,
+    recreated: 0,
+    closed: 0,
+    retired: 0,
+    failed: 0,
+  };
+  const attemptOn = (calendarId: string, provider: string, step: () => Promise<void>) => async () => {
+    try {
+      await step();
+    } catch (error) {
+      outcome.failed += 1;
+      deps.telemetry.log.warn('calendar push channel not reconciled', {
+        calendarId,
+        provider,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+    }
+  };
   for (const source of await deps.listCompanySources()) {
+    // Being deleted: its channels go to the retired ones (stopped below), none is opened or renewed.
+    if (source.deleting !== undefined) {
+      outcome.retired += await retireCalendarChannels(source, deps);
+      continue;
+    }
     const users = new Set(await deps.listUsers(source.calendarId));
-    const records = await deps.channels.listForCalendar(source.calendarId);
+    const listed = await deps.channels.listForCalendar(source.calendarId);
+    // A lifecycle notification's mark brings the expiry forward: renewed, or recreated when lapsed.
+    const due = await deps.dueMarks(listed);
+    const records = listed.map((record) => {
+      const dueAtMs = due.get(record.secretId);
+      return dueAtMs !== undefined && dueAtMs < record.expiresAtMs ? { ...record, expiresAtMs: dueAtMs } : record;
+    });
     const covered = new Set<string>();
     const steps: Array<() => Promise<void>> = [];
-    const attempt = (step: () => Promise<void>) => async () => {
-      try {
-        await step();
-      } catch (error) {
-        outcome.failed += 1;
-        deps.telemetry.log.warn('calendar push channel not reconciled', {
-          calendarId: source.calendarId,
-          provider: source.company.provider,
-          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        });
-      }
-    };
+    const attempt = (step: () => Promise<void>) => attemptOn(source.calendarId, source.company.provider, step);
     for (const record of records) {
       if (record.provider !== source.company.provider) {
         // The calendar moved to the other provider: the old grant is not ours to use any more, so the
@@ -119,14 +149,34 @@ export async function reconcileSubscriptions(deps: ReconcileDependencies): Promi
       );
     }
     await runPooled(steps, deps.concurrency ?? RECONCILE_CONCURRENCY);
+    // Deleted (or being deleted) while the steps ran: what they opened must not outlive it.
+    const stored = await deps.currentSource(source.calendarId);
+    if (stored === undefined || stored.deleting !== undefined)
+      outcome.retired += await retireCalendarChannels(source, deps);
   }
+  const retired = await deps.channels.listRetired();
+  await runPooled(
+    retired.map((channel) =>
+      attemptOn(channel.record.calendarId, channel.record.provider, async () => {
+        await stopRetiredChannel(channel, deps);
+        outcome.closed += 1;
+      }),
+    ),
+    deps.concurrency ?? RECONCILE_CONCURRENCY,
+  );
   return outcome;
 }
 
-/** Closes every push channel of a calendar (the calendar was deleted or left the company sources). */
-export async function closeCalendarChannels(
+/**
+ * Hands every push channel of a deleted calendar to the renewal run (push-store's retire): their routes
+ * go at once, so a notification finds no channel and queues nothing; the run stops each at its provider.
+ * Needs no credential, so DELETE /calendars/{id} does it. The number retired.
+ */
+export async function retireCalendarChannels(
   source: CompanyCalendarSource,
-  deps: ChannelLifecycleDependencies,
-): Promise<void> {
-  for (const record of await deps.channels.listForCalendar(source.calendarId)) await closeChannel(source, record, deps);
+  deps: { channels: Pick<PushChannelStore, 'listForCalendar' | 'retire'> },
+): Promise<number> {
+  const records = await deps.channels.listForCalendar(source.calendarId);
+  for (const record of records) await deps.channels.retire(record, source);
+  return records.length;
 }
