@@ -8,7 +8,6 @@
  */
 
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import type { WorkGroupConfiguration } from '@aws-sdk/client-athena';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -48,6 +47,7 @@ import { describeDomainEvent, eventLogPublisher } from './event-log-publisher';
 import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
 import { type LocalLakeSearch, startLocalLakeSearch } from './lake/local-lake-search';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
+import { privateFolder } from './private-files';
 import { LONG_POLL_SECONDS, QueuePoller } from './queue-poller';
 import { reconcilePacing } from './reconcile-pacing';
 import {
@@ -222,7 +222,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   const telemetry: Telemetry = { log, metrics };
 
-  if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir !== undefined) privateFolder(options.dataDir);
   const [dynamo, sqsS3] = await Promise.all([
     startDynamoEmulator({ ...(options.dataDir && { path: options.dataDir }) }),
     startSqsS3Emulator(),
