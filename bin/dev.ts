@@ -259,7 +259,7 @@ writePrivateFile('.local/endpoints.json', `${JSON.stringify(endpoints, null, 2)}
 lock.describe({ 'webhook URL': stack.webhookUrl, 'read API': stack.readApiUrl });
 console.log(`  webhook URL       ${stack.webhookUrl}`);
 console.log(`  schedule API      PUT/GET/DELETE ${stack.scheduleApiUrl}/{id}  (no auth on loopback)`);
-console.log(`  read API          GET ${stack.readApiUrl}/meetings…  (npx meeting-pipeline --local …)`);
+console.log(`  read API          GET ${stack.readApiUrl}/meetings…  (npx --no-install meeting-pipeline --local …)`);
 console.log(`  calendars         PUT/GET/DELETE ${stack.calendarApiUrl}/calendars/{id}, …/sync, …/preview`);
 console.log(`  domain events     ${stack.eventsFile}  (one PutEvents entry a line)`);
 console.log(
