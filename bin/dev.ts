@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { LocalEndpoints } from '../cli/local-endpoints';
+import { DEFAULT_ENDPOINTS_FILE, type LocalEndpoints } from '../cli/local-endpoints';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import type { ProviderEndpoints } from '../lambdas/core/calendar/company/provider-contract';
 import { DEFAULT_EVENTS_FILE } from '../local/event-log-publisher';
@@ -214,6 +214,7 @@ const companyCalendars = {
 const stack = await startLocalStack({
   dataDir,
   eventsFile: DEFAULT_EVENTS_FILE,
+  endpointsFile: DEFAULT_ENDPOINTS_FILE,
   signingSecret,
   chaos: values.chaos ? DEFAULT_CHAOS : NO_CHAOS,
   stepMs,
@@ -255,7 +256,7 @@ const endpoints = {
     archiveDeadLetterQueueUrl: stack.resources.archiveDeadLetterQueueUrl,
   },
 } satisfies LocalEndpoints;
-writePrivateFile('.local/endpoints.json', `${JSON.stringify(endpoints, null, 2)}\n`);
+writePrivateFile(DEFAULT_ENDPOINTS_FILE, `${JSON.stringify(endpoints, null, 2)}\n`);
 lock.describe({ 'webhook URL': stack.webhookUrl, 'read API': stack.readApiUrl });
 console.log(`  webhook URL       ${stack.webhookUrl}`);
 console.log(`  schedule API      PUT/GET/DELETE ${stack.scheduleApiUrl}/{id}  (no auth on loopback)`);
