@@ -3,9 +3,9 @@
  * `npm run dev`: the whole pipeline on this machine against a simulated meeting
  * assistant service; see the README's quick start. `npm run dev -- --help` lists the flags.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { LocalEndpoints } from '../cli/local-endpoints';
+import { DEFAULT_ENDPOINTS_FILE, type LocalEndpoints } from '../cli/local-endpoints';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import type { ProviderEndpoints } from '../lambdas/core/calendar/company/provider-contract';
 import { DEFAULT_EVENTS_FILE } from '../local/event-log-publisher';
@@ -13,6 +13,7 @@ import { acquireInstanceLock, describeHolder } from '../local/instance-lock';
 import { readCredentialsFile } from '../local/local-credentials';
 import type { MeetingCheck } from '../local/local-stack';
 import { portProblem } from '../local/port-check';
+import { privateFolder, writePrivateFile } from '../local/private-files';
 import {
   anyEndpointFlag,
   type ProviderEndpointFlags,
@@ -163,7 +164,8 @@ if (calendarSecretsFile !== undefined) {
 }
 
 // Nothing is reset until this run has the folder to itself and its port: a refusal leaves the other run's data alone.
-mkdirSync('.local', { recursive: true });
+// The operator's alone: it holds the signing secret, the service's API key and the meetings.
+privateFolder('.local');
 const locked = acquireInstanceLock('.local');
 if ('heldBy' in locked)
   oneLineExit(
@@ -212,6 +214,7 @@ const companyCalendars = {
 const stack = await startLocalStack({
   dataDir,
   eventsFile: DEFAULT_EVENTS_FILE,
+  endpointsFile: DEFAULT_ENDPOINTS_FILE,
   signingSecret,
   chaos: values.chaos ? DEFAULT_CHAOS : NO_CHAOS,
   stepMs,
@@ -253,11 +256,11 @@ const endpoints = {
     archiveDeadLetterQueueUrl: stack.resources.archiveDeadLetterQueueUrl,
   },
 } satisfies LocalEndpoints;
-writeFileSync('.local/endpoints.json', `${JSON.stringify(endpoints, null, 2)}\n`);
+writePrivateFile(DEFAULT_ENDPOINTS_FILE, `${JSON.stringify(endpoints, null, 2)}\n`);
 lock.describe({ 'webhook URL': stack.webhookUrl, 'read API': stack.readApiUrl });
 console.log(`  webhook URL       ${stack.webhookUrl}`);
 console.log(`  schedule API      PUT/GET/DELETE ${stack.scheduleApiUrl}/{id}  (no auth on loopback)`);
-console.log(`  read API          GET ${stack.readApiUrl}/meetings…  (npx meeting-pipeline --local …)`);
+console.log(`  read API          GET ${stack.readApiUrl}/meetings…  (npx --no-install meeting-pipeline --local …)`);
 console.log(`  calendars         PUT/GET/DELETE ${stack.calendarApiUrl}/calendars/{id}, …/sync, …/preview`);
 console.log(`  domain events     ${stack.eventsFile}  (one PutEvents entry a line)`);
 console.log(

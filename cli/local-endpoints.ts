@@ -6,6 +6,10 @@ import { CliError, EXIT } from './exit-codes';
 
 export const DEFAULT_ENDPOINTS_FILE = '.local/endpoints.json';
 
+/** Where the CLI's local mode mirrors a bucket's `lake/` for DuckDB: next to the endpoints file. */
+export const lakeMirrorDirOf = (endpointsFile: string, bucket: string): string =>
+  join(dirname(resolve(endpointsFile)), 'lake-mirror', bucket);
+
 export const localEndpointsSchema = z.object({
   webhookUrl: z.string().optional(),
   scheduleApiUrl: z.string(),

@@ -3,12 +3,11 @@
  * requests signed with SigV4), local mode (`.local/endpoints.json` from `npm run dev`)
  * or a bare API base (`--endpoint`). Resolved once per run.
  */
-import { dirname, join, resolve } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import { DEAD_LETTER_QUEUES, type DeadLetterQueue, type DeadLetterQueueName } from './dlq/dead-letter-queues';
 import { CliError, EXIT, UsageError } from './exit-codes';
-import { findLocalEndpointsFile, type LocalEndpoints, readLocalEndpoints } from './local-endpoints';
+import { findLocalEndpointsFile, type LocalEndpoints, lakeMirrorDirOf, readLocalEndpoints } from './local-endpoints';
 import { type Fetch, type SigningOptions, signedFetch } from './signed-fetch';
 import {
   DEFAULT_STACK_NAME,
@@ -139,7 +138,7 @@ export function targetFromLocalEndpoints(file: string, endpoints: LocalEndpoints
       tableName: endpoints.dynamodb.tableName,
       ...(endpoints.s3.recordingsBucket !== undefined && {
         recordingsBucket: endpoints.s3.recordingsBucket,
-        lakeMirrorDir: join(dirname(resolve(file)), 'lake-mirror', endpoints.s3.recordingsBucket),
+        lakeMirrorDir: lakeMirrorDirOf(file, endpoints.s3.recordingsBucket),
       }),
       local: true,
     },

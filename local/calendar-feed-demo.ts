@@ -5,8 +5,8 @@
  * timeline, and what the sync made of them (with why, when it scheduled nothing).
  */
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { resolve } from 'node:path';
+import { listenOnLoopback } from './loopback-host';
 import { SAMPLE_RULES, sampleCalendarFeed } from './sample-calendar';
 
 export interface CalendarDemoOptions {
@@ -19,18 +19,15 @@ export interface CalendarDemoOptions {
 
 /** Serves a feed at /calendar.ics on 127.0.0.1; read on every request, so a file's edits show on the next sync. */
 async function serveFeed(read: () => string | Buffer): Promise<{ url: string; stop(): Promise<void> }> {
-  const server = createServer((_request, response) => {
+  const { server, port } = await listenOnLoopback((_request, response) => {
     try {
       response.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(read());
     } catch {
       response.writeHead(404).end();
     }
   });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no address for the calendar file server');
   return {
-    url: `http://127.0.0.1:${address.port}/calendar.ics`,
+    url: `http://127.0.0.1:${port}/calendar.ics`,
     stop: () => new Promise<void>((done) => server.close(() => done())),
   };
 }

@@ -15,6 +15,7 @@ import {
   putEventsBatches,
   toPutEventsEntry,
 } from '../lambdas/core/domain-events/publisher';
+import { PRIVATE_FILE_MODE } from './private-files';
 
 /** The bus name local entries carry (the stack names its own bus in AWS). */
 export const LOCAL_EVENT_BUS_NAME = 'meeting-pipeline-local';
@@ -38,7 +39,10 @@ export function eventLogPublisher(options: EventLogOptions): DomainEventPublishe
       await folder;
       const batches = putEventsBatches(events.map((event) => toPutEventsEntry(event, eventBusName)));
       for (const batch of batches) {
-        await appendFile(options.file, batch.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+        // What happened to each meeting: the operator's only, like the rest of `.local`.
+        await appendFile(options.file, batch.map((entry) => `${JSON.stringify(entry)}\n`).join(''), {
+          mode: PRIVATE_FILE_MODE,
+        });
       }
       for (const event of events) options.onEvent?.(event);
     },

@@ -5,6 +5,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { PRIVATE_FILE_MODE } from './private-files';
 
 export const LOCK_FILE_NAME = 'dev.lock';
 
@@ -75,7 +76,7 @@ export function acquireInstanceLock(
   const file = join(folder, LOCK_FILE_NAME);
   const mine: LockHolder = { pid: process.pid, startedAt: new Date().toISOString() };
   const write = (holder: LockHolder, flag: 'wx' | 'w') =>
-    writeFileSync(file, `${JSON.stringify(holder, null, 2)}\n`, { flag });
+    writeFileSync(file, `${JSON.stringify(holder, null, 2)}\n`, { flag, mode: PRIVATE_FILE_MODE });
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       write(mine, 'wx');

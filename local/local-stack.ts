@@ -8,10 +8,10 @@
  */
 
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import type { WorkGroupConfiguration } from '@aws-sdk/client-athena';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { lakeMirrorDirOf } from '../cli/local-endpoints';
 import { archiveDependencies, archiveHandlerOptions, createArchiveHandler } from '../lambdas/archive/adapter';
 import { createCalendarsHandler } from '../lambdas/calendars/adapter';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
@@ -46,8 +46,10 @@ import { startDynamoEmulator } from './emulators/dynalite';
 import { LOCAL_REGION, startSqsS3Emulator } from './emulators/fauxqs';
 import { describeDomainEvent, eventLogPublisher } from './event-log-publisher';
 import { type HttpRouteHandler, startLocalHttpApi } from './http-api-server';
+import { mirroredLakeCopies } from './lake/lake-copies';
 import { type LocalLakeSearch, startLocalLakeSearch } from './lake/local-lake-search';
 import { checkMeetings, type MeetingCheck } from './meeting-check';
+import { privateFolder } from './private-files';
 import { LONG_POLL_SECONDS, QueuePoller } from './queue-poller';
 import { reconcilePacing } from './reconcile-pacing';
 import {
@@ -97,6 +99,11 @@ export interface LocalStackOptions {
    * `.local/events.jsonl`). Named by every caller, so no test writes into the repository.
    */
   eventsFile: string;
+  /**
+   * Where the endpoints file is written (`npm run dev`: `.local/endpoints.json`): the CLI's `--local` search
+   * mirrors the lake next to it, and an erasure brings that mirror back to the bucket too.
+   */
+  endpointsFile?: string;
   /** `eraseUpstream` (default false): an erasure also asks the service to delete its copy. */
   eraseUpstream?: boolean;
   /** `eraseOnUpstreamDelete` (default true): the service's `data_deleted` erases the meeting here too. */
@@ -132,6 +139,8 @@ export interface LocalStack {
   runCompanyCalendars?: () => Promise<void>;
   /** Where archived recordings, transcripts and participants go. */
   recordingsBucket: string;
+  /** The folder the lake search route's engine mirrors the bucket's `lake/` into. */
+  lakeMirrorDir: string;
   /** The domain events' PutEvents entries, one JSON line each. */
   eventsFile: string;
   apiBaseUrl: string;
@@ -222,7 +231,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   const telemetry: Telemetry = { log, metrics };
 
-  if (options.dataDir !== undefined) mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir !== undefined) privateFolder(options.dataDir);
   const [dynamo, sqsS3] = await Promise.all([
     startDynamoEmulator({ ...(options.dataDir && { path: options.dataDir }) }),
     startSqsS3Emulator(),
@@ -322,15 +331,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Local meetings are short: a crashed meeting's recording is waited for a minute, not the deployed half hour.
     RECORDING_WAIT_MINUTES: '1',
   });
-  const erasing = eraseDependencies(
-    deployment.parsedEnvironmentOf(SERVICES.erase, {
-      UPSTREAM_BASE_URL: apiBaseUrl,
-      // Local writers finish in seconds: the second sweep need not wait the deployed 15 minutes.
-      RESWEEP_DELAY_SECONDS: '5',
-    }),
-    { db, s3: s3Client(), sqs: sqsClient(), upstream, events, objects: unversionedObjects(s3Client()) },
-    telemetry,
-  );
+  const erasing = {
+    ...eraseDependencies(
+      deployment.parsedEnvironmentOf(SERVICES.erase, {
+        UPSTREAM_BASE_URL: apiBaseUrl,
+        // Local writers finish in seconds: the second sweep need not wait the deployed 15 minutes.
+        RESWEEP_DELAY_SECONDS: '5',
+      }),
+      { db, s3: s3Client(), sqs: sqsClient(), upstream, events, objects: unversionedObjects(s3Client()) },
+      telemetry,
+    ),
+    // DuckDB's copies of the lake: this process's search engine's, and the CLI's next to the endpoints file.
+    lakeCopies: mirroredLakeCopies(s3Client(), recordingsBucket, () => [
+      ...(lakeSearch === undefined ? [] : [lakeSearch.mirrorDir]),
+      ...(options.endpointsFile === undefined ? [] : [lakeMirrorDirOf(options.endpointsFile, recordingsBucket)]),
+    ]),
+  };
   eraseHandler = createEraseApiHandler(erasing);
   // A receive long-polls for up to 20 s: its client must allow an answer that slow.
   const pollerSqs = sqsClient({ ...DEFAULT_CLIENT_TIMEOUTS, requestTimeoutMs: (LONG_POLL_SECONDS + 5) * 1000 });
@@ -514,6 +530,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     calendars,
     ...(companySync !== undefined && { runCompanyCalendars: companySync.runOnce }),
     recordingsBucket,
+    lakeMirrorDir: lakeSearch.mirrorDir,
     eventsFile,
     apiBaseUrl,
     serviceApiKey: apiKey,

@@ -5,7 +5,7 @@
  * A web page that rebinds its own name to 127.0.0.1 (DNS rebinding) still sends
  * its own name as Host, so it is refused with 421 before anything is read or erased.
  */
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { apiError } from '../lambdas/core/api-error';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -49,4 +49,24 @@ export function onlyLoopbackHosts(server: Server): void {
     }
     for (const listener of listeners) listener.call(server, request, response);
   });
+}
+
+/**
+ * An HTTP server on 127.0.0.1 (port 0: any free one) that answers only requests addressed to
+ * loopback: how a local server is started, so none can leave the Host check out.
+ */
+export async function listenOnLoopback(
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+  port = 0,
+): Promise<{ server: Server; port: number }> {
+  const server = createServer(handle);
+  onlyLoopbackHosts(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return { server, port: listeningPort(server) };
 }

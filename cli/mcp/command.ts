@@ -17,7 +17,7 @@ Tools search_meetings, get_meeting, get_transcript (paged), get_summary, list_pa
 get_recording_link, and meeting:// resources; with --stack or --local also the meetings lake:
 search_transcripts, meeting_stats, and search_meetings past the last 31 days. Requests are signed with your own AWS credentials (SigV4),
 so IAM decides what an assistant sees. stdout carries only the protocol; logs go to stderr. Add it to
-an MCP client as the command \`npx meeting-pipeline mcp --stack NAME\` (docs/cli.md, "MCP server").`,
+an MCP client as the command \`npx --no-install meeting-pipeline mcp --stack NAME\` (docs/cli.md, "MCP server").`,
   options: {},
   async run({ target }) {
     // Resolved now so a bad target shows in the log at once; tool calls report it too, with the reason.

@@ -8,7 +8,7 @@
  * DeleteObject, DeleteObjects, CopyObject, ListObjectsV2, ListObjectVersions and multipart uploads.
  * Anything else is 501 NotImplemented. See versioned-s3/ for each part.
  */
-import { createServer } from 'node:http';
+import { listenOnLoopback } from '../loopback-host';
 import { handler } from './versioned-s3/server';
 import { Store } from './versioned-s3/store';
 
@@ -19,18 +19,12 @@ export interface VersionedS3Emulator {
 
 export async function startVersionedS3Emulator(options: { port?: number } = {}): Promise<VersionedS3Emulator> {
   const listener = handler(new Store());
-  const server = createServer((request, response) => {
+  const { server, port } = await listenOnLoopback((request, response) => {
     // The listener answers every S3 failure itself; what reaches here is a broken connection.
     listener(request, response).catch(() => response.destroy());
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the S3 emulator did not report a TCP address');
+  }, options.port);
   return {
-    endpoint: `http://127.0.0.1:${address.port}`,
+    endpoint: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise<void>((resolve, reject) => {
         // Idle keep-alive connections would hold close() open until they time out.

@@ -20,6 +20,8 @@ export interface LocalLakeSearch {
   handler: HttpRouteHandler;
   /** The emulator's endpoint (for an AthenaClient of the CLI or a test). */
   athenaEndpoint: string;
+  /** The folder the engine mirrors the bucket's `lake/` into (an erasure brings it back to the bucket). */
+  mirrorDir: string;
   stop(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ export async function startLocalLakeSearch(options: {
   return {
     handler,
     athenaEndpoint: emulator.endpoint,
+    mirrorDir: dir,
     async stop() {
       athena.destroy();
       await emulator.close();

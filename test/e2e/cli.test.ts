@@ -58,7 +58,7 @@ afterAll(async () => {
 
 describe('meeting-pipeline CLI', () => {
   it('explains itself with --help on every level, and npx finds it as the package bin', async () => {
-    const top = await run('npx', ['meeting-pipeline', '--help']);
+    const top = await run('npx', ['--no-install', 'meeting-pipeline', '--help']);
     expect(top.code).toBe(0);
     for (const text of ['meetings list', 'transcript', 'recording', 'schedule put', 'dlq redrive', 'quarantine list'])
       expect(top.stdout).toContain(text);

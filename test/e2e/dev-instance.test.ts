@@ -4,11 +4,13 @@
  * before anything is reset, and each run starts `.local/events.jsonl` clean unless --resume.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { newSigningSecret } from '../../local/local-stack';
+import { startStandaloneSimulator } from '../../local/simulator/standalone';
 
 const DEV = join(import.meta.dirname, '../../bin/dev.ts');
 const TSX = import.meta.resolve('tsx');
@@ -43,10 +45,11 @@ interface Run {
 }
 
 function dev(cwd: string, ...args: string[]): Run {
-  const child = spawn(process.execPath, ['--import', TSX, DEV, ...args], {
-    cwd,
-    env: { ...process.env, UPSTREAM_API_KEY: '', SIGNING_SECRET: undefined },
-  });
+  return devWith({ UPSTREAM_API_KEY: '', SIGNING_SECRET: undefined }, cwd, ...args);
+}
+
+function devWith(env: Record<string, string | undefined>, cwd: string, ...args: string[]): Run {
+  const child = spawn(process.execPath, ['--import', TSX, DEV, ...args], { cwd, env: { ...process.env, ...env } });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -106,6 +109,46 @@ describe('npm run dev in one folder', { timeout: 120_000 }, () => {
     first.child.kill('SIGTERM');
     expect(await first.exit).toBe(0);
     expect(existsSync(join(cwd, '.local/dev.lock'))).toBe(false);
+  });
+
+  it('keeps .local to its operator with --upstream: the folder 0700, the endpoints file with the key 0600', async () => {
+    const cwd = folder();
+    // As an older version left them: the umask's modes.
+    mkdirSync(join(cwd, '.local/dynamodb'), { recursive: true });
+    chmodSync(join(cwd, '.local'), 0o755);
+    chmodSync(join(cwd, '.local/dynamodb'), 0o755);
+    writeFileSync(join(cwd, '.local/endpoints.json'), '{}', { mode: 0o644 });
+    const signingSecret = newSigningSecret();
+    const simulator = await startStandaloneSimulator({ signingSecret, stepMs: 200, recordingBytes: 1024 });
+    try {
+      const run = devWith(
+        { UPSTREAM_API_KEY: simulator.apiKey, SIGNING_SECRET: signingSecret },
+        cwd,
+        '--serve',
+        '--upstream',
+        simulator.apiBaseUrl,
+      );
+      await serving(run);
+      const mode = (path: string) => (statSync(join(cwd, path)).mode & 0o777).toString(8);
+      const endpoints = readFileSync(join(cwd, '.local/endpoints.json'), 'utf8');
+      expect(endpoints).toContain(simulator.apiKey);
+      expect(endpoints).toContain(signingSecret);
+      expect({
+        '.local': mode('.local'),
+        '.local/endpoints.json': mode('.local/endpoints.json'),
+        '.local/dev.lock': mode('.local/dev.lock'),
+        '.local/dynamodb': mode('.local/dynamodb'),
+      }).toEqual({
+        '.local': '700',
+        '.local/endpoints.json': '600',
+        '.local/dev.lock': '600',
+        '.local/dynamodb': '700',
+      });
+      run.child.kill('SIGTERM');
+      expect(await run.exit).toBe(0);
+    } finally {
+      await simulator.stop();
+    }
   });
 
   it('keeps events.jsonl with --resume', async () => {

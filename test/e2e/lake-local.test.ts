@@ -3,9 +3,11 @@
  * archive function, which writes their rows to the local bucket's `lake/`; `meeting-pipeline
  * search` and the MCP server's `search_transcripts` find them at the offsets the read API's
  * transcript gives; after the day is compacted, erasing one of them leaves no row and no object of
- * it in any lake file (the compacted file rewritten, the other meeting's rows intact), and the
- * receipt counts what went.
+ * it in any lake file (the compacted file rewritten, the other meeting's rows intact), nor in the
+ * folders local mode mirrors the lake into for DuckDB, and the receipt counts what went.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +15,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lakeEngineFor } from '../../cli/lake-engine';
+import { lakeMirrorDirOf } from '../../cli/local-endpoints';
 import { readApiReader } from '../../cli/mcp/meeting-reader';
 import { createMeetingServer } from '../../cli/mcp/server';
 import { resolveTarget } from '../../cli/target';
@@ -27,6 +30,7 @@ import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
+import { mirrorLake } from '../../local/lake/lake-mirror';
 import { unversionedObjects } from '../../local/unversioned-object-versions';
 import { archivedMeeting, type CliLocalStack, cli, startCliLocalStack } from '../fixtures/cli-local-stack';
 
@@ -85,6 +89,19 @@ async function lakeRowsOf(botId: string): Promise<number> {
     rows += (await decodeLakeRows(table, stored.body)).filter((row) => row.bot_id === botId).length;
   }
   return rows;
+}
+
+/** Rows of the bot in each Parquet file of a mirror folder (`<dir>/lake/<tier>/<table>/…`), by file. */
+async function mirrorFilesHolding(dir: string, botId: string): Promise<string[]> {
+  const lakeRoot = join(dir, LAKE_PREFIX);
+  const holding: string[] = [];
+  for (const path of readdirSync(lakeRoot, { recursive: true, encoding: 'utf8' })) {
+    const table = path.split(sep)[1] as LakeTableName;
+    if (!path.endsWith('.parquet') || !['meetings', 'utterances', 'participants'].includes(table)) continue;
+    const rows = await decodeLakeRows(table, readFileSync(join(lakeRoot, path)));
+    if (rows.some((row) => row.bot_id === botId)) holding.push(relative(dir, join(lakeRoot, path)));
+  }
+  return holding;
 }
 
 describe('the lake in local mode', () => {
@@ -161,10 +178,26 @@ describe('the lake in local mode', () => {
     expect(compacted.map((o) => o.key)).toContain(lakeKeys.compactedFile('utterances', day));
     expect(compacted.filter((o) => o.key.startsWith(`${LAKE_PREFIX}recent/`))).toEqual([]);
 
+    // Mirrored as a search mirrors it first: the CLI's folder next to the endpoints file, the search route's own.
+    const mirrors = [lakeMirrorDirOf(local.endpointsFile, local.stack.recordingsBucket), local.stack.lakeMirrorDir];
+    for (const dir of mirrors) await mirrorLake(s3Client(), local.stack.recordingsBucket, dir);
+    const mirroredBefore = (await Promise.all(mirrors.map((dir) => mirrorFilesHolding(dir, first)))).flat();
+    // Its rows in each table's compacted file, in both folders.
+    expect(mirroredBefore).toHaveLength(6);
+
     const erased = await cli(['erase', first, '--yes', '--json', ...target()]);
     expect(erased.code, erased.stderr).toBe(0);
     const receipt = JSON.parse(erased.stdout) as { counts: Record<string, number> };
     expect(receipt.counts.lake_rows).toBeGreaterThan(0);
+    // No mirror keeps the erased meeting; each holds what the bucket holds (the other meeting's rows, compacted).
+    for (const dir of mirrors) {
+      expect(await mirrorFilesHolding(dir, first), dir).toEqual([]);
+      expect(await mirrorFilesHolding(dir, second), dir).toContain(
+        relative(dir, join(dir, lakeKeys.compactedFile('utterances', day))),
+      );
+    }
+    // The receipt says so: the mirrors' files that held its rows.
+    expect(receipt.counts.lake_copies).toBe(mirroredBefore.length);
     // The search route's Athena result named the bot: it went too.
     expect(receipt.counts.query_results).toBeGreaterThan(0);
     for (const { key } of await lakeObjects().list(LAKE_RESULTS_PREFIX)) {

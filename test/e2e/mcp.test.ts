@@ -1,6 +1,6 @@
 /**
  * The MCP server as an assistant's client sees it: the SDK's own Client spawns
- * `npx meeting-pipeline mcp --endpoint <local read API>` over stdio, against local mode
+ * `npx --no-install meeting-pipeline mcp --endpoint <local read API>` over stdio, against local mode
  * with a meeting played through the whole pipeline; every answer is checked against
  * the read API, fetched directly.
  */
@@ -78,7 +78,7 @@ beforeAll(async () => {
   );
   const transport = new StdioClientTransport({
     command: 'npx',
-    args: ['meeting-pipeline', 'mcp', '--endpoint', local.endpoint],
+    args: ['--no-install', 'meeting-pipeline', 'mcp', '--endpoint', local.endpoint],
     cwd: ROOT,
     env,
     stderr: 'pipe',

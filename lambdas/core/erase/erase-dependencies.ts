@@ -19,6 +19,17 @@ export interface ResweepScheduler {
   schedule(botId: string): Promise<void>;
 }
 
+/**
+ * Copies of the lake kept outside its bucket (local mode's folders that mirror the bucket's `lake/` for
+ * DuckDB). A copy must not keep what the bucket no longer has, so the erasure brings each back to the bucket.
+ */
+export interface LakeCopies {
+  /** How many files of the copies hold rows of the bot now (the receipt's `lake_copies`). */
+  filesHolding(botId: string): Promise<number>;
+  /** Brings every copy to what the bucket holds: files deleted there go, files rewritten there are fetched again. */
+  resync(): Promise<void>;
+}
+
 /** The erase core's clients and settings; the Lambda, local mode and tests build them alike. */
 export interface EraseDependencies {
   table: TableAccess;
@@ -33,6 +44,8 @@ export interface EraseDependencies {
   resweep: ResweepScheduler;
   /** The lake (its bucket's `lake/` and query results); the erase function always has it, tests of other stores may leave it out. */
   lake?: LakeObjects;
+  /** Local mode only: its mirrors of the lake, brought back to the bucket once the lake is swept. */
+  lakeCopies?: LakeCopies;
   retained: RetainedCopiesSettings;
   telemetry: Telemetry;
   now(): Date;

@@ -79,6 +79,7 @@ export async function takeStock(
       lake_rows: lake?.lake_rows ?? 0,
       lake_objects: lake?.lake_objects ?? 0,
       query_results: lake?.query_results ?? 0,
+      ...(deps.lakeCopies !== undefined && { lake_copies: await deps.lakeCopies.filesHolding(botId) }),
     },
   };
 }

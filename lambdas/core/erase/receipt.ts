@@ -29,6 +29,11 @@ export interface ErasureCounts {
    * since one may hold its words without naming it (lake-erasure.ts). Not evidence of the bot.
    */
   query_results: number;
+  /**
+   * Local mode only: files of its lake mirrors (the folders DuckDB reads, copies of the bucket's `lake/`) that
+   * held rows of the meeting; each mirror is brought back to the bucket after the sweep, so none keeps them.
+   */
+  lake_copies?: number;
 }
 
 export const RETAINED_STORES = [

@@ -51,6 +51,8 @@ export async function sweepMeeting(
     const lake = await eraseFromLake(botId, lakeDaysOf(plan), lakeOf(deps, deps.lake));
     removedObjects += lake.lake_objects + lake.query_results;
   }
+  // After the lake's objects are deleted and rewritten: a mirror resynced earlier would fetch them back.
+  await deps.lakeCopies?.resync();
 
   const items = [...ledger, ...(await partitionItems(table, keys.bot(botId)))].map(itemKey);
   await deleteItems(table, items);

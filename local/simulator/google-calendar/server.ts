@@ -10,8 +10,8 @@
  * and its Directory API base at `directoryBase`.
  * Tests drive calendars and the tenant through `control`, and time through `clock`.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { listenOnLoopback } from '../../loopback-host';
 import { CalendarControl } from './calendar-control';
 import { CalendarStore } from './calendar-store';
 import { SimulatedClock } from './clock';
@@ -67,12 +67,12 @@ export class GoogleCalendarSimulator {
   }
 
   async start(port = 0): Promise<void> {
-    const server = createServer((req, res) => {
+    // A web page that rebinds its name to 127.0.0.1 reaches this too: refused (421) like every local server.
+    const { server, port: listening } = await listenOnLoopback((req, res) => {
       void this.handle(req, res);
-    });
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    }, port);
     this.server = server;
-    this.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    this.base = `http://127.0.0.1:${listening}`;
   }
 
   async stop(): Promise<void> {
