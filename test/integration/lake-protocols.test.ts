@@ -13,6 +13,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { CreateBucketCommand, PutBucketVersioningCommand } from '@aws-sdk/client-s3';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY_LEASE_MS } from '../../lambdas/core/lake/day-lease';
 import {
@@ -27,6 +28,7 @@ import { LAKE_TABLE_NAMES, type LakeRow } from '../../lambdas/core/lake/lake-tab
 import { foldIfCompacted, putRecentFiles } from '../../lambdas/core/lake/lake-writer';
 import { decodeLakeRows, encodeLakeRows } from '../../lambdas/core/lake/parquet-codec';
 import type { TableAccess } from '../../lambdas/core/store/dynamo';
+import { keys } from '../../lambdas/core/store/table-layout';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { s3Client } from '../../lambdas/shared/s3-client';
@@ -39,8 +41,11 @@ import { lakeViewRows } from '../fixtures/lake-view';
 
 const RUNS = Number(process.env.LAKE_PROPERTY_RUNS ?? 3);
 const FIRST_SEED = Number(process.env.LAKE_PROPERTY_SEED ?? 1);
-const DAYS = ['2026-10-01', '2026-10-02', '2026-10-03'];
+const DAYS = ['2026-09-30', '2026-10-01', '2026-10-02', '2026-10-03'];
 const COMPACT = { compactAfterHours: 30 };
+const BEFORE_ANY_CLOSED = new Date('2026-10-01T12:00:00Z');
+const FIRST_DAY_CLOSED = new Date('2026-10-02T12:00:00Z');
+const EVERY_DAY_CLOSED = new Date('2026-10-10T00:00:00Z');
 
 let world: EraseWorld;
 
@@ -73,12 +78,12 @@ const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.flo
 
 function planRun(random: () => number, run: number): RunPlan {
   const version = (n: number) => new Date(Date.UTC(2026, 9, 5, 0, 0, n)).toISOString();
-  const meetings = Array.from({ length: 5 }, (_, index) => ({
+  const meetings = Array.from({ length: 6 }, (_, index) => ({
     botId: `bot_r${run}_${index}`,
     day: pick(random, DAYS),
     versions: [{ version: version(index), utterances: 1 + Math.floor(random() * 3) }],
   }));
-  const before = meetings.filter(() => random() < 0.5);
+  const before = meetings.filter(() => random() < 0.35);
   const during: Meeting[] = meetings.filter((meeting) => !before.includes(meeting));
   for (const meeting of before.filter(() => random() < 0.6)) {
     during.push({ ...meeting, versions: [{ version: version(10 + during.length), utterances: 4 }] });
@@ -88,8 +93,8 @@ function planRun(random: () => number, run: number): RunPlan {
     before,
     during,
     erased,
-    retentionCutoff: random() < 0.3 ? (DAYS[1] as string) : undefined,
-    compactions: 1 + Math.floor(random() * 2),
+    retentionCutoff: random() < 0.25 ? (DAYS[1] as string) : undefined,
+    compactions: 1 + Math.floor(random() * 3),
   };
 }
 
@@ -139,13 +144,17 @@ async function runOnce(seed: number): Promise<{ calls: number; trace: string[]; 
   const random = seededRandom(seed);
   const plan = planRun(random, seed);
   const objects = await lakeBucket();
-  // Each run's clock starts after the last run's leases (the table is shared) have all expired.
-  const interleaving = new Interleaving(random, new Date(Date.UTC(2026, 10, 1) + seed * 86_400_000));
   const real = { objects, table: { db: documentClient(), tableName: world.resources.tableName } as TableAccess };
+  // The table is shared by the runs: a lease a crashed job of an earlier run left goes first.
+  for (const lease of [...DAYS, 'compacted_through'])
+    await real.table.db.send(new DeleteCommand({ TableName: real.table.tableName, Key: keys.lakeDayLease(lease) }));
+  // Before the interleaving, none of the days or only the first is closed; during it, all are.
+  const interleaving = new Interleaving(random, random() < 0.5 ? BEFORE_ANY_CLOSED : FIRST_DAY_CLOSED);
   const direct: JobClients = { ...real, now: interleaving.now, sleep: async () => {} };
 
   for (const meeting of plan.before) for (const at of meeting.versions) await writeVersion(meeting, at, direct);
   await compactClosedDays(COMPACT, maintenance(direct));
+  interleaving.advance(EVERY_DAY_CLOSED.getTime() - interleaving.now().getTime());
 
   // Erased (or dropped by retention) once its job started: a writer reads the tombstone first.
   const erased = new Set<string>();
@@ -189,7 +198,7 @@ async function runOnce(seed: number): Promise<{ calls: number; trace: string[]; 
   }
   // A fault at a random call of some jobs, a crash at another's.
   for (const job of jobs) {
-    if (random() < 0.35) job.plan.faultAt = { call: 1 + Math.floor(random() * 25), afterEffect: random() < 0.5 };
+    if (random() < 0.5) job.plan.faultAt = { call: 1 + Math.floor(random() * 40), afterEffect: random() < 0.5 };
     else if (random() < 0.15) job.plan.crashAt = 1 + Math.floor(random() * 25);
   }
   const outcomes = await interleaving.run(jobs, real);
@@ -200,9 +209,13 @@ async function runOnce(seed: number): Promise<{ calls: number; trace: string[]; 
   const everyMeeting = [...plan.before, ...plan.during];
   const latest = new Map<string, Meeting>();
   for (const meeting of everyMeeting) if (!erased.has(meeting.botId)) latest.set(meeting.botId, meeting);
-  for (const meeting of plan.during)
-    if (latest.has(meeting.botId) && outcomes.get(writeJob(meeting)) !== 'done')
-      for (const at of meeting.versions) await writeVersion(meeting, at, direct);
+  // A failed write is retried, or stays in the DLQ: its meeting keeps the version it had (if any).
+  const inDeadLetters = new Set<string>();
+  for (const meeting of plan.during) {
+    if (!latest.has(meeting.botId) || outcomes.get(writeJob(meeting)) === 'done') continue;
+    if (random() < 0.5) for (const at of meeting.versions) await writeVersion(meeting, at, direct);
+    else inDeadLetters.add(meeting.botId);
+  }
   for (const botId of erased) {
     const day = everyMeeting.find((m) => m.botId === botId)?.day as string;
     await eraseFromLake(botId, day, maintenance(direct));
@@ -212,16 +225,32 @@ async function runOnce(seed: number): Promise<{ calls: number; trace: string[]; 
   const problems: string[] = [];
   const views = await lakeViewRows(objects);
   for (const [botId, meeting] of latest) {
-    const at = meeting.versions.at(-1) as Meeting['versions'][number];
-    const want = meetingRows(botId, at.utterances, at.version);
-    for (const table of LAKE_TABLE_NAMES) {
-      const got = views[table].filter((row) => row.bot_id === botId);
-      // Through the codec: the rows as a file holds them (every column, null where unset).
-      const wanted = await decodeLakeRows(table, encodeLakeRows(table, want[table]));
-      if (JSON.stringify(sortedRows(got)) !== JSON.stringify(sortedRows(wanted)))
-        problems.push(
-          `${botId} (${meeting.day}): the ${table} view has ${got.length} rows, not its ${wanted.length} at ${at.version}`,
-        );
+    // Archived versions: the latest; with its write in the DLQ, the one before or (if that write
+    // got as far as its meetings file) the new one. A first archive in the DLQ was never archived.
+    const archived = inDeadLetters.has(botId)
+      ? plan.before
+          .filter((m) => m.botId === botId)
+          .concat(meeting)
+          .flatMap((m) => m.versions)
+      : meeting.versions.slice(-1);
+    if (inDeadLetters.has(botId) && archived.length === 1) continue;
+    let found = false;
+    for (const at of archived) {
+      const want = meetingRows(botId, at.utterances, at.version);
+      let all = true;
+      for (const table of LAKE_TABLE_NAMES) {
+        const got = views[table].filter((row) => row.bot_id === botId);
+        // Through the codec: the rows as a file holds them (every column, null where unset).
+        const wanted = await decodeLakeRows(table, encodeLakeRows(table, want[table]));
+        all &&= JSON.stringify(sortedRows(got)) === JSON.stringify(sortedRows(wanted));
+      }
+      found ||= all;
+    }
+    if (!found) {
+      const counts = LAKE_TABLE_NAMES.map((t) => `${t} ${views[t].filter((row) => row.bot_id === botId).length}`);
+      problems.push(
+        `${botId} (${meeting.day}): the views hold ${counts.join(', ')} rows, not one archived version of ${archived.map((at) => `${at.version} (${at.utterances} lines)`).join(' or ')}`,
+      );
     }
   }
   const left = new Set(await botsInEveryVersion(s3Client(), objects.bucket));
