@@ -70,7 +70,7 @@ function intercepted(objects: LakeObjects, before: (call: string, key: string) =
     };
   return {
     ...objects,
-    get: (key) => after('get', key, () => objects.get(key))(),
+    get: (key, versionId) => after('get', key, () => objects.get(key, versionId))(),
     put: (key, body, metadata) => after('put', key, () => objects.put(key, body, metadata))(),
     listVersions: (bucket, prefix) => after('listVersions', prefix, () => objects.listVersions(bucket, prefix))(),
     list: (prefix) => after('list', prefix, () => objects.list(prefix))(),
@@ -196,6 +196,29 @@ describe('lake races', () => {
     const after = await lakeViewRows(objects);
     expect(rowsPerBot(after.utterances)).toEqual({ bot_fixed: 5, bot_other: 2, bot_new: 1 });
     expect(after.meetings.find((row) => row.bot_id === 'bot_fixed')?.lake_version).toBe(v2);
+    expect(await objects.list('lake/recent/')).toEqual([]);
+  });
+
+  it('4b: a meeting mid-rewrite whose earlier version was never folded is folded at that version', async () => {
+    const objects = await lakeBucket();
+    const day = '2026-11-15';
+    const v1 = '2026-11-15T10:00:00.000Z';
+    const v2 = '2026-11-16T09:00:00.000Z';
+    await writeRecent(objects, day, 'bot_fixed', 3, { version: v1 });
+    // Its correction stopped after the utterances PUT; the day is compacted before the retry.
+    await writeRecent(objects, day, 'bot_fixed', 5, { version: v2, tables: ['utterances'] });
+    await compactClosedDays({ compactAfterHours: 30 }, deps(objects));
+    const folded = await lakeViewRows(objects);
+    expect(rowsPerBot(folded.utterances)).toEqual({ bot_fixed: 3 });
+    expect(rowsPerBot(folded.participants)).toEqual({ bot_fixed: 1 });
+    expect(folded.meetings.map((row) => row.lake_version)).toEqual([v1]);
+
+    // The retry completes the correction; its writer folds it (the day is compacted now).
+    await writeRecent(objects, day, 'bot_fixed', 5, { version: v2 });
+    await createDayFolder(deps(objects)).foldDay(day);
+    const after = await lakeViewRows(objects);
+    expect(rowsPerBot(after.utterances)).toEqual({ bot_fixed: 5 });
+    expect(after.meetings.map((row) => row.lake_version)).toEqual([v2]);
     expect(await objects.list('lake/recent/')).toEqual([]);
   });
 });

@@ -52,12 +52,12 @@ const DAY_MS = 86_400_000;
 const leaseOptions = (deps: LakeMaintenanceDependencies): DayLeaseOptions => ({ ...deps.lease, now: deps.now });
 
 /**
- * Merges the day's recent files into its compacted files, one PUT per table: a committed meeting
- * with recent files has its compacted rows replaced by the recent ones (a rewrite replaces, never
- * adds). Committed: its meetings file (written last) is there and every file of it carries the same
- * `lake_version`; a meeting mid-write keeps the rows the day has for it, and its recent files stay
- * for the fold its writer (or the next run) does once it is done. Deletes the merged recent versions
- * only when the mark already covers the day.
+ * Merges the day's recent files into its compacted files, one PUT per table: a meeting with recent
+ * files has its compacted rows replaced by those of its committed version (a rewrite replaces, never
+ * adds): the version its meetings file, written last, carries (committedFiles). A meeting with no
+ * meetings file yet keeps the rows the day has for it; one mid-rewrite keeps its recent versions
+ * for the fold its writer (or the next run) does once it is done. Deletes the merged recent
+ * versions only when the mark already covers the day.
  */
 export async function foldDay(day: string, deps: LakeMaintenanceDependencies): Promise<FoldOutcome> {
   const { objects } = deps;
@@ -78,7 +78,14 @@ export async function foldDay(day: string, deps: LakeMaintenanceDependencies): P
         files.set(recent.botId, { ...files.get(recent.botId), [table]: file.body });
       }
     }
-    const committed = [...files].filter(([, ofBot]) => isCommitted(ofBot));
+    const committed: Array<[string, Partial<Record<LakeTableName, Uint8Array>>]> = [];
+    const rewriting = new Set<string>();
+    for (const [bot, ofBot] of files) {
+      const atCommit = await committedFiles(ofBot, listed.get(bot) ?? [], objects);
+      if (atCommit === undefined) continue;
+      committed.push([bot, atCommit]);
+      if (atCommit !== ofBot) rewriting.add(bot);
+    }
     const bots = new Set(committed.map(([bot]) => bot));
     const rows = emptyByTable(() => 0);
     for (const table of LAKE_TABLE_NAMES) {
@@ -99,8 +106,11 @@ export async function foldDay(day: string, deps: LakeMaintenanceDependencies): P
       rows[table] = merged.length;
       await deps.afterStep?.(`compacted ${table}`);
     }
-    // A meeting's versions are deleted once merged, or once its files are all gone (an erasure).
-    const merged = [...listed].filter(([bot]) => bots.has(bot) || !files.has(bot)).flatMap(([, versions]) => versions);
+    // A meeting's versions are deleted once merged, or once its files are all gone (an erasure); a
+    // meeting mid-rewrite keeps them all, the new write's among them, for the fold that merges it.
+    const merged = [...listed]
+      .filter(([bot]) => (bots.has(bot) && !rewriting.has(bot)) || !files.has(bot))
+      .flatMap(([, versions]) => versions);
     let recentVersionsDeleted = 0;
     // Read after the compacted files were written: a mark that covers the day now covers it for good.
     if (merged.length > 0 && day <= (await readCompactedThrough(objects))) {
@@ -112,11 +122,34 @@ export async function foldDay(day: string, deps: LakeMaintenanceDependencies): P
   });
 }
 
-/** A meeting's files as a fold read them: committed when its meetings file is there and all agree on the version. */
-function isCommitted(files: Partial<Record<LakeTableName, Uint8Array>>): boolean {
-  if (files.meetings === undefined) return false;
+/**
+ * A meeting's files at its committed version, the one its meetings file (written last) carries:
+ * the files as read when all carry it; mid-rewrite (a newer file written, the meetings file not
+ * yet), that version of each newer file, read from the versions listed. Undefined when there is
+ * no meetings file or a file's committed version is not found (an unversioned bucket keeps none).
+ */
+async function committedFiles(
+  files: Partial<Record<LakeTableName, Uint8Array>>,
+  listed: readonly ObjectVersion[],
+  objects: LakeMaintenanceDependencies['objects'],
+): Promise<Partial<Record<LakeTableName, Uint8Array>> | undefined> {
+  if (files.meetings === undefined) return undefined;
   const version = lakeFileVersion(files.meetings);
-  return Object.values(files).every((body) => lakeFileVersion(body) === version);
+  const entries = Object.entries(files) as Array<[LakeTableName, Uint8Array]>;
+  if (entries.every(([, body]) => lakeFileVersion(body) === version)) return files;
+  const atCommit: Partial<Record<LakeTableName, Uint8Array>> = {};
+  for (const [table, body] of entries) {
+    let found: Uint8Array | undefined = lakeFileVersion(body) === version ? body : undefined;
+    for (const older of listed) {
+      if (found !== undefined) break;
+      if (parseRecentKey(older.key)?.table !== table || older.versionId === 'null') continue;
+      const file = await objects.get(older.key, older.versionId);
+      if (file !== null && lakeFileVersion(file.body) === version) found = file.body;
+    }
+    if (found === undefined) return undefined;
+    atCommit[table] = found;
+  }
+  return atCommit;
 }
 
 /** Moves `compacted_through` forward to `day` (never back: the days it covers lost their recent files). */
