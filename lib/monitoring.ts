@@ -269,7 +269,7 @@ export class Monitoring extends Construct {
     );
     alarm(
       'LakeCompactionBehind',
-      `More than ${LAKE_DAYS_AWAITING_COMPACTION_ALARM} closed lake days await compaction after a compaction run: the daily run is failing or cannot keep up (its log says which day and why). Queries stay correct, but each uncompacted day is one file per meeting to read.`,
+      `More than ${LAKE_DAYS_AWAITING_COMPACTION_ALARM} closed lake days await compaction after a compaction run (closed days after the mark, and days at or before it whose fold failed): the daily run is failing or cannot keep up (its log says which day and why). Each closed day after the mark is one file per meeting to read; a meeting written late to a day at or before it is not read until a run folds that day.`,
       // A gauge emitted once per daily run: its largest value over the day.
       new Metric({
         namespace: METRICS_NAMESPACE,

@@ -135,7 +135,7 @@ export const METRICS = {
   lakeRowsWritten: metric('LakeRowsWritten', 'Count', ['table']),
   /** Days whose per-meeting files were compacted into one file per table. */
   lakeDaysCompacted: metric('LakeDaysCompacted', 'Count'),
-  /** Closed days still waiting for compaction after a compaction run: above 2, compaction is failing. */
+  /** After a compaction run, closed days after the mark plus days at or before it whose fold failed: above 2, it is failing. */
   lakeDaysAwaitingCompaction: metric('LakeDaysAwaitingCompaction', 'Count'),
   /** Bytes a lake query read (Athena's DataScannedInBytes), by question (search, talk-time, sql…). */
   lakeQueryBytesScanned: metric('LakeQueryBytesScanned', 'Bytes', ['question']),

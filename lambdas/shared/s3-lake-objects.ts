@@ -31,9 +31,11 @@ export function s3LakeObjects(
     bucket,
     listVersions: (listBucket, prefix) => versions.listVersions(listBucket, prefix),
     deleteVersions: (deleteBucket, list) => versions.deleteVersions(deleteBucket, list),
-    async get(key) {
+    async get(key, versionId) {
       try {
-        const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        const object = await client.send(
+          new GetObjectCommand({ Bucket: bucket, Key: key, ...(versionId !== undefined && { VersionId: versionId }) }),
+        );
         if (object.Body === undefined) throw new Error(`s3://${bucket}/${key} has no body`);
         return { body: await object.Body.transformToByteArray(), etag: object.ETag ?? '' };
       } catch (error) {

@@ -19,18 +19,15 @@ import { keys, TTL_ATTRIBUTE } from '../store/table-layout';
 export const DAY_LEASE_MS = 16 * 60_000;
 /**
  * How long a caller waits for a held lease before giving up: less than the erase function's 5
- * minutes; a caller that gives up fails its job, which is retried (an erasure's retry takes its own
- * lease back: it names the same owner).
+ * minutes, so a repeated erase call waits out a running erasure of the day (about 30 s on a large
+ * compacted day) and still has time for its own rewrite. A caller that gives up fails its job,
+ * which is retried; a job retried after its holder crashed waits for the lease to expire (the
+ * erasure queue's redelivery comes after 30 minutes, past DAY_LEASE_MS).
  */
 export const DAY_LEASE_WAIT_MS = 2 * 60_000;
 const POLL_MS = 1000;
 
 export interface DayLeaseOptions {
-  /**
-   * Who holds it: a retry of the same work names the same owner and takes it back (an erasure: its
-   * bot, whose rewrite is the same however often it runs). Unset: a new owner for each call.
-   */
-  owner?: string;
   leaseMs?: number;
   waitMs?: number;
   now(): Date;
@@ -46,7 +43,11 @@ export class DayLeaseBusyError extends Error {
   }
 }
 
-/** Takes the lease if it is free or expired; false when another owner holds it. */
+/**
+ * Takes the lease if it is free or expired; false when it is held. Each call names an owner of its
+ * own: two calls doing the same work (an erasure run twice at once) must not share the lease, or
+ * the first to finish releases it while the other still rewrites from what it read under it.
+ */
 export async function takeDayLease(
   table: TableAccess,
   day: string,
@@ -65,10 +66,8 @@ export async function takeDayLease(
           leaseUntil: until,
           [TTL_ATTRIBUTE]: Math.ceil(until / 1000) + 3600,
         },
-        // Its own owner takes it again: a retry of an erasure that crashed holding it.
-        ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now OR #owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':now': now, ':owner': owner },
+        ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now',
+        ExpressionAttributeValues: { ':now': now },
       }),
     ),
   );
@@ -96,7 +95,7 @@ export async function withDayLease<T>(
   options: DayLeaseOptions,
   work: () => Promise<T>,
 ): Promise<T> {
-  const owner = options.owner ?? randomUUID();
+  const owner = randomUUID();
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   // Counted in tries, not by the clock: a stopped clock (a test's) still gives up.
   const tries = Math.max(1, Math.ceil((options.waitMs ?? DAY_LEASE_WAIT_MS) / POLL_MS));

@@ -21,8 +21,8 @@ import type { Telemetry } from '../telemetry';
 /** The lake's S3 operations (the stack's bucket); the AWS adapter and local mode implement it alike. */
 export interface LakeObjects extends ObjectVersionStore {
   readonly bucket: string;
-  /** The current version's bytes and ETag, or null when there is none. */
-  get(key: string): Promise<{ body: Uint8Array; etag: string } | null>;
+  /** The current version's bytes and ETag (or those of `versionId`), or null when there is none. */
+  get(key: string, versionId?: string): Promise<{ body: Uint8Array; etag: string } | null>;
   /** Writes the whole object (one PUT: readers see the old bytes or the new, never a mix). */
   put(key: string, body: Uint8Array, metadata?: Record<string, string>): Promise<void>;
   /** The object's metadata, or null. */

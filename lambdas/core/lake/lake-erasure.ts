@@ -51,10 +51,10 @@ async function walkLake(
   const counts = noCounts();
   for (const day of new Set([days].flat())) {
     const walk = () => walkDay(botId, day, deps, apply, counts);
-    // Counting changes nothing: no lease. Deleting holds it against a fold or another erasure, as
-    // the erasure of this bot: its retry after a crash takes it back rather than wait for it to expire.
+    // Counting changes nothing: no lease. Deleting holds it against a fold or any other erasure,
+    // another run of this one included (day-lease.ts says why each call is its own owner).
     if (apply && (await dayHasFiles(botId, day, deps)))
-      await withDayLease(deps.table, day, { ...deps.lease, owner: `erase:${botId}`, now: deps.now }, walk);
+      await withDayLease(deps.table, day, { ...deps.lease, now: deps.now }, walk);
     else if (!apply) await walk();
   }
   counts.query_results = await walkResults(deps, apply);

@@ -1,7 +1,8 @@
 /**
  * writeMeetingToLake: an archived meeting's rows into its recent files, one whole-object PUT per
- * table (`lakeKeys.recentFile`), the meetings file last, so a reader that sees the meeting row sees
- * its lines and participants. A rewrite (a corrected transcript, an archive re-run) replaces the
+ * table (`lakeKeys.recentFile`), each carrying the write's `lake_version` in its footer, the meetings
+ * file last: it is the commit marker. A reader that sees the meeting row sees its lines and
+ * participants, and a fold takes a meeting only once its meetings file is as new as its others. A rewrite (a corrected transcript, an archive re-run) replaces the
  * three files: a meeting's rows are only ever in its own files, never added to.
  *
  * Idempotent by content: the SHA-256 of the rows (their `lake_version` aside) is recorded on the
@@ -83,7 +84,7 @@ export async function writeMeetingToLake(botId: string, deps: LakeWriterDependen
     return { day, status: 'unchanged', rows: counts, folded };
   }
 
-  const written = await putRecentFiles(botId, day, rows, deps);
+  const written = await putRecentFiles(botId, day, rows, version, deps);
   const record: LakeRecord = { day, sha256, version };
   const recordedNow = await writeIfCondition(() =>
     table.db.send(
@@ -116,19 +117,20 @@ export async function writeMeetingToLake(botId: string, deps: LakeWriterDependen
   return { day, status: 'written', rows: counts, folded };
 }
 
-/** PUTs the three recent files in write order; answers their keys. */
-async function putRecentFiles(
+/** PUTs the three recent files in write order, the meetings file last; answers their keys. */
+export async function putRecentFiles(
   botId: string,
   day: string,
   rows: MeetingLakeRows,
-  deps: LakeWriterDependencies,
+  version: string,
+  deps: Pick<LakeDependencies, 'objects'>,
 ): Promise<string[]> {
   const keysWritten: string[] = [];
   for (const name of WRITE_ORDER) {
     const key = lakeKeys.recentFile(name, day, botId);
     // Recorded before the PUT: a PUT that fails after S3 stored it is still cleaned up.
     keysWritten.push(key);
-    await deps.objects.put(key, encodeLakeRows(name, rows[name]));
+    await deps.objects.put(key, encodeLakeRows(name, rows[name], version));
   }
   return keysWritten;
 }
@@ -138,10 +140,10 @@ async function putRecentFiles(
  * compaction that moved the mark before our write is seen here). `onlyIfRecentFilesLeft`: on an
  * unchanged re-run, only when the meeting's recent file is still there to fold.
  */
-async function foldIfCompacted(
+export async function foldIfCompacted(
   botId: string,
   day: string,
-  deps: LakeWriterDependencies,
+  deps: Pick<LakeWriterDependencies, 'fold' | 'objects'>,
   options: { onlyIfRecentFilesLeft: boolean },
 ): Promise<boolean> {
   if (day > (await deps.fold.compactedThrough())) return false;

@@ -4,7 +4,7 @@
  * native code (the same bundle runs on Lambda arm64), SNAPPY-compressed pages with statistics, so
  * Athena and DuckDB skip row groups by min/max.
  */
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { type ColumnSource, parquetWriteBuffer } from 'hyparquet-writer';
 import { LAKE_COLUMNS, type LakeColumnType, type LakeRow, type LakeTableName } from './lake-tables';
 
@@ -21,8 +21,18 @@ export class LakeRowError extends Error {
   override name = 'LakeRowError';
 }
 
-/** Encodes rows of `table` (columns in the table's order; a missing nullable value is null). */
-export function encodeLakeRows(table: LakeTableName, rows: readonly LakeRow[]): Uint8Array {
+/**
+ * The footer key a recent file carries its write's `lake_version` under. The writer PUTs the
+ * meetings file last, so a meeting is committed at a version once its meetings file carries it and
+ * no other file of the meeting is newer; a fold takes only committed meetings.
+ */
+const LAKE_VERSION_KEY = 'lake_version';
+
+/**
+ * Encodes rows of `table` (columns in the table's order; a missing nullable value is null);
+ * `version`: the write's `lake_version`, kept in the file's footer (lakeFileVersion reads it).
+ */
+export function encodeLakeRows(table: LakeTableName, rows: readonly LakeRow[], version?: string): Uint8Array {
   const columnData: ColumnSource[] = LAKE_COLUMNS[table].map((column) => {
     const data = rows.map((row) => {
       const value = row[column.name] ?? null;
@@ -44,7 +54,14 @@ export function encodeLakeRows(table: LakeTableName, rows: readonly LakeRow[]): 
     });
     return { name: column.name, data, type: PARQUET_TYPE[column.type], nullable: column.nullable };
   });
-  return new Uint8Array(parquetWriteBuffer({ columnData, rowGroupSize: ROW_GROUP_ROWS }));
+  const kvMetadata = version === undefined ? undefined : [{ key: LAKE_VERSION_KEY, value: version }];
+  return new Uint8Array(parquetWriteBuffer({ columnData, rowGroupSize: ROW_GROUP_ROWS, kvMetadata }));
+}
+
+/** The `lake_version` a file was written with; '' for a file written without one (older than any). */
+export function lakeFileVersion(bytes: Uint8Array): string {
+  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  return parquetMetadata(file).key_value_metadata?.find(({ key }) => key === LAKE_VERSION_KEY)?.value ?? '';
 }
 
 /** Decodes a file `encodeLakeRows` wrote (integers back to numbers). */
