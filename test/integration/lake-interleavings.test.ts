@@ -7,8 +7,8 @@
  * erasure's second sweep, the next compaction run. Checked after each run:
  *  - every archived, non-erased meeting's rows are in each view exactly once, at their latest version;
  *  - an erased meeting's rows are in no object version under `lake/`, hence in no view.
- * A failure names its seed and interleaving. `LAKE_PROPERTY_RUNS` (default 3) sets the runs,
- * `LAKE_PROPERTY_SEED` the first seed: docs/lake.md says how to soak it.
+ * A failure names its seed and interleaving. `SOAK_RUNS` (default 3) sets the runs (npm run soak),
+ * `PROPERTY_SEED` the first seed: docs/lake.md says how to soak it.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -39,8 +39,8 @@ import { Interleaving, type JobClients, type JobPlan } from '../fixtures/lake-in
 import { botsInEveryVersion, meetingRows } from '../fixtures/lake-rows';
 import { lakeViewRows } from '../fixtures/lake-view';
 
-const RUNS = Number(process.env.LAKE_PROPERTY_RUNS ?? 3);
-const FIRST_SEED = Number(process.env.LAKE_PROPERTY_SEED ?? 1);
+const RUNS = Number(process.env.SOAK_RUNS ?? 3);
+const FIRST_SEED = Number(process.env.PROPERTY_SEED ?? 1);
 const DAYS = ['2026-09-30', '2026-10-01', '2026-10-02', '2026-10-03'];
 const COMPACT = { compactAfterHours: 30 };
 const BEFORE_ANY_CLOSED = new Date('2026-10-01T12:00:00Z');
@@ -266,11 +266,11 @@ describe('the lake protocols under random interleavings, faults and crashes', ()
     for (let seed = FIRST_SEED; seed < FIRST_SEED + RUNS; seed++) {
       const started = Date.now();
       const run = await runOnce(seed);
-      if (process.env.LAKE_PROPERTY_DEBUG) console.info(`seed ${seed}: ${run.calls} calls, ${Date.now() - started} ms`);
+      if (process.env.PROPERTY_DEBUG) console.info(`seed ${seed}: ${run.calls} calls, ${Date.now() - started} ms`);
       calls += run.calls;
       expect(
         run.problems,
-        `seed ${seed} (replay: LAKE_PROPERTY_SEED=${seed} LAKE_PROPERTY_RUNS=1)\ninterleaving:\n  ${run.trace.join('\n  ')}`,
+        `seed ${seed} (replay: PROPERTY_SEED=${seed} SOAK_RUNS=1)\ninterleaving:\n  ${run.trace.join('\n  ')}`,
       ).toEqual([]);
     }
     console.info(`lake protocols: ${RUNS} runs, ${calls} interleaved client calls`);
