@@ -24,7 +24,7 @@ import {
 import { faultyClient } from '../fixtures/faulty-client';
 import { steppedClient } from '../fixtures/interleave';
 import { type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
-import { clientFault, propertyParameters, scheduledClient } from '../fixtures/scheduled-clients';
+import { clientFault, propertyParameters, reportExplored, scheduledClient } from '../fixtures/scheduled-clients';
 
 const NOW = Date.parse('2027-03-01T00:00:00Z');
 let pipeline: LocalPipeline;
@@ -155,6 +155,7 @@ describe('a delete meeting a sync of the same calendar', () => {
 
 describe('ICS calendars syncing while their feeds change and one is deleted, under random interleavings', () => {
   it('leave one live schedule per meeting a remaining feed holds, and none for any other', async () => {
+    const parameters = propertyParameters(8);
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -221,7 +222,8 @@ describe('ICS calendars syncing while their feeds change and one is deleted, und
           expect(new Set(liveStarts)).toEqual(wanted);
         },
       ),
-      propertyParameters(8),
+      parameters,
     );
+    reportExplored('ICS calendar sync', parameters.numRuns ?? 0);
   }, 600_000);
 });

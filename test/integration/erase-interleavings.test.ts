@@ -17,12 +17,13 @@ import { silentTelemetry } from '../../lambdas/core/telemetry';
 import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { eraseDeps, eraseWorldOfFile, seedMeeting, tombstoneOnly, tracesOf } from '../fixtures/erase-harness';
 import { processDependencies } from '../fixtures/local-pipeline';
-import { clientFault, propertyParameters, scheduledClient } from '../fixtures/scheduled-clients';
+import { clientFault, propertyParameters, reportExplored, scheduledClient } from '../fixtures/scheduled-clients';
 
 const world = eraseWorldOfFile();
 
 describe('an erasure under random interleavings', () => {
   it('leaves only the tombstone, whatever meets it and wherever it fails', async () => {
+    const parameters = propertyParameters(4);
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -86,7 +87,8 @@ describe('an erasure under random interleavings', () => {
           expect(await tracesOf(world, botId)).toEqual(tombstoneOnly(botId));
         },
       ),
-      propertyParameters(4),
+      parameters,
     );
+    reportExplored('erasure', parameters.numRuns ?? 0);
   }, 600_000);
 });

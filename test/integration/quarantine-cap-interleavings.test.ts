@@ -15,7 +15,7 @@ import { tableQuarantineCap } from '../../lambdas/core/ingress/quarantine-cap';
 import { dynamoClient } from '../../lambdas/shared/dynamo-plain-client';
 import type { LocalResources } from '../../local/resources';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
-import { clientFault, propertyParameters, scheduledClient } from '../fixtures/scheduled-clients';
+import { clientFault, propertyParameters, reportExplored, scheduledClient } from '../fixtures/scheduled-clients';
 
 let pipeline: LocalPipeline;
 let resources: LocalResources;
@@ -51,6 +51,7 @@ describe('quarantine caps under random interleavings', () => {
   });
 
   it('never admit past a cap, and refuse nothing under the caps without a fault', async () => {
+    const parameters = propertyParameters(30);
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -96,7 +97,8 @@ describe('quarantine caps under random interleavings', () => {
           if (!faulted && underCaps) expect(verdicts.every((v) => v === 'admitted')).toBe(true);
         },
       ),
-      propertyParameters(30),
+      parameters,
     );
+    reportExplored('quarantine caps', parameters.numRuns ?? 0);
   }, 600_000);
 });

@@ -21,7 +21,7 @@ import {
   startLocalPipeline,
 } from '../fixtures/local-pipeline';
 import { randomMeeting, type Send } from '../fixtures/random-meeting';
-import { clientFault, propertyParameters, scheduledClient } from '../fixtures/scheduled-clients';
+import { clientFault, propertyParameters, reportExplored, scheduledClient } from '../fixtures/scheduled-clients';
 import { botItems } from '../fixtures/store-reader';
 
 let pipeline: LocalPipeline;
@@ -88,6 +88,7 @@ function inOrder(seed: number): Promise<string> {
 
 describe('replay --rebuild --apply under random interleavings', () => {
   it('loses and doubles nothing the webhooks arriving meanwhile apply', async () => {
+    const parameters = propertyParameters(4);
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -120,7 +121,8 @@ describe('replay --rebuild --apply under random interleavings', () => {
           expect(await meetingData(botId)).toBe(await inOrder(seed));
         },
       ),
-      propertyParameters(4),
+      parameters,
     );
+    reportExplored('replay --rebuild', parameters.numRuns ?? 0);
   }, 600_000);
 });

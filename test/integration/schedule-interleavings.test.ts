@@ -28,7 +28,7 @@ import type { LocalResources } from '../../local/resources';
 import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { testEventLog } from '../fixtures/event-log';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
-import { clientFault, propertyParameters, scheduledClient } from '../fixtures/scheduled-clients';
+import { clientFault, propertyParameters, reportExplored, scheduledClient } from '../fixtures/scheduled-clients';
 
 const service = new SimulatedServiceApi();
 let pipeline: LocalPipeline;
@@ -108,6 +108,7 @@ async function untilSettled<T>(work: () => Promise<T>): Promise<T> {
 
 describe('a schedule launching while it is moved and cancelled, under random interleavings', () => {
   it('one bot at most, none once cancelled, and a launched schedule holds its bot at its time', async () => {
+    const parameters = propertyParameters(8);
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -155,7 +156,8 @@ describe('a schedule launching while it is moved and cancelled, under random int
           }
         },
       ),
-      propertyParameters(8),
+      parameters,
     );
+    reportExplored('schedules and launches', parameters.numRuns ?? 0);
   }, 600_000);
 });
