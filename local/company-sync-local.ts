@@ -8,7 +8,7 @@
  * `--calendar-simulators`).
  */
 import { randomBytes } from 'node:crypto';
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type CalendarPushHandler, createCalendarPushHandler } from '../lambdas/calendar-push/adapter';
 import { calendarPushDependencies, pushRenewalDependencies } from '../lambdas/calendar-push/dependencies';
 import { createUserSyncHandler } from '../lambdas/calendars/user-sync-adapter';
@@ -30,6 +30,7 @@ import { staticSecret } from '../lambdas/core/secrets';
 import { SERVICES } from '../lambdas/core/telemetry';
 import { sqsClient } from '../lambdas/shared/aws-clients';
 import { sqsUserSyncQueue } from '../lambdas/shared/sqs-user-sync-queue';
+import { queueEmpty } from './queue-empty';
 import { QueuePoller } from './queue-poller';
 import type { LocalDeployment } from './template/local-deployment';
 
@@ -202,19 +203,7 @@ export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCo
     deps,
     queue,
     stats,
-    async drained() {
-      const { Attributes = {} } = await options.sqs.send(
-        new GetQueueAttributesCommand({
-          QueueUrl: options.userSyncQueueUrl,
-          AttributeNames: [
-            'ApproximateNumberOfMessages',
-            'ApproximateNumberOfMessagesNotVisible',
-            'ApproximateNumberOfMessagesDelayed',
-          ],
-        }),
-      );
-      return Object.values(Attributes).every((count) => count === '0');
-    },
+    drained: () => queueEmpty(options.sqs, options.userSyncQueueUrl),
     pushHandler,
     runOnce,
     async stop() {
