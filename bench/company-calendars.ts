@@ -2,14 +2,16 @@
  * Company calendars at scale (issue 25, point 5): both provider simulators hold a
  * tenant of `BENCH_COMPANY_USERS` people each (default 500: 1,000 in all) with 20
  * instances apiece (company-plan.ts); the scheduled run (planCompanySyncs) queues
- * every user and the in-process queue syncs them with the fan-out consumer's bounded
- * concurrency, on dynalite, first in full, then incrementally after 2% of users each
+ * every user on a user-sync queue of the SQS emulator and the deployed consumer's
+ * handler syncs them with its bounded concurrency, on dynalite, first in full, then incrementally after 2% of users each
  * had one change. Then the hostile calendar: one user holding 10,000 strangers'
  * invitations, under `join: all` (the widest rules), synced until the day's budget.
  */
 import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand } from '@aws-sdk/client-sqs';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { meteredByAction } from '../capacity/metered-clients';
+import { createUserSyncHandler } from '../lambdas/calendars/user-sync-adapter';
 import { type CompanyCalendarSource, calendarRulesSchema } from '../lambdas/core/calendar/calendar-source';
 import { calendarStore, scheduleOf } from '../lambdas/core/calendar/calendar-store';
 import { planCompanySyncs } from '../lambdas/core/calendar/company/company-run';
@@ -28,6 +30,7 @@ import {
   type UserSyncRequest,
 } from '../lambdas/core/calendar/company/provider-contract';
 import { userScopeId } from '../lambdas/core/calendar/company/user-scope';
+import { consumeUserSyncRequest } from '../lambdas/core/calendar/company/user-sync-consumer';
 import { guardedFeedFetcher } from '../lambdas/core/calendar/feed-fetch';
 import { DEFAULT_SCHEDULE_LIMITS, DEFAULT_SOURCE_SCHEDULES_PER_DAY } from '../lambdas/core/calendar/schedule-budget';
 import { memorySealer } from '../lambdas/core/calendar/url-sealer';
@@ -36,13 +39,16 @@ import { DEFAULT_TIMING } from '../lambdas/core/schedule/schedule-request';
 import { keys } from '../lambdas/core/store/table-layout';
 import { METRICS, type MetricSink, silentTelemetry, type Telemetry } from '../lambdas/core/telemetry';
 import { UpstreamClient } from '../lambdas/core/upstream/client';
+import { DEFAULT_CLIENT_TIMEOUTS, sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
+import { sqsUserSyncQueue } from '../lambdas/shared/sqs-user-sync-queue';
 import { startDynamoEmulatorProcess } from '../local/emulators/dynalite';
-import { LOCAL_REGION } from '../local/emulators/fauxqs';
+import { startSqsS3Emulator } from '../local/emulators/fauxqs';
+import { queueEmpty } from '../local/queue-empty';
+import { LONG_POLL_SECONDS, QueuePoller } from '../local/queue-poller';
 import { createTableInput } from '../local/resources';
 import { GoogleCalendarSimulator } from '../local/simulator/google-calendar/server';
 import { MicrosoftGraphSimulator } from '../local/simulator/microsoft-graph/simulator';
-import { InProcessUserSyncQueue } from '../local/user-sync-queue';
 import { benchPlan } from './company-plan';
 import { type BenchTenant, seedGoogleBench, seedMicrosoftBench } from './company-tenants';
 import { median } from './stats';
@@ -136,12 +142,10 @@ export async function benchCompanyCalendars(scale: CompanyBenchScale = FULL_SCAL
   const t0 = Math.ceil(wallStart / HOUR) * HOUR + HOUR;
   const plan = benchPlan(USERS_PER_PROVIDER, t0);
   const dynamo = await startDynamoEmulatorProcess();
-  // dynalite takes any credentials; these keep the SDK from looking for real ones.
-  Object.assign(process.env, dynamo.env, {
-    AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-  });
+  const sqsEmulator = await startSqsS3Emulator();
+  let stopConsumer = async () => {};
+  // Its env names the region and credentials (both emulators take any), so the SDK looks for no real ones.
+  Object.assign(process.env, dynamo.env, sqsEmulator.env);
   const google = new GoogleCalendarSimulator(wallStart);
   const microsoft = new MicrosoftGraphSimulator({ now: wallStart });
   await google.start();
@@ -169,6 +173,10 @@ export async function benchCompanyCalendars(scale: CompanyBenchScale = FULL_SCAL
       microsoftLogin: graphBase,
     };
 
+    // The deployed queue's visibility timeout: a sync still running is never received twice.
+    const { QueueUrl: userSyncQueueUrl = '' } = await sqsClient().send(
+      new CreateQueueCommand({ QueueName: 'bench-company-user-sync', Attributes: { VisibilityTimeout: '1800' } }),
+    );
     const tableName = 'bench-company';
     await new DynamoDBClient({}).send(new CreateTableCommand(createTableInput(tableName)));
     const dynamoCounts: Record<string, number> = {};
@@ -244,25 +252,42 @@ export async function benchCompanyCalendars(scale: CompanyBenchScale = FULL_SCAL
 
     const dynamoTotal = () => sum(Object.values(dynamoCounts));
     const snapshotCalls = () => JSON.parse(JSON.stringify(providerCalls)) as typeof providerCalls;
+    const queue = sqsUserSyncQueue(sqsClient(), userSyncQueueUrl);
+    /** What the phase running now records. */
+    let phase = { userMs: [] as number[], outcomes: [] as UserSyncOutcome[], failures: 0 };
+    // One consumer for every phase (as the deployed one stays): a stopped poller's long poll may still take a
+    // message at the emulator. One user per invocation, USER_SYNC_CONCURRENCY invocations at once.
+    const consumer = new QueuePoller({
+      sqs: sqsClient({ ...DEFAULT_CLIENT_TIMEOUTS, requestTimeoutMs: (LONG_POLL_SECONDS + 5) * 1000 }),
+      queueUrl: userSyncQueueUrl,
+      batchSize: 1,
+      concurrency: USER_SYNC_CONCURRENCY,
+      handler: createUserSyncHandler(async (request: UserSyncRequest) => {
+        const recording = phase;
+        const start = performance.now();
+        try {
+          recording.outcomes.push(await consumeUserSyncRequest(request, { ...deps, queue }));
+        } catch (error) {
+          recording.failures++;
+          throw error;
+        }
+        recording.userMs.push(performance.now() - start);
+      }, telemetry),
+    });
+    consumer.start();
+    stopConsumer = () => consumer.stop();
     const runPhase = async (): Promise<Phase> => {
-      const userMs: number[] = [];
-      const outcomes: UserSyncOutcome[] = [];
-      let failures = 0;
+      const recording = { userMs: [] as number[], outcomes: [] as UserSyncOutcome[], failures: 0 };
+      phase = recording;
+      const { userMs, outcomes } = recording;
       const dynamoBefore = dynamoTotal();
       const callsBefore = snapshotCalls();
-      const queue = new InProcessUserSyncQueue({
-        concurrency: USER_SYNC_CONCURRENCY,
-        sync: async (request: UserSyncRequest) => {
-          const start = performance.now();
-          outcomes.push(await syncCompanyUser(request, deps));
-          userMs.push(performance.now() - start);
-        },
-        onFailure: () => void failures++,
-      });
       const start = performance.now();
       const measured = await peakRss(async () => {
-        await planCompanySyncs({ ...deps, queue });
-        await queue.stop();
+        const { enqueued } = await planCompanySyncs({ ...deps, queue });
+        // A failed sync's message comes back only after the visibility timeout: each request handled once ends the phase.
+        while (outcomes.length + recording.failures < enqueued && !(await queueEmpty(sqsClient(), userSyncQueueUrl)))
+          await new Promise((resolve) => setTimeout(resolve, 25));
       });
       const calls = snapshotCalls();
       for (const provider of ['google', 'microsoft'] as const) {
@@ -273,7 +298,7 @@ export async function benchCompanyCalendars(scale: CompanyBenchScale = FULL_SCAL
         wallMs: performance.now() - start,
         userMs,
         outcomes,
-        failures,
+        failures: recording.failures,
         dynamoRequests: dynamoTotal() - dynamoBefore,
         calls,
         peakMiB: measured.peakMiB,
@@ -310,7 +335,8 @@ export async function benchCompanyCalendars(scale: CompanyBenchScale = FULL_SCAL
     return lines;
   } finally {
     clearInterval(follow);
-    await Promise.all([google.stop(), microsoft.stop(), dynamo.stop()]);
+    await stopConsumer();
+    await Promise.all([google.stop(), microsoft.stop(), dynamo.stop(), sqsEmulator.stop()]);
   }
 }
 

@@ -177,9 +177,10 @@ export class CalendarSync extends Construct {
         maxConcurrency: props.userSyncConcurrency,
       }),
     );
-    // The run queues every company user; POST /calendars/{id}/sync queues one source's users.
-    this.userSyncQueue.grantSendMessages(this.syncFunction);
-    this.userSyncQueue.grantSendMessages(this.apiFunction);
+    // The run queues every company user; POST /calendars/{id}/sync queues one source's users; the
+    // consumer sends back, delayed, a request that found its user's sync running.
+    for (const fn of [this.syncFunction, this.apiFunction, this.userSyncFunction])
+      this.userSyncQueue.grantSendMessages(fn);
 
     // Calendar items, claims and schedules; a moved launched bot also updates its meeting item.
     const tableActions = [

@@ -1,32 +1,38 @@
 /**
  * Company calendars in local mode: the same per-user sync the deployed consumer
- * runs, fed by an in-process user-sync queue instead of SQS, and the scheduled
- * run (groups resolved, every user queued) on a timer instead of EventBridge.
- * The providers are the real Google and Microsoft clients, pointed at the
- * configured endpoints (the simulators with `--calendar-simulators`).
+ * runs, fed by the template's user-sync queue on the local SQS emulator and its
+ * consumer (the deployed handler, polled at the event source's batch size and
+ * concurrency), and the scheduled run (groups resolved, every user queued) on a
+ * timer instead of EventBridge. The providers are the real Google and Microsoft
+ * clients, pointed at the configured endpoints (the simulators with
+ * `--calendar-simulators`).
  */
 import { randomBytes } from 'node:crypto';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type CalendarPushHandler, createCalendarPushHandler } from '../lambdas/calendar-push/adapter';
 import { calendarPushDependencies, pushRenewalDependencies } from '../lambdas/calendar-push/dependencies';
+import { createUserSyncHandler } from '../lambdas/calendars/user-sync-adapter';
 import type { CalendarApiDependencies } from '../lambdas/core/calendar/calendar-api';
 import { planCompanySyncs } from '../lambdas/core/calendar/company/company-run';
 import { companyStore } from '../lambdas/core/calendar/company/company-store';
-import {
-  type CompanySyncDependencies,
-  syncCompanyUser,
-  type UserSyncOutcome,
-} from '../lambdas/core/calendar/company/company-sync';
+import type { CompanySyncDependencies, UserSyncOutcome } from '../lambdas/core/calendar/company/company-sync';
 import type { CredentialsReader } from '../lambdas/core/calendar/company/credentials';
 import { createGoogleProvider } from '../lambdas/core/calendar/company/google/google-provider';
 import { createMicrosoftProvider } from '../lambdas/core/calendar/company/microsoft/microsoft-provider';
-import type { ProviderEndpoints } from '../lambdas/core/calendar/company/provider-contract';
+import type { ProviderEndpoints, UserSyncQueue } from '../lambdas/core/calendar/company/provider-contract';
 import { providerSource } from '../lambdas/core/calendar/company/providers';
 import { DEFAULT_PUSH_LIMITS, DEFAULT_PUSH_TIMING } from '../lambdas/core/calendar/company/push/push-settings';
 import { reconcileSubscriptions } from '../lambdas/core/calendar/company/push/reconcile-subscriptions';
+import { consumeUserSyncRequest } from '../lambdas/core/calendar/company/user-sync-consumer';
 import { companyCalendarApi } from '../lambdas/core/calendar/company-calendar-api';
 import type { DomainEventPublisher } from '../lambdas/core/domain-events/publisher';
 import { staticSecret } from '../lambdas/core/secrets';
-import { InProcessUserSyncQueue } from './user-sync-queue';
+import { SERVICES } from '../lambdas/core/telemetry';
+import { sqsClient } from '../lambdas/shared/aws-clients';
+import { sqsUserSyncQueue } from '../lambdas/shared/sqs-user-sync-queue';
+import { queueEmpty } from './queue-empty';
+import { QueuePoller } from './queue-poller';
+import type { LocalDeployment } from './template/local-deployment';
 
 /** How often local mode runs the company plan (the deployed run follows `calendarSyncEveryMinutes`). */
 export const LOCAL_COMPANY_RUN_EVERY_MS = 60_000;
@@ -40,11 +46,24 @@ export interface LocalCompanySyncOptions {
   publisher: DomainEventPublisher;
   print(line: string): void;
   everyMs?: number;
+  /** The user-sync queue (the template's, on the SQS emulator) and the client to send to it. */
+  userSyncQueueUrl: string;
+  sqs: SQSClient;
+  /** Receives long-poll: a client whose timeout allows the wait. */
+  pollerSqs: SQSClient;
+  /** The deployed event source's: messages per invocation and invocations at once. */
+  consumer: { batchSize: number; concurrency: number };
+  /** The consumer's wait before a request that found its user's sync running runs again (the deployed one's unless given). */
+  requeueDelaySeconds?: number;
 }
 
 export interface LocalCompanySync {
   deps: CompanySyncDependencies;
-  queue: InProcessUserSyncQueue;
+  queue: UserSyncQueue;
+  /** User syncs the consumer finished (whatever the outcome) and those that threw. */
+  stats: { completed: number; failed: number };
+  /** True once the user-sync queue holds no message: none waiting, delayed or being handled. */
+  drained(): Promise<boolean>;
   /** The push notification routes, as the deployed push function answers them. */
   pushHandler: CalendarPushHandler;
   /** One scheduled run now: groups resolved, every user not backing off queued. */
@@ -71,6 +90,24 @@ function worthPrinting(outcome: UserSyncOutcome): boolean {
   return outcome.full || r.created + r.moved + r.cancelled + r.failed.length > 0;
 }
 
+/**
+ * The user-sync queue and its consumer's polling as the template deploys them: the
+ * queue its function is given (USER_SYNC_QUEUE_URL) and its event source's batch
+ * size and maximum concurrency.
+ */
+export function templateUserSyncConsumer(
+  deployment: LocalDeployment,
+  pollerSqs: SQSClient,
+): Pick<LocalCompanySyncOptions, 'userSyncQueueUrl' | 'sqs' | 'pollerSqs' | 'consumer'> {
+  const source = deployment.resources.eventSourceOf(deployment.functionNamed(SERVICES.calendarUserSync));
+  return {
+    userSyncQueueUrl: deployment.parsedEnvironmentOf(SERVICES.calendarUserSync).USER_SYNC_QUEUE_URL,
+    sqs: sqsClient(),
+    pollerSqs,
+    consumer: { batchSize: source.batchSize, concurrency: source.maxConcurrency },
+  };
+}
+
 /** Wires the company sync into the local calendar routes (they take company sources from then on). */
 export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCompanySync {
   const { calendars, print } = options;
@@ -85,16 +122,32 @@ export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCo
     publisher: options.publisher,
     telemetry: calendars.telemetry,
   };
-  const queue = new InProcessUserSyncQueue({
-    sync: async (request) => {
-      const outcome = await syncCompanyUser(request, deps);
-      if (worthPrinting(outcome)) print(describeOutcome(outcome));
-    },
-    onFailure: (request, error) =>
-      print(
-        `calendar ${request.calendar_id} ${request.user}: sync failed: ${error instanceof Error ? error.message : String(error)}`,
-      ),
+  const queue = sqsUserSyncQueue(options.sqs, options.userSyncQueueUrl);
+  const stats = { completed: 0, failed: 0 };
+  const consumer = new QueuePoller({
+    sqs: options.pollerSqs,
+    queueUrl: options.userSyncQueueUrl,
+    batchSize: options.consumer.batchSize,
+    concurrency: options.consumer.concurrency,
+    handler: createUserSyncHandler(async (request) => {
+      try {
+        const outcome = await consumeUserSyncRequest(
+          request,
+          { ...deps, queue },
+          options.requeueDelaySeconds === undefined ? {} : { requeueDelaySeconds: options.requeueDelaySeconds },
+        );
+        stats.completed += 1;
+        if (worthPrinting(outcome)) print(describeOutcome(outcome));
+      } catch (error) {
+        stats.failed += 1;
+        print(
+          `calendar ${request.calendar_id} ${request.user}: sync failed, left on the queue: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        throw error;
+      }
+    }, calendars.telemetry),
   });
+  consumer.start();
   calendars.companyCalendars = companyCalendarApi(deps);
   calendars.userSyncQueue = queue;
   // Push as deployed: a key of this run's own; the routes on the local HTTP API; renewal in the run.
@@ -107,7 +160,7 @@ export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCo
         ...push,
         TABLE_NAME: tableName,
         SECRET_CACHE_SECONDS: 0,
-        USER_SYNC_QUEUE_URL: 'http://127.0.0.1/local',
+        USER_SYNC_QUEUE_URL: options.userSyncQueueUrl,
         PUSH_MAX_BODY_BYTES: DEFAULT_PUSH_LIMITS.maxBodyBytes,
       },
       { db, queue, pushKey },
@@ -149,11 +202,13 @@ export function startLocalCompanySync(options: LocalCompanySyncOptions): LocalCo
   return {
     deps,
     queue,
+    stats,
+    drained: () => queueEmpty(options.sqs, options.userSyncQueueUrl),
     pushHandler,
     runOnce,
     async stop() {
       clearInterval(timer);
-      await queue.stop();
+      await consumer.stop();
     },
   };
 }

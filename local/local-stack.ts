@@ -41,7 +41,7 @@ import { dynamoClient } from '../lambdas/shared/dynamo-plain-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../lambdas/shared/s3-lake-objects';
 import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
-import { startLocalCompanySync } from './company-sync-local';
+import { startLocalCompanySync, templateUserSyncConsumer } from './company-sync-local';
 import { startDynamoEmulator } from './emulators/dynalite';
 import { LOCAL_REGION, startSqsS3Emulator } from './emulators/fauxqs';
 import { describeDomainEvent, eventLogPublisher } from './event-log-publisher';
@@ -429,7 +429,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     allowLoopback: true,
     now: Date.now,
   };
-  // Company calendars: the real per-user sync behind the same routes, users queued in-process.
+  // Company calendars: the real per-user sync behind the same routes, users queued on the template's queue.
   const companySync =
     options.companyCalendars === undefined
       ? undefined
@@ -440,6 +440,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           publisher: events,
           publicBaseUrl: httpApi.baseUrl,
           print: (line) => options.print(`${stamp()}  ${line}`),
+          ...templateUserSyncConsumer(deployment, pollerSqs),
         });
   calendarPushHandler = companySync?.pushHandler;
   calendarsHandler = createCalendarsHandler(calendars);

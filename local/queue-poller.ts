@@ -23,15 +23,21 @@ export interface QueuePollerOptions {
   batchSize?: number;
   /** How long a receive in the running loop waits on an empty queue (default LONG_POLL_SECONDS). */
   waitTimeSeconds?: number;
+  /** Batches handled at once, each by its own receive loop: the event source's maximum concurrency. Default 1. */
+  concurrency?: number;
 }
 
 export class QueuePoller {
   private running = false;
-  private loop: Promise<void> | undefined;
+  private loops: Array<Promise<void>> = [];
   /** Ends the receive in flight when the poller stops, rather than waiting out its long poll. */
   private abort = new AbortController();
 
-  constructor(private readonly options: QueuePollerOptions) {}
+  constructor(private readonly options: QueuePollerOptions) {
+    const concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new RangeError(`concurrency must be a whole number of at least 1, not ${concurrency}`);
+  }
 
   /** Receives one batch and hands it to the handler; returns how many messages came. */
   async pollOnce(waitTimeSeconds = this.options.waitTimeSeconds ?? 0): Promise<number> {
@@ -70,7 +76,7 @@ export class QueuePoller {
     if (this.running) return;
     this.running = true;
     this.abort = new AbortController();
-    this.loop = (async () => {
+    const loop = async () => {
       while (this.running) {
         try {
           await this.pollOnce(this.options.waitTimeSeconds ?? LONG_POLL_SECONDS);
@@ -78,13 +84,16 @@ export class QueuePoller {
           if (this.running) await new Promise((resolve) => setTimeout(resolve, 200));
         }
       }
-    })();
+    };
+    this.loops = Array.from({ length: this.options.concurrency ?? 1 }, loop);
   }
 
+  /** Ends the receives waiting; batches being handled finish first (their messages deleted as usual). */
   async stop(): Promise<void> {
     this.running = false;
     this.abort.abort();
-    await this.loop;
+    await Promise.all(this.loops);
+    this.loops = [];
     this.abort = new AbortController();
   }
 }

@@ -1,6 +1,6 @@
 /** Lambda entry point for the user-sync queue: one company calendar user's incremental sync per message. */
 
-import { syncCompanyUser } from '../core/calendar/company/company-sync';
+import { consumeUserSyncRequest } from '../core/calendar/company/user-sync-consumer';
 import { telemetry, withPowertools } from '../shared/powertools';
 import { companySyncDependencies } from './dependencies';
 import { companySyncEnvironmentSchema } from './environment';
@@ -8,4 +8,6 @@ import { createUserSyncHandler } from './user-sync-adapter';
 
 const deps = companySyncDependencies(companySyncEnvironmentSchema.parse(process.env));
 
-export const handler = withPowertools(createUserSyncHandler((request) => syncCompanyUser(request, deps), telemetry));
+export const handler = withPowertools(
+  createUserSyncHandler((request) => consumeUserSyncRequest(request, deps), telemetry),
+);

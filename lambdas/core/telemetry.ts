@@ -112,6 +112,8 @@ export const METRICS = {
   calendarLimitReached: metric('CalendarLimitReached', 'Count', ['limit']),
   /** Company calendar users synced (Google Workspace, Microsoft 365), by provider: one per user sync that completed. */
   calendarUserSynced: metric('CalendarUserSynced', 'Count', ['provider']),
+  /** User sync requests that found that user's sync running: sent again, delayed, to run after it. */
+  calendarUserSyncRequeued: metric('CalendarUserSyncRequeued', 'Count'),
   /**
    * Company calendar users (or whole sources) newly cut off: the admin grant revoked, the secret wrong, the user
    * outside the access policy. The calendar shows the provider's reason; `calendar.disconnected` is published.

@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, type SendMessageBatchRequestEntry, type SQSClient } from '@aws-sdk/client-sqs';
-import type { UserSyncQueue, UserSyncRequest } from '../core/calendar/company/provider-contract';
+import type { UserSyncQueue, UserSyncRequest, UserSyncSendOptions } from '../core/calendar/company/provider-contract';
 
 /** SendMessageBatch takes at most ten entries. */
 export const SQS_BATCH_ENTRIES = 10;
@@ -29,11 +29,15 @@ export function sqsUserSyncQueue(
   retry: UserSyncQueueRetry = DEFAULT_RETRY,
 ): UserSyncQueue {
   return {
-    async send(requests: readonly UserSyncRequest[]) {
+    async send(requests: readonly UserSyncRequest[], options: UserSyncSendOptions = {}) {
       for (let start = 0; start < requests.length; start += SQS_BATCH_ENTRIES) {
-        const entries = requests
-          .slice(start, start + SQS_BATCH_ENTRIES)
-          .map((request, i): SendMessageBatchRequestEntry => ({ Id: String(i), MessageBody: JSON.stringify(request) }));
+        const entries = requests.slice(start, start + SQS_BATCH_ENTRIES).map(
+          (request, i): SendMessageBatchRequestEntry => ({
+            Id: String(i),
+            MessageBody: JSON.stringify(request),
+            ...(options.delaySeconds !== undefined && { DelaySeconds: options.delaySeconds }),
+          }),
+        );
         await sendBatch(sqs, queueUrl, entries, retry);
       }
     },

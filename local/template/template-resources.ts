@@ -141,6 +141,24 @@ export class TemplateResources implements PhysicalIds {
     return resolveTree(only[1].Properties ?? {}, this, only[0]) as Record<string, unknown>;
   }
 
+  /** How the one event source mapping of a function polls: messages per invocation, invocations at once (1 unless capped). */
+  eventSourceOf(fn: SynthesizedFunction): { batchSize: number; maxConcurrency: number } {
+    const found = Object.values(this.template.Resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::EventSourceMapping' &&
+        (r.Properties?.FunctionName as { Ref?: unknown } | undefined)?.Ref === fn.logicalId,
+    );
+    const [only] = found;
+    if (only === undefined || found.length > 1)
+      throw new Error(`${fn.entry} has ${found.length} event source mappings in the template, not one`);
+    const properties = only.Properties ?? {};
+    const scaling = properties.ScalingConfig as { MaximumConcurrency?: unknown } | undefined;
+    return {
+      batchSize: Number(properties.BatchSize ?? 10),
+      maxConcurrency: Number(scaling?.MaximumConcurrency ?? 1),
+    };
+  }
+
   /** A stack output's value (its name as STACK_OUTPUTS gives it). */
   output(name: string): string {
     const output = this.template.Outputs?.[name];

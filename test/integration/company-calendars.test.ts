@@ -18,8 +18,10 @@ import type { DomainEvent } from '../../lambdas/core/domain-events/catalogue';
 import { toPutEventsEntry } from '../../lambdas/core/domain-events/publisher';
 import { getSchedule } from '../../lambdas/core/schedule/schedules';
 import { METRICS } from '../../lambdas/core/telemetry';
-import { startLocalCompanySync } from '../../local/company-sync-local';
-import { type HttpRouteHandler, startLocalHttpApi } from '../../local/http-api-server';
+import { DEFAULT_CLIENT_TIMEOUTS, sqsClient } from '../../lambdas/shared/aws-clients';
+import { startLocalCompanySync, templateUserSyncConsumer } from '../../local/company-sync-local';
+import { type HttpRouteHandler, type LocalHttpApi, startLocalHttpApi } from '../../local/http-api-server';
+import { LONG_POLL_SECONDS } from '../../local/queue-poller';
 import {
   type CompanyCalendars,
   DAY_MS,
@@ -112,6 +114,42 @@ async function scheduled(h: CompanyCalendars, calendarId: string, users: string[
   };
 }
 
+/**
+ * Local mode's company sync over `h`, wired as local mode wires it: the template's user-sync queue
+ * on the SQS emulator, consumed at its event source's batch size and concurrency; the push routes
+ * on a local HTTP API. No timer run: only what the test does (runOnce, a push) brings a change in.
+ */
+async function localCompanySync(h: CompanyCalendars, requeueDelaySeconds?: number) {
+  let handler: HttpRouteHandler | undefined;
+  const api: LocalHttpApi = await startLocalHttpApi({
+    webhooks: async () => ({ statusCode: 404 }),
+    calendarPush: () => handler,
+  });
+  const local = startLocalCompanySync({
+    calendars: h.calendars.deps,
+    publicBaseUrl: api.baseUrl,
+    endpoints: h.tenant.endpoints,
+    credentials: async (name) => h.tenant.secrets.get(name) ?? '',
+    publisher: h.deps.publisher,
+    print: () => {},
+    everyMs: 3_600_000,
+    // Receives long-poll: the client must allow an answer that slow.
+    ...templateUserSyncConsumer(
+      h.calendars.deployment,
+      sqsClient({ ...DEFAULT_CLIENT_TIMEOUTS, requestTimeoutMs: (LONG_POLL_SECONDS + 5) * 1000 }),
+    ),
+    ...(requeueDelaySeconds !== undefined && { requeueDelaySeconds }),
+  });
+  handler = local.pushHandler;
+  return {
+    local,
+    async stop() {
+      await local.stop();
+      await api.stop();
+    },
+  };
+}
+
 const outcomeStates = (outcomes: UserSyncOutcome[]) => outcomes.map((o) => [o.user, o.outcome]);
 
 describe.each(['google', 'microsoft'] as const)(
@@ -135,22 +173,10 @@ describe.each(['google', 'microsoft'] as const)(
       const h = await start();
       const d = driver(h);
       await h.register('acme', d.source(d.users));
-      let handler: HttpRouteHandler | undefined;
-      const api = await startLocalHttpApi({ webhooks: async () => ({ statusCode: 404 }), calendarPush: () => handler });
-      const local = startLocalCompanySync({
-        calendars: h.calendars.deps,
-        publicBaseUrl: api.baseUrl,
-        endpoints: h.tenant.endpoints,
-        credentials: async (name) => h.tenant.secrets.get(name) ?? '',
-        publisher: h.deps.publisher,
-        print: () => {},
-        // No timer run during the test: only push may bring the change in.
-        everyMs: 3_600_000,
-      });
-      handler = local.pushHandler;
+      const { local, stop } = await localCompanySync(h);
       try {
         await local.runOnce();
-        await until(() => local.queue.depth.waiting + local.queue.depth.running === 0, 30_000);
+        await until(() => local.drained(), 30_000);
         const cy = d.users[2]!;
         const review = async () => {
           const entry = (await h.entries('acme', cy)).find((e) => e.title === 'Design review' && e.state === 'active');
@@ -158,7 +184,7 @@ describe.each(['google', 'microsoft'] as const)(
         };
         const before = (await review())?.joinAt;
         expect(before).toBeDefined();
-        const synced = local.queue.stats.completed;
+        const synced = local.stats.completed;
         const movedTo = new Date(START + 9 * DAY_MS).toISOString();
         const changed = performance.now();
         d.moveMeeting(cy, d.eventId(cy, 'Design review'), Date.parse(movedTo));
@@ -166,11 +192,58 @@ describe.each(['google', 'microsoft'] as const)(
         await until(async () => (await review())?.joinAt !== before, 5_000);
         measured.push = { ...measured.push, [name]: performance.now() - changed };
         // The push asked for Cy's sync: more syncs completed, and no run was started.
-        await until(() => local.queue.stats.completed > synced, 5_000);
-        expect(local.queue.stats.sent).toBeGreaterThan(5);
+        await until(() => local.stats.completed > synced, 5_000);
+        expect(local.stats.completed).toBeGreaterThan(5);
       } finally {
-        await local.stop();
-        await api.stop();
+        await stop();
+      }
+    });
+
+    it("a push arriving while that user's sync holds the lease is not lost: the consumer sends it back delayed, and a second sync after the first sees the moved meeting", async () => {
+      const h = await start();
+      const d = driver(h);
+      await h.register('acme', d.source(d.users));
+      // The production path with a 1 s delay on the queue instead of the deployed wait.
+      const { local, stop } = await localCompanySync(h, 1);
+      try {
+        await local.runOnce();
+        await until(() => local.drained(), 30_000);
+        const cy = d.users[2]!;
+        const review = async () => {
+          const entry = (await h.entries('acme', cy)).find((e) => e.title === 'Design review' && e.state === 'active');
+          return entry === undefined ? undefined : getSchedule(scheduleOf(entry), h.deps.schedules);
+        };
+        const before = (await review())?.joinAt;
+        expect(before).toBeDefined();
+        // Cy's next sync is held under its lease, after its listing, at its first launcher execution.
+        const executions = h.calendars.executions;
+        const start = executions.start.bind(executions);
+        let held = false;
+        let release = () => {};
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        executions.start = async (executionName, input) => {
+          if (!held) {
+            held = true;
+            await released;
+          }
+          return start(executionName, input);
+        };
+        d.addMeeting(cy, { title: 'Planning', startMs: START + 3 * DAY_MS });
+        await until(() => held, 10_000);
+        // The running sync listed before this change: only the push it sends can bring it in.
+        const synced = local.stats.completed;
+        d.moveMeeting(cy, d.eventId(cy, 'Design review'), START + 9 * DAY_MS);
+        await until(() => local.stats.completed > synced, 10_000);
+        release();
+        // The first sync ends; the request sent back runs after it and moves the schedule.
+        await until(async () => (await review())?.joinAt !== before, 15_000);
+        await until(() => local.drained(), 15_000);
+        expect(local.stats.failed).toBe(0);
+        expect(named(h.metrics, METRICS.calendarUserSyncRequeued).length).toBeGreaterThan(0);
+      } finally {
+        await stop();
       }
     });
 

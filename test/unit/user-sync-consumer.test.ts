@@ -1,6 +1,7 @@
 /**
- * The user-sync consumer's adapter (partial batch responses, one user at a time) and
- * the provider switch with its per-source cache. Core's syncCompanyUser and the Google
+ * The user-sync consumer's adapter (partial batch responses, one user at a time), its
+ * core (a request finding the user's sync running sent back, delayed) and the provider
+ * switch with its per-source cache. Core's syncCompanyUser and the Google
  * and Microsoft providers are built beside this and stood in for here by recording fakes.
  */
 import type { SQSEvent } from 'aws-lambda';
@@ -23,7 +24,12 @@ import {
   type ProviderFactories,
   providerSource,
 } from '../../lambdas/core/calendar/company/providers';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
+import {
+  consumeUserSyncRequest,
+  IN_PROGRESS_REQUEUE_DELAY_SECONDS,
+  type UserSyncConsumerDependencies,
+} from '../../lambdas/core/calendar/company/user-sync-consumer';
+import { METRICS, silentTelemetry } from '../../lambdas/core/telemetry';
 
 const request = (user: string): UserSyncRequest => ({ calendar_id: 'acme', user, reason: 'push' });
 const batch = (bodies: string[]): SQSEvent =>
@@ -176,5 +182,63 @@ describe('providers', () => {
     expect(made).toHaveLength(PROVIDER_CACHE_ENTRIES + 1);
     await providerFor(source('c1', google));
     expect(made).toHaveLength(PROVIDER_CACHE_ENTRIES + 2);
+  });
+});
+
+describe('consumeUserSyncRequest', () => {
+  const source = {
+    kind: 'company',
+    calendarId: 'acme',
+    company: { provider: 'google', credentialsSecret: 'calendars/acme', users: ['ada@acme.example'] },
+  };
+  /** A company user whose lease is `leaseFree`, or backing off; every send and metric recorded. */
+  function consumer(user: { leaseFree: boolean; backoffUntil?: string }) {
+    const sent: Array<{ requests: readonly UserSyncRequest[]; delaySeconds: number | undefined }> = [];
+    const metrics: string[] = [];
+    const deps = {
+      store: { getSource: async () => source },
+      company: {
+        getUser: async () => ({
+          user: 'ada@acme.example',
+          state: 'connected',
+          eventsSeen: 0,
+          fromGroup: false,
+          ...(user.backoffUntil !== undefined && { backoffUntil: user.backoffUntil }),
+        }),
+        takeUserLease: async () => user.leaseFree,
+      },
+      queue: {
+        send: async (requests: readonly UserSyncRequest[], options?: { delaySeconds?: number }) =>
+          void sent.push({ requests, delaySeconds: options?.delaySeconds }),
+      },
+      telemetry: {
+        ...silentTelemetry,
+        metrics: { emit: (metric: { name: string }) => void metrics.push(metric.name) },
+      },
+      now: () => Date.parse('2026-03-10T08:00:00Z'),
+    } as unknown as UserSyncConsumerDependencies;
+    return { deps, sent, metrics };
+  }
+
+  it("sends a request that finds the user's sync running back to the queue, delayed, and counts it", async () => {
+    const { deps, sent, metrics } = consumer({ leaseFree: false });
+    const outcome = await consumeUserSyncRequest(request('ada@acme.example'), deps);
+    expect(outcome).toMatchObject({ outcome: 'skipped', reason: 'in-progress' });
+    expect(sent).toEqual([
+      { requests: [request('ada@acme.example')], delaySeconds: IN_PROGRESS_REQUEUE_DELAY_SECONDS },
+    ]);
+    expect(metrics).toEqual([METRICS.calendarUserSyncRequeued.name]);
+    await consumeUserSyncRequest(request('ada@acme.example'), deps, { requeueDelaySeconds: 1 });
+    expect(sent[1]?.delaySeconds).toBe(1);
+  });
+
+  it('sends nothing back for a user backing off: the back-off, not a running sync, holds it', async () => {
+    const { deps, sent, metrics } = consumer({ leaseFree: true, backoffUntil: '2026-03-10T09:00:00Z' });
+    expect(await consumeUserSyncRequest(request('ada@acme.example'), deps)).toMatchObject({
+      outcome: 'skipped',
+      reason: 'backing-off',
+    });
+    expect(sent).toEqual([]);
+    expect(metrics).toEqual([]);
   });
 });

@@ -211,7 +211,12 @@ export interface UserSyncRequest {
   reason: 'schedule' | 'push' | 'manual';
 }
 
-/** Where user syncs are asked for: the fan-out queue in AWS, an in-process queue locally. */
+/** When queued requests become visible to the consumer: at once unless `delaySeconds` (SQS allows 0-900). */
+export interface UserSyncSendOptions {
+  delaySeconds?: number;
+}
+
+/** Where user syncs are asked for: the fan-out queue (SQS, the local emulator's in local mode and tests). */
 export interface UserSyncQueue {
-  send(requests: readonly UserSyncRequest[]): Promise<void>;
+  send(requests: readonly UserSyncRequest[], options?: UserSyncSendOptions): Promise<void>;
 }
