@@ -363,6 +363,29 @@ describe('schedule core', () => {
     expect(service.bots.has(bot.id)).toBe(false);
   });
 
+  it('a move meeting a cancel that deleted the bot is applied after it, not a 500 (found by the interleaving test)', async () => {
+    const bot = await launched('cal-launched-move-cancel', 'scheduled');
+    const client = upstream();
+    // The cancel runs between the move's look at the bot and its PATCH.
+    const cancelFirst: ScheduleDependencies['upstream'] = Object.assign(Object.create(client) as UpstreamClient, {
+      updateBot: async (id: string, changes: Parameters<UpstreamClient['updateBot']>[1]) => {
+        expect(await cancelSchedule('cal-launched-move-cancel', deps())).toMatchObject({ status: 200 });
+        return client.updateBot(id, changes);
+      },
+    });
+    const moved = await upsertSchedule('cal-launched-move-cancel', request({ join_at: '2026-11-22T12:00:00Z' }), {
+      ...deps(),
+      upstream: cancelFirst,
+    });
+    // It lost the race to the cancel, so it is sent again (upsertSchedule does) and finds the schedule
+    // cancelled: a PUT after a DELETE schedules the meeting anew, as a new version.
+    expect(moved).toMatchObject({
+      status: 200,
+      schedule: { status: 'scheduled', version: 2, joinAt: '2026-11-22T12:00:00.000Z' },
+    });
+    expect(service.bots.has(bot.id)).toBe(false);
+  });
+
   it('moving a launched bot the service has not started patches it there', async () => {
     const bot = await launched('cal-launched-move', 'scheduled');
     const moved = await upsertSchedule(

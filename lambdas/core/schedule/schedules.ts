@@ -84,6 +84,8 @@ export const OLDER_EVENT = 'older-event';
 export const BOT_ERASED = 'bot-erased';
 /** The answer when other writers kept changing the schedule through every attempt: worth trying again later. */
 export const CONCURRENT_UPDATE = 'concurrent-update';
+/** A launched schedule's bot no longer exists at the service. */
+export const BOT_GONE = 'bot-gone';
 
 export interface ScheduleDependencies {
   table: TableAccess;
@@ -435,6 +437,22 @@ export async function applyPendingChange(
   );
 }
 
+/**
+ * The launched bot is gone at the service. A cancel that ran meanwhile deleted it (found by the
+ * schedule interleaving test): the request is answered as any that lost a race, and sent again it
+ * sees the cancelled schedule. Otherwise it was deleted at the service, and no change can reach it.
+ */
+async function botGoneProblem(existing: Schedule, deps: ChangeDependencies): Promise<ScheduleResult> {
+  const now = await readSchedule(existing.scheduleId, deps);
+  if (!isSchedule(now) || now.version !== existing.version || now.status !== existing.status)
+    return fail(409, CONCURRENT_UPDATE, 'The schedule changed while this request ran; send it again.');
+  return fail(
+    409,
+    BOT_GONE,
+    `Bot ${existing.botId} of schedule ${existing.scheduleId} no longer exists at the service (deleted there), so it cannot be moved; use a new schedule id for a new bot.`,
+  );
+}
+
 /** Why a launched bot cannot change any more, or undefined while the service still holds it as `scheduled`. */
 async function startedBotProblem(schedule: Schedule, deps: ChangeDependencies): Promise<ScheduleResult | undefined> {
   const botId = schedule.botId;
@@ -492,6 +510,7 @@ async function moveLaunchedBot(
     // Started between our look and the patch: report it like any started bot.
     const started = error instanceof BadRequestError ? await startedBotProblem(existing, deps) : undefined;
     if (started !== undefined) return started;
+    if (error instanceof NotFoundError) return botGoneProblem(existing, deps);
     throw error;
   }
   const moved: Schedule = {
