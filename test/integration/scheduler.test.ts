@@ -386,6 +386,13 @@ describe('schedule core', () => {
     expect(service.bots.has(bot.id)).toBe(false);
   });
 
+  it('a move of a bot deleted at the service answers 409 bot-gone', async () => {
+    const bot = await launched('cal-launched-gone', 'scheduled');
+    service.bots.delete(bot.id);
+    const moved = await upsertSchedule('cal-launched-gone', request({ join_at: '2026-11-22T12:00:00Z' }), deps());
+    expect(moved).toMatchObject({ status: 409, error: { code: 'bot-gone' } });
+  });
+
   it('moving a launched bot the service has not started patches it there', async () => {
     const bot = await launched('cal-launched-move', 'scheduled');
     const moved = await upsertSchedule(
