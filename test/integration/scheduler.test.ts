@@ -610,6 +610,52 @@ describe('races between a launch in flight and changes to its schedule', () => {
     expect(await getSchedule('race-cancel', deps())).toMatchObject({ status: 'cancelled' });
   });
 
+  it('a launch failing as it records a move asked for meanwhile: its retry makes the move (found by the interleaving soak)', async () => {
+    const created = await upsertSchedule('race-move-crash', request(), scheduleDeps());
+    if (!('schedule' in created)) throw new Error('not created');
+    const input = launchInputOf(created.schedule);
+    const client = upstream();
+    // The move arrives while the launch holds the schedule (it is recorded as pending), just before POST bots.
+    const moveDuringPost: LaunchDependencies['upstream'] = Object.assign(Object.create(client) as UpstreamClient, {
+      createBot: async (body: Parameters<UpstreamClient['createBot']>[0]) => {
+        const moved = await upsertSchedule(
+          'race-move-crash',
+          request({ join_at: '2026-11-22T11:00:00Z' }),
+          scheduleDeps(),
+        );
+        expect(moved).toMatchObject({ status: 202 });
+        return client.createBot(body);
+      },
+    });
+    // The write that records the move fails once (after the bot was patched), as a DynamoDB timeout would.
+    const db = documentClient();
+    const send = db.send.bind(db) as (command: unknown) => Promise<unknown>;
+    let failed = false;
+    db.send = ((command: { input?: { UpdateExpression?: string } }) => {
+      if (!failed && command.input?.UpdateExpression?.startsWith('SET joinAt') === true) {
+        failed = true;
+        return Promise.reject(Object.assign(new Error('timed out'), { name: 'TimeoutError' }));
+      }
+      return send(command);
+    }) as typeof db.send;
+    const launchDeps = (upstreamClient: LaunchDependencies['upstream'], table = db) => ({
+      table: { db: table, tableName: resources.tableName },
+      upstream: upstreamClient,
+      events: testEventLog().publisher,
+      telemetry: silentTelemetry,
+      now: () => now,
+    });
+    await expect(launchScheduledBot(input, launchDeps(moveDuringPost))).rejects.toThrow(/timed out/);
+    // The state machine retries the task.
+    expect(await launchScheduledBot(input, launchDeps(client, documentClient()))).toMatchObject({ status: 'launched' });
+    const bots = botsFor('race-move-crash');
+    expect(bots).toHaveLength(1);
+    expect(bots[0]).toMatchObject({ join_at: '2026-11-22T11:00:00Z' });
+    const schedule = await getSchedule('race-move-crash', deps());
+    expect(schedule).toMatchObject({ status: 'launched', botId: bots[0]?.id, joinAt: '2026-11-22T11:00:00.000Z' });
+    expect(schedule?.pendingChange).toBeUndefined();
+  });
+
   it('a table error after POST bots, then a retry: one bot, launched, never marked failed', async () => {
     const created = await upsertSchedule('race-crash', request(), scheduleDeps());
     if (!('schedule' in created)) throw new Error('not created');

@@ -82,8 +82,11 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
       // It may have failed before recording the meeting; recording it again changes nothing.
       const { botId } = schedule;
       await recordLaunchedMeeting(deps.table, { botId, ...meetingOf(input, schedule), state: undefined });
-      // The attempt that recorded it may have failed before publishing (the same event id).
+      // The attempt that recorded it may have failed before publishing (the same event id)…
       await deps.events.publish([launchedEvent(input, botId)]);
+      // …or before making the change asked for during the launch.
+      if (schedule.pendingChange !== undefined)
+        await applyPendingChange(schedule, schedule.pendingChange, { ...deps, now: () => deps.now?.() ?? Date.now() });
       return { status: 'launched', botId };
     }
     return {
@@ -105,7 +108,8 @@ export async function launchScheduledBot(input: LaunchInput, deps: LaunchDepende
     new UpdateCommand({
       TableName: deps.table.tableName,
       Key: keys.schedule(input.scheduleId),
-      UpdateExpression: 'SET #status = :launched, botId = :bot REMOVE pendingChange',
+      // A pending change stays until it is made (applyPendingChange): a retry after a failure finds it.
+      UpdateExpression: 'SET #status = :launched, botId = :bot',
       ConditionExpression: 'version = :version',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':launched': 'launched', ':bot': bot.id, ':version': input.version },

@@ -412,6 +412,11 @@ async function recordPendingChange(
 }
 
 /** The launcher's part: make the change asked for during its launch, or record why it could not. */
+/**
+ * Makes the change asked for while the launch ran, on the launched bot. The change stays on the
+ * schedule until the write that records its outcome (the move, the cancel, or why it was refused)
+ * removes it, so a launch that fails midway finds it again on its retry.
+ */
 export async function applyPendingChange(
   launched: Schedule,
   change: PendingChange,
@@ -431,7 +436,7 @@ export async function applyPendingChange(
     new UpdateCommand({
       TableName: deps.table.tableName,
       Key: keys.schedule(launched.scheduleId),
-      UpdateExpression: 'SET changeRefused = :reason',
+      UpdateExpression: 'SET changeRefused = :reason REMOVE pendingChange',
       ExpressionAttributeValues: { ':reason': result.error.message },
     }),
   );
@@ -528,7 +533,7 @@ async function moveLaunchedBot(
         TableName: deps.table.tableName,
         Key: keys.schedule(existing.scheduleId),
         UpdateExpression:
-          'SET joinAt = :joinAt, meetingUrl = :url, botName = :name, metadata = :metadata, requestHash = :hash',
+          'SET joinAt = :joinAt, meetingUrl = :url, botName = :name, metadata = :metadata, requestHash = :hash REMOVE pendingChange',
         ConditionExpression: `version = :version AND #status = :launched${guard.condition}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -581,7 +586,7 @@ async function cancelLaunchedBot(
       new UpdateCommand({
         TableName: deps.table.tableName,
         Key: keys.schedule(existing.scheduleId),
-        UpdateExpression: 'SET #status = :cancelled',
+        UpdateExpression: 'SET #status = :cancelled REMOVE pendingChange',
         ConditionExpression: `version = :version${guard.condition}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':cancelled': 'cancelled', ':version': existing.version, ...guard.values },
