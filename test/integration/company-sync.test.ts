@@ -7,6 +7,7 @@
  * a void cursor, a window sliding, revocation, throttling, one bot per meeting across
  * users, group changes, and the source-wide schedule budget.
  */
+
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPANSION_LIMITS, type ExpansionLimits } from '../../lambdas/core/calendar/calendar-limits';
@@ -36,6 +37,7 @@ import { looksLikeUserScope, userScopeId } from '../../lambdas/core/calendar/com
 import type { DomainEvent } from '../../lambdas/core/domain-events/catalogue';
 import { toPutEventsEntry } from '../../lambdas/core/domain-events/publisher';
 import { getSchedule } from '../../lambdas/core/schedule/schedules';
+import type { LeaseToken } from '../../lambdas/core/store/item-lease';
 import { keys } from '../../lambdas/core/store/table-layout';
 import { METRICS } from '../../lambdas/core/telemetry';
 import { type CalendarHarness, calendarHarness } from '../fixtures/calendar-harness';
@@ -198,11 +200,12 @@ describe('a company calendar user', () => {
     // An ICS calendar may not take a user's scope as its id.
     expect([looksLikeUserScope(userScopeId('acme', ADA)), looksLikeUserScope('acme.ua')]).toEqual([true, false]);
     // DELETE while a sync holds a user: refused for that user, tried again.
-    await h.deps.company.takeUserLease('acme', ADA, h.clock.now, 60_000);
+    const adasLease = await h.deps.company.takeUserLease('acme', ADA, h.clock.now, 60_000);
+    expect(adasLease).toBeDefined();
     expect((await cancelCompanyCalendar('acme', h.deps)).failed).toEqual([
       expect.objectContaining({ reason: expect.stringMatching(/^sync-in-progress/) }),
     ]);
-    await h.deps.company.releaseUserLease('acme', ADA);
+    await h.deps.company.releaseUserLease('acme', ADA, adasLease as LeaseToken);
     // DELETE: every schedule of every user cancelled, the users gone.
     expect(await cancelCompanyCalendar('acme', h.deps)).toEqual({ cancelled: 3, failed: [] });
     expect(await h.deps.company.listUsers('acme')).toEqual([]);
@@ -421,11 +424,12 @@ describe('a company calendar group', () => {
     h.provider.groups.set('eng@acme.example', [ADA, CY]);
     h.clock.now += HOUR;
     // A sync of Bob under way: he is removed at a later run, not under its feet.
-    expect(await h.deps.company.takeUserLease('eng', BOB, h.clock.now, 60_000)).toBe(true);
+    const bobsLease = await h.deps.company.takeUserLease('eng', BOB, h.clock.now, 60_000);
+    expect(bobsLease).toBeDefined();
     expect((await h.run()).map((o) => o.user)).toEqual([ADA, CY]);
     expect(await h.deps.company.getUser('eng', BOB)).toMatchObject({ state: 'connected' });
     expect(await getSchedule(String(bobsEntry?.scheduleId), h.deps.schedules)).toMatchObject({ status: 'scheduled' });
-    await h.deps.company.releaseUserLease('eng', BOB);
+    await h.deps.company.releaseUserLease('eng', BOB, bobsLease as LeaseToken);
     const second = await h.run();
     expect(second.map((o) => o.user)).toEqual([ADA, CY]);
     expect(await getSchedule(String(bobsEntry?.scheduleId), h.deps.schedules)).toMatchObject({ status: 'cancelled' });

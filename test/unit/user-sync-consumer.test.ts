@@ -4,6 +4,7 @@
  * switch with its per-source cache. Core's syncCompanyUser and the Google
  * and Microsoft providers are built beside this and stood in for here by recording fakes.
  */
+
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
@@ -29,6 +30,7 @@ import {
   IN_PROGRESS_REQUEUE_DELAY_SECONDS,
   type UserSyncConsumerDependencies,
 } from '../../lambdas/core/calendar/company/user-sync-consumer';
+import type { LeaseToken } from '../../lambdas/core/store/item-lease';
 import { METRICS, silentTelemetry } from '../../lambdas/core/telemetry';
 
 const request = (user: string): UserSyncRequest => ({ calendar_id: 'acme', user, reason: 'push' });
@@ -205,7 +207,7 @@ describe('consumeUserSyncRequest', () => {
           fromGroup: false,
           ...(user.backoffUntil !== undefined && { backoffUntil: user.backoffUntil }),
         }),
-        takeUserLease: async () => user.leaseFree,
+        takeUserLease: async () => (user.leaseFree ? ('lease' as LeaseToken) : undefined),
       },
       queue: {
         send: async (requests: readonly UserSyncRequest[], options?: { delaySeconds?: number }) =>

@@ -172,7 +172,8 @@ export async function deleteCalendar(id: string, deps: CalendarApiDependencies):
   // read would make schedules after the cancel below, for a calendar that no longer exists.
   // (A company source's users are each taken under their own lease by cancelCompanyCalendar.)
   const leased = !isCompanySource(source);
-  if (leased && !(await deps.store.takeSyncLease(id, deps.now(), SYNC_LEASE_MS)))
+  const lease = leased ? await deps.store.takeSyncLease(id, deps.now(), SYNC_LEASE_MS) : undefined;
+  if (leased && lease === undefined)
     return error(409, 'sync-in-progress', `Calendar ${id} is being synced; try again shortly.`);
   let cancelled: number;
   try {
@@ -189,7 +190,7 @@ export async function deleteCalendar(id: string, deps: CalendarApiDependencies):
     await deps.store.deleteSource(id);
   } finally {
     // Once the item is gone this changes nothing (the lease went with it).
-    if (leased) await deps.store.releaseSyncLease(id);
+    if (lease !== undefined) await deps.store.releaseSyncLease(id, lease);
   }
   deps.telemetry.log.info('calendar deleted', { calendar_id: id, cancelled });
   return { status: 200, body: { calendar_id: id, deleted: true, cancelled } };
@@ -228,7 +229,8 @@ export async function runSync(
   deps: CalendarApiDependencies,
 ): Promise<{ ok: true; result: SyncResult } | { ok: false; answer: Answer }> {
   const id = source.calendarId;
-  if (!(await deps.store.takeSyncLease(id, deps.now(), SYNC_LEASE_MS)))
+  const lease = await deps.store.takeSyncLease(id, deps.now(), SYNC_LEASE_MS);
+  if (lease === undefined)
     return { ok: false, answer: error(409, 'sync-in-progress', `Calendar ${id} is being synced; try again shortly.`) };
   const at = new Date(deps.now()).toISOString();
   try {
@@ -258,7 +260,7 @@ export async function runSync(
     await deps.store.recordSync(id, at, `failed: ${(answer.body as { error: { message: string } }).error.message}`);
     return { ok: false, answer };
   } finally {
-    await deps.store.releaseSyncLease(id);
+    await deps.store.releaseSyncLease(id, lease);
   }
 }
 

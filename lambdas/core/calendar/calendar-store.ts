@@ -6,6 +6,7 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../store/dynamo';
+import { type LeaseToken, releaseItemLease, takeItemLease, withoutLease } from '../store/item-lease';
 import { CALENDAR_ENTRY_SK_PREFIX, CALENDAR_SK_PREFIX, CALENDARS_PK, keys } from '../store/table-layout';
 import { linkHash, type MeetingSlot } from './calendar-ids';
 import type { StoredCalendarSource } from './calendar-source';
@@ -54,8 +55,7 @@ export const calendarStore = (table: TableAccess) => ({
       new GetCommand({ TableName: table.tableName, Key: keys.calendar(calendarId), ConsistentRead: true }),
     );
     if (Item === undefined) return undefined;
-    const { syncLeaseUntil: _lease, ...source } = strip<StoredCalendarSource & { syncLeaseUntil?: number }>(Item);
-    return source;
+    return strip<StoredCalendarSource>(withoutLease(Item));
   },
 
   async putSource(source: StoredCalendarSource): Promise<void> {
@@ -70,10 +70,9 @@ export const calendarStore = (table: TableAccess) => ({
   },
 
   async listSources(): Promise<StoredCalendarSource[]> {
-    return (await queryAllWithPrefix(table, CALENDARS_PK, CALENDAR_SK_PREFIX)).map((item) => {
-      const { syncLeaseUntil: _lease, ...source } = strip<StoredCalendarSource & { syncLeaseUntil?: number }>(item);
-      return source;
-    });
+    return (await queryAllWithPrefix(table, CALENDARS_PK, CALENDAR_SK_PREFIX)).map((item) =>
+      strip<StoredCalendarSource>(withoutLease(item)),
+    );
   },
 
   async recordSync(calendarId: string, at: string, outcome: string): Promise<void> {
@@ -92,35 +91,13 @@ export const calendarStore = (table: TableAccess) => ({
 
   /**
    * One sync of a calendar at a time (the schedule and an on-demand sync may meet):
-   * false while another holds the lease. A crashed holder's lease simply expires.
+   * undefined while another holds the lease. A crashed holder's lease simply expires.
    */
-  async takeSyncLease(calendarId: string, nowMs: number, forMs: number): Promise<boolean> {
-    return writeIfCondition(() =>
-      table.db.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: keys.calendar(calendarId),
-          UpdateExpression: 'SET syncLeaseUntil = :until',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(syncLeaseUntil) OR syncLeaseUntil < :now)',
-          ExpressionAttributeValues: { ':until': nowMs + forMs, ':now': nowMs },
-        }),
-      ),
-    );
-  },
+  takeSyncLease: (calendarId: string, nowMs: number, forMs: number): Promise<LeaseToken | undefined> =>
+    takeItemLease(table, keys.calendar(calendarId), nowMs, forMs),
 
-  async releaseSyncLease(calendarId: string): Promise<void> {
-    await writeIfCondition(() =>
-      table.db.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: keys.calendar(calendarId),
-          UpdateExpression: 'REMOVE syncLeaseUntil',
-          ConditionExpression: 'attribute_exists(pk)',
-        }),
-      ),
-    );
-  },
+  releaseSyncLease: (calendarId: string, token: LeaseToken): Promise<void> =>
+    releaseItemLease(table, keys.calendar(calendarId), token),
 
   /** The feed last fetched, with the validators it came with. */
   async getFeed(calendarId: string): Promise<{ body: string; validators: FeedValidators } | undefined> {

@@ -157,12 +157,12 @@ async function removeUser(
   user: string,
   deps: CompanyScheduleDependencies,
 ): Promise<{ removed: true; cancelled: number } | { removed: false; busy: boolean; failed: SyncResult['failed'] }> {
-  if (!(await deps.company.takeUserLease(calendarId, user, deps.now(), USER_SYNC_LEASE_MS)))
-    return { removed: false, busy: true, failed: [] };
+  const lease = await deps.company.takeUserLease(calendarId, user, deps.now(), USER_SYNC_LEASE_MS);
+  if (lease === undefined) return { removed: false, busy: true, failed: [] };
   const scopeId = userScopeId(calendarId, user);
   const { cancelled, failed } = await cancelCalendarSchedules(scopeId, deps);
   if (failed.length > 0) {
-    await deps.company.releaseUserLease(calendarId, user);
+    await deps.company.releaseUserLease(calendarId, user, lease);
     return { removed: false, busy: false, failed };
   }
   await deps.company.deleteKept(scopeId);

@@ -8,6 +8,7 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../../store/dynamo';
+import { type LeaseToken, releaseItemLease, takeItemLease, withoutLease } from '../../store/item-lease';
 import { COMPANY_USER_SK_PREFIX, keys } from '../../store/table-layout';
 import type { ProviderItem, SyncWindow } from './provider-contract';
 
@@ -55,10 +56,8 @@ export const KEPT_ITEMS_FORMAT = 2;
 /** A compressed kept set must fit in an item with room to spare; a larger one is not kept (the next listing is full). */
 const MAX_STORED_ITEMS_BYTES = 300 * 1024;
 
-const LEASE_ATTRIBUTE = 'syncLeaseUntil';
-
 function userOf(item: Record<string, unknown>): CompanyUserState {
-  const { pk: _pk, sk: _sk, [LEASE_ATTRIBUTE]: _lease, ...state } = item;
+  const { pk: _pk, sk: _sk, ...state } = withoutLease(item);
   return state as unknown as CompanyUserState;
 }
 
@@ -144,38 +143,15 @@ export const companyStore = (table: TableAccess) => ({
   },
 
   /**
-   * One sync of a user at a time (the scheduled run, a push, a manual sync may meet): false while
+   * One sync of a user at a time (the scheduled run, a push, a manual sync may meet): undefined while
    * another holds the lease, or when the user is not (or no longer) one of the calendar's. A crashed
    * holder's lease simply expires.
    */
-  async takeUserLease(calendarId: string, user: string, nowMs: number, forMs: number): Promise<boolean> {
-    return writeIfCondition(() =>
-      table.db.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: keys.companyUser(calendarId, user),
-          UpdateExpression: 'SET #lease = :until',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#lease) OR #lease < :now)',
-          ExpressionAttributeNames: { '#lease': LEASE_ATTRIBUTE },
-          ExpressionAttributeValues: { ':until': nowMs + forMs, ':now': nowMs },
-        }),
-      ),
-    );
-  },
+  takeUserLease: (calendarId: string, user: string, nowMs: number, forMs: number): Promise<LeaseToken | undefined> =>
+    takeItemLease(table, keys.companyUser(calendarId, user), nowMs, forMs),
 
-  async releaseUserLease(calendarId: string, user: string): Promise<void> {
-    await writeIfCondition(() =>
-      table.db.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: keys.companyUser(calendarId, user),
-          UpdateExpression: 'REMOVE #lease',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#lease': LEASE_ATTRIBUTE },
-        }),
-      ),
-    );
-  },
+  releaseUserLease: (calendarId: string, user: string, token: LeaseToken): Promise<void> =>
+    releaseItemLease(table, keys.companyUser(calendarId, user), token),
 
   /** The user's kept items and cursor; undefined when none are kept (or they cannot be read): list in full. */
   async getKept(scopeId: string): Promise<KeptItems | undefined> {

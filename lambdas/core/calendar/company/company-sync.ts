@@ -131,8 +131,8 @@ export async function syncCompanyUser(
   const now = deps.now();
   if (state.backoffUntil !== undefined && Date.parse(state.backoffUntil) > now)
     return { ...base, outcome: 'skipped', reason: 'backing-off' };
-  if (!(await deps.company.takeUserLease(request.calendar_id, request.user, now, USER_SYNC_LEASE_MS)))
-    return { ...base, outcome: 'skipped', reason: 'in-progress' };
+  const lease = await deps.company.takeUserLease(request.calendar_id, request.user, now, USER_SYNC_LEASE_MS);
+  if (lease === undefined) return { ...base, outcome: 'skipped', reason: 'in-progress' };
   const provider = stored.company.provider;
   try {
     // Read again under the lease: a DELETE that marked the source meanwhile must not find new schedules behind it.
@@ -151,7 +151,7 @@ export async function syncCompanyUser(
     }
     throw error;
   } finally {
-    await deps.company.releaseUserLease(request.calendar_id, request.user);
+    await deps.company.releaseUserLease(request.calendar_id, request.user, lease);
   }
 }
 
