@@ -1,5 +1,6 @@
 /** Calls to the HTTP API: answers checked against their contract, errors turned into exit codes. */
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
 import { apiErrorMessage } from '../lambdas/core/api-error';
 import { describeIssues } from '../lambdas/core/validation';
 import { CliError, exitCodeForStatus } from './exit-codes';
@@ -61,12 +62,12 @@ export interface Checked<T> {
   value: T;
 }
 
-export async function requestJson<S extends z.ZodType>(
+export async function requestJson<S extends $ZodType>(
   target: Target,
   url: string,
   schema: S,
   init: ApiRequest = {},
-): Promise<Checked<z.infer<S>>> {
+): Promise<Checked<z.output<S>>> {
   const response = await request(target, url, init);
   const text = await response.text();
   let raw: unknown;
@@ -75,7 +76,7 @@ export async function requestJson<S extends z.ZodType>(
   } catch {
     throw new CliError(`${url} answered with something that is not JSON: ${text.slice(0, 200)}`);
   }
-  const parsed = schema.safeParse(raw);
+  const parsed = z.safeParse(schema, raw);
   if (!parsed.success)
     throw new CliError(
       `${url} answered in an unexpected shape (CLI and API versions differ? deploy this version): ${describeIssues(parsed.error).slice(0, 3).join('; ')}`,

@@ -5,7 +5,8 @@
  * finding that falls short is a problem the demo reports (and `--once` fails on).
  */
 import { createHash } from 'node:crypto';
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
 import { DETAIL_TYPES } from '../lambdas/core/domain-events/catalogue';
 import {
   deliveryLog,
@@ -41,8 +42,8 @@ async function get(url: string): Promise<Response> {
   return response;
 }
 
-async function getJson<S extends z.ZodType>(url: string, schema: S): Promise<z.infer<S>> {
-  return schema.parse(await (await get(url)).json());
+async function getJson<S extends $ZodType>(url: string, schema: S): Promise<z.output<S>> {
+  return z.parse(schema, await (await get(url)).json());
 }
 
 const route = (base: string, key: string, botId: string) =>

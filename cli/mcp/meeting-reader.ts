@@ -2,7 +2,8 @@
  * What the MCP server reads, through the read API (never the table): each call parsed
  * with the contract's schema, so the tools see the same shapes as the CLI and the API's callers.
  */
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
 import {
   type MeetingView,
   meetingList,
@@ -38,12 +39,12 @@ export interface MeetingReader {
 
 /** A reader over the read API of the target the CLI resolved (signed in AWS, plain on loopback). */
 export function readApiReader(target: () => Promise<Target>): MeetingReader {
-  const get = async <S extends z.ZodType>(
+  const get = async <S extends $ZodType>(
     route: string,
     schema: S,
     params: Record<string, string> = {},
     query: Record<string, string | number | undefined> = {},
-  ): Promise<z.infer<S>> => {
+  ): Promise<z.output<S>> => {
     const api = await target();
     return (await requestJson(api, routeUrl(api, route, params, query), schema)).value;
   };

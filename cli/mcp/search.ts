@@ -40,7 +40,8 @@ export interface SearchCriteria {
   limit?: number;
 }
 
-export const foundMeeting = meetingListEntry.extend({
+export const foundMeeting = z.object({
+  ...meetingListEntry.shape,
   day: z.string().describe('The UTC day it is listed under.'),
   summary_excerpt: z.string().nullable(),
   utterance_count: z.number().int(),

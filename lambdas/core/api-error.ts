@@ -15,15 +15,15 @@
  * 429, a function that crashed or timed out 500/503). So every handler catches its own
  * failures and answers them here (`internal-error`) rather than letting them reach it.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** Lower-case words joined by single hyphens: `not-found`, `invalid-json`. */
 export const API_ERROR_CODE_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export const apiErrorBody = z.looseObject({
   error: z.looseObject({
-    code: z.string().regex(API_ERROR_CODE_PATTERN, 'a kebab-case code'),
-    message: z.string().min(1),
+    code: z.string().check(z.regex(API_ERROR_CODE_PATTERN, 'a kebab-case code')),
+    message: z.string().check(z.minLength(1, 'an empty message')),
     /** What failed validation, one `field: problem` each. */
     issues: z.optional(z.array(z.string())),
   }),

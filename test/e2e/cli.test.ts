@@ -8,7 +8,8 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
 import { EXIT } from '../../cli/exit-codes';
 import {
   deliveryLog,
@@ -31,10 +32,10 @@ import {
 } from '../fixtures/cli-local-stack';
 import { transcriptEnvelope } from '../fixtures/webhooks';
 
-function parsed<S extends z.ZodType>(result: Run, schema: S): z.infer<S> {
+function parsed<S extends $ZodType>(result: Run, schema: S): z.output<S> {
   expect(result.stderr.replace(/^.*nodedir.*\n/gm, '')).not.toMatch(/error/i);
   expect(result.code).toBe(0);
-  return schema.parse(JSON.parse(result.stdout));
+  return z.parse(schema, JSON.parse(result.stdout));
 }
 
 let local: CliLocalStack | undefined;

@@ -8,7 +8,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
 import { EARLIEST_WALL_CLOCK_MS } from '../../cli/mcp/transcript-page';
 import {
   meetingView,
@@ -36,10 +37,10 @@ let serverLog = '';
 const clientErrors: Error[] = [];
 
 /** The read API, fetched directly: what the tools' answers must agree with. */
-async function api<S extends z.ZodType>(path: string, schema: S): Promise<z.infer<S>> {
+async function api<S extends $ZodType>(path: string, schema: S): Promise<z.output<S>> {
   const response = await fetch(`${local?.endpoint}${path}`);
   expect(response.status).toBe(200);
-  return schema.parse(await response.json());
+  return z.parse(schema, await response.json());
 }
 
 async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {

@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import SrtParser from 'srt-parser-2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebVTTParser } from 'webvtt-parser';
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import type { $ZodType } from 'zod/v4/core';
 import { applyStateChange, recordLaunchedMeeting } from '../../lambdas/core/apply/state-change';
 import {
   deliveryLog,
@@ -102,10 +103,10 @@ async function get(path: string): Promise<{ status: number; type: string; text: 
   };
 }
 
-async function getJson<T extends z.ZodType>(path: string, schema: T): Promise<z.infer<T>> {
+async function getJson<T extends $ZodType>(path: string, schema: T): Promise<z.output<T>> {
   const answer = await get(path);
   expect(answer.status, `${path}: ${answer.text}`).toBe(200);
-  return schema.parse(answer.json());
+  return z.parse(schema, answer.json());
 }
 
 async function postWebhook(payload: { [key: string]: PyValue }): Promise<number> {

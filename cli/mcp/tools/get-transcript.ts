@@ -57,7 +57,8 @@ const output = {
   last: z.number().int(),
   next_cursor: z.string().nullable(),
   utterances: z.array(
-    utteranceView.extend({
+    z.object({
+      ...utteranceView.shape,
       line: z.string().describe('The utterance cited: "[HH:MM:SS] Speaker: text", the offset as in the text format.'),
       timestamp: z
         .string()

@@ -3,7 +3,7 @@
  * stays read-only (its routes run on a role that cannot delete). The handler answers with
  * this receipt, and the CLI and the tests parse with it; a change here changes the public API.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ERASURE_REASONS, type ErasureReceipt, RETAINED_STORES } from './receipt';
 
 /** `?force=true` erases a bot the pipeline never saw; without it, such a bot is a 404. */
@@ -14,16 +14,16 @@ export const ERASE_API_ROUTES = {
 export const FORCE_PARAMETER = 'force';
 
 const counts = z.object({
-  meeting_items: z.number().int(),
-  ledger_records: z.number().int(),
-  payload_objects: z.number().int(),
-  recording_objects: z.number().int(),
-  day_listings: z.number().int(),
-  schedule_links: z.number().int(),
-  calendar_feeds: z.number().int(),
-  lake_rows: z.number().int(),
-  lake_objects: z.number().int(),
-  query_results: z.number().int(),
+  meeting_items: z.int(),
+  ledger_records: z.int(),
+  payload_objects: z.int(),
+  recording_objects: z.int(),
+  day_listings: z.int(),
+  schedule_links: z.int(),
+  calendar_feeds: z.int(),
+  lake_rows: z.int(),
+  lake_objects: z.int(),
+  query_results: z.int(),
 });
 
 /** The answer of `DELETE /meetings/{bot_id}` (200), the same on every call for one bot. */
@@ -38,12 +38,12 @@ export const erasureReceipt = z.object({
     z.object({
       store: z.enum(RETAINED_STORES),
       why: z.string(),
-      until: z.string().nullable(),
+      until: z.nullable(z.string()),
     }),
   ),
   upstream: z.enum(['not-requested', 'requested', 'not-found']),
   /** Only when nothing of the bot was found: the pipeline had never seen it (an erasure with force=true). */
-  never_seen: z.literal(true).optional(),
+  never_seen: z.optional(z.literal(true)),
 });
 
 // The schema and the core's type describe one receipt: a field added to one and not the other fails here.

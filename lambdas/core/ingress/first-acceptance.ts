@@ -25,7 +25,7 @@ import {
   ledgerExpiry,
 } from '../events/ledger-record';
 import type { ClaimCheckPointer } from '../queue/queued-event';
-import { isConditionFailed } from '../store/dynamo';
+import { isConditionFailed } from '../store/condition';
 import { keys, TTL_ATTRIBUTE } from '../store/table-layout';
 
 /** An event as the ingress accepts it. */

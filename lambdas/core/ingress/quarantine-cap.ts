@@ -11,7 +11,7 @@
  * is written only after the minute's cap admitted the body, so it is bounded the same way.
  */
 import { type DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { isConditionFailed } from '../store/dynamo';
+import { isConditionFailed } from '../store/condition';
 import { keys, TTL_ATTRIBUTE } from '../store/table-layout';
 import { type QuarantineCap, type QuarantineLimits, quarantineBotHash } from './quarantine';
 

@@ -17,7 +17,7 @@
  * cut that order exactly; the cursor carries the range's first day, the day to go on from and the
  * keyset within it (none when a page stopped between windows).
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import {
   type LakeEngine,
   type LakeQuery,
@@ -89,44 +89,59 @@ export function snippetOf(text: string, words: string, textCutBefore = false): s
   return `${start > 0 || textCutBefore ? '…' : ''}${body}${stop < text.length ? '…' : ''}`;
 }
 
-const day = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date yyyy-MM-dd')
-  .refine((value) => {
+// zod/mini carries no messages of its own (no locale is loaded in Lambda code): each check names its rule.
+const day = z.string().check(
+  z.regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date yyyy-MM-dd'),
+  z.refine((value) => {
     const date = new Date(`${value}T00:00:00Z`);
     return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-  }, 'is not a calendar date');
-const words = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
-const pageLimit = z.number().int().min(1).max(100).default(20);
-const rangeShape = { from: day.optional(), to: day.optional() };
+  }, 'is not a calendar date'),
+);
+const words = z
+  .string()
+  .check(z.trim(), z.minLength(1, 'must not be empty'), z.maxLength(200, 'must be at most 200 characters'));
+/** A whole number in [min, max], `fallback` when absent. */
+const wholeNumber = (min: number, max: number, fallback: number) =>
+  z._default(
+    z
+      .int(`must be a whole number from ${min} to ${max}`)
+      .check(
+        z.gte(min, `must be a whole number from ${min} to ${max}`),
+        z.lte(max, `must be a whole number from ${min} to ${max}`),
+      ),
+    fallback,
+  );
+const pageLimit = wholeNumber(1, 100, 20);
+const cursorText = z.optional(z.string().check(z.maxLength(2000, 'is not a cursor this search returned')));
+const rangeShape = { from: z.optional(day), to: z.optional(day) };
 const windowShape = {
-  now: z.date().optional(),
-  windowDays: z.number().int().min(1).max(366).default(SEARCH_WINDOW_DAYS),
-  maxWindows: z.number().int().min(1).max(100).default(SEARCH_MAX_WINDOWS),
+  now: z.optional(z.date()),
+  windowDays: wholeNumber(1, 366, SEARCH_WINDOW_DAYS),
+  maxWindows: wholeNumber(1, 100, SEARCH_MAX_WINDOWS),
 };
 
 const searchInput = z.object({
   ...rangeShape,
   ...windowShape,
   words,
-  speaker: words.optional(),
+  speaker: z.optional(words),
   limit: pageLimit,
-  cursor: z.string().max(2000).optional(),
+  cursor: cursorText,
 });
 const statsInput = z.object({
   ...rangeShape,
-  question: z.enum(STATS_QUESTIONS),
-  limit: z.number().int().min(1).max(1000).default(100),
+  question: z.enum(STATS_QUESTIONS, `must be one of ${STATS_QUESTIONS.join(', ')}`),
+  limit: wholeNumber(1, 1000, 100),
 });
 const listInput = z.object({
   ...rangeShape,
   ...windowShape,
-  words: words.optional(),
+  words: z.optional(words),
   limit: pageLimit,
-  cursor: z.string().max(2000).optional(),
+  cursor: cursorText,
 });
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
+function parse<T>(schema: z.ZodMiniType<T>, input: unknown): T {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -142,15 +157,15 @@ function dayBounds(range: DayRange): DayBounds | undefined {
   return bounds;
 }
 
-const hitKeyset = z.object({ s: z.string(), b: z.string(), q: z.number().int().min(0) });
+const hitKeyset = z.object({ s: z.string(), b: z.string(), q: z.int().check(z.gte(0)) });
 const meetingKeyset = z.object({ s: z.string(), b: z.string() });
 /** f: the range's first day; t: the day to go on from; a: the keyset within t (null: all of t). */
-const hitCursor = z.object({ k: z.literal('hit'), f: day, t: day, a: hitKeyset.nullable() });
-const meetingCursor = z.object({ k: z.literal('meeting'), f: day, t: day, a: meetingKeyset.nullable() });
+const hitCursor = z.object({ k: z.literal('hit'), f: day, t: day, a: z.nullable(hitKeyset) });
+const meetingCursor = z.object({ k: z.literal('meeting'), f: day, t: day, a: z.nullable(meetingKeyset) });
 
 const encodeCursor = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-function decodeCursor<T>(schema: z.ZodType<T>, cursor: string): T {
+function decodeCursor<T>(schema: z.ZodMiniType<T>, cursor: string): T {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

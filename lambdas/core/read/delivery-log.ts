@@ -5,7 +5,7 @@
  * delivery the ingress noted on it is listed as a duplicate. Oldest first, paged.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { TableAccess } from '../store/dynamo';
 import { EVENT_SK_PREFIX, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { utcTimestamp } from '../text/utc-timestamp';

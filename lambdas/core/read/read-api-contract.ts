@@ -3,7 +3,7 @@
  * answers with these shapes, and the CLI, the MCP server and the tests parse with
  * them; a change here is a change of the public API.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { apiErrorBody } from '../api-error';
 import { utcTimestampSchema } from '../text/utc-timestamp';
 
@@ -40,33 +40,33 @@ const time = utcTimestampSchema;
 
 export const recordingSummary = z.object({
   status: z.enum(['archived', 'none']),
-  bytes: z.number().int().nullable(),
-  sha256: z.string().nullable(),
-  content_type: z.string().nullable(),
+  bytes: z.nullable(z.int()),
+  sha256: z.nullable(z.string()),
+  content_type: z.nullable(z.string()),
 });
 
 /** One meeting as listed and as shown. */
 export const meetingView = z.object({
   bot_id: z.string(),
   /** The bot's state (`joining`, `joined_recording`, `ended`…), or null when nothing is known yet. */
-  state: z.string().nullable(),
+  state: z.nullable(z.string()),
   /** When the meeting entered that state, or null. */
-  state_at: time.nullable(),
+  state_at: z.nullable(time),
   /** The summary text, or null when none arrived. */
-  summary: z.string().nullable(),
-  utterance_count: z.number().int(),
-  participant_count: z.number().int(),
-  schedule_id: z.string().nullable(),
-  meeting_url: z.string().nullable(),
-  scheduled_join_at: time.nullable(),
-  archived_at: time.nullable(),
+  summary: z.nullable(z.string()),
+  utterance_count: z.int(),
+  participant_count: z.int(),
+  schedule_id: z.nullable(z.string()),
+  meeting_url: z.nullable(z.string()),
+  scheduled_join_at: z.nullable(time),
+  archived_at: z.nullable(time),
   /** Present once the meeting is archived. */
-  recording: recordingSummary.nullable(),
+  recording: z.nullable(recordingSummary),
 });
 export type MeetingView = z.infer<typeof meetingView>;
 
 /** A list entry: the meeting without its counts and summary (those cost a read each). */
-export const meetingListEntry = meetingView.pick({
+export const meetingListEntry = z.pick(meetingView, {
   bot_id: true,
   state: true,
   state_at: true,
@@ -80,7 +80,7 @@ export type MeetingListEntry = z.infer<typeof meetingListEntry>;
 export const meetingList = z.object({
   meetings: z.array(meetingListEntry),
   /** Pass as `cursor` for the next page; null on the last page. */
-  next_cursor: z.string().nullable(),
+  next_cursor: z.nullable(z.string()),
 });
 
 export const utteranceView = z.object({
@@ -88,7 +88,7 @@ export const utteranceView = z.object({
   speaker_uuid: z.string(),
   /** When the utterance began, epoch ms (the service's `timestamp_ms`). */
   timestamp_ms: z.number(),
-  duration_ms: z.number().nullable(),
+  duration_ms: z.nullable(z.number()),
   text: z.string(),
   /** Milliseconds from the recording start (or, when that is unknown, from the first utterance). */
   offset_ms: z.number(),
@@ -104,18 +104,18 @@ export const transcriptJson = z.object({
 
 export const participantView = z.object({
   participant_uuid: z.string(),
-  name: z.string().nullable(),
-  user_uuid: z.string().nullable(),
+  name: z.nullable(z.string()),
+  user_uuid: z.nullable(z.string()),
   is_host: z.boolean(),
-  joined_at: time.nullable(),
-  left_at: time.nullable(),
+  joined_at: z.nullable(time),
+  left_at: z.nullable(time),
 });
 export const participantList = z.object({ bot_id: z.string(), participants: z.array(participantView) });
 
 export const recordingLink = z.object({
   url: z.string(),
   expires_at: time,
-  bytes: z.number().int(),
+  bytes: z.int(),
   sha256: z.string(),
   content_type: z.string(),
 });
@@ -129,9 +129,9 @@ export const deliveryView = z.object({
   received_at: time,
   outcome: z.enum(DELIVERY_OUTCOMES),
   /** Why its last attempt failed, when the outcome is `failed`. */
-  failure_reason: z.string().optional(),
+  failure_reason: z.optional(z.string()),
 });
 export const deliveryLog = z.object({
   events: z.array(deliveryView),
-  next_cursor: z.string().nullable(),
+  next_cursor: z.nullable(z.string()),
 });

@@ -1,6 +1,6 @@
 /** GET /meetings/{bot_id}/participants: the participant records, first join and last leave as ISO times. */
 
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import type { TableAccess } from '../store/dynamo';
 import { keys, SK_PREFIX } from '../store/table-layout';
 import { utcTimestampOrNull } from '../text/utc-timestamp';

@@ -1,6 +1,6 @@
 /** GET /meetings/{bot_id}/recording: a presigned GET of the archived recording, with its size and checksum. */
 
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { knownMeeting } from './known-bot';
 import { archiveOf } from './meeting-entry';
 import type { recordingLink } from './read-api-contract';

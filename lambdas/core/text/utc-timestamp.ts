@@ -9,13 +9,15 @@
  * fields epoch milliseconds (`timestamp_ms`). Its spelling is kept only where its bodies
  * are kept whole (stored webhook payloads); everything answered goes through here.
  */
-import { z } from 'zod';
+import * as z from 'zod/mini';
 
 /** The answered form: `YYYY-MM-DDTHH:mm:ss.sssZ`. */
 export const UTC_TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** A timestamp field of an answer, for the contracts that parse answers. */
-export const utcTimestampSchema = z.string().regex(UTC_TIMESTAMP_PATTERN, 'not a YYYY-MM-DDTHH:mm:ss.sssZ time');
+export const utcTimestampSchema = z
+  .string()
+  .check(z.regex(UTC_TIMESTAMP_PATTERN, 'not a YYYY-MM-DDTHH:mm:ss.sssZ time'));
 
 /** Date, time, an optional fraction of any length, and a zone (`Z` or `±hh:mm`, `±hhmm`, `±hh`). */
 const ISO_WITH_ZONE = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2})?)(?:[.,](\d+))?([Zz]|[+-]\d{2}(?::?\d{2})?)$/;
