@@ -9,9 +9,10 @@ import { acceptWebhook } from '../lambdas/core/ingress/accept-webhook';
 import { parseSigningSecrets } from '../lambdas/core/signature/verify';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
+import { GOALS } from './goals';
 import { median } from './stats';
 
-const GOAL_MS = 250;
+const GOAL_MS = GOALS.hostileBodyMs;
 
 /** A deterministic stream of key suffixes, so a run shuffles keys the same way each time. */
 function suffixes(): () => string {

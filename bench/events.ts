@@ -20,6 +20,7 @@ import { eventLogPublisher, scratchEventsFile } from '../local/event-log-publish
 import { createLocalResources, type LocalResources, localProcessEventsEnvironment } from '../local/resources';
 import { participantJoinLeave, stateChange, summaryUpdate, transcriptUpdate } from '../local/simulator/payloads';
 import { dumps, type PyValue, WIRE } from '../local/simulator/python-json';
+import { GOALS } from './goals';
 import { fmt, median, verdict } from './stats';
 
 const CONCURRENCY = 16;
@@ -182,7 +183,7 @@ export async function benchEvents(): Promise<string[]> {
       `  consumer:                                        ${fmt(median(consumerRates))} events/s`,
       `  dynalite raw conditional put, minimal item:      ${fmt(median(rawRates))} puts/s`,
       `  dynalite raw conditional put, item with the body: ${fmt(median(rawBodyRates))} puts/s`,
-      `  consumer / raw minimal put: ${fmt(ratio * 100)}% (${verdict(ratio, 0.5, false)}); / raw put with the body: ${fmt(bodyRatio * 100)}%`,
+      `  consumer / raw minimal put: ${fmt(ratio * 100)}% (${verdict(ratio, GOALS.consumerOverRawPut, false)}); / raw put with the body: ${fmt(bodyRatio * 100)}%`,
       '  DynamoDB writes and write units per event in the consumer, index copies included; the ingress adds its ledger record (1 unit for a ~1 KB body; goal ≤ 2 in all for transcript.update):',
       ...writeLines,
     ];

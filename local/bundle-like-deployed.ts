@@ -1,9 +1,10 @@
 /** Bundles an entry with the esbuild options NodejsFunction deploys with (lib/function.ts BUNDLING). */
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { BUNDLING } from '../lib/function';
 
-export async function bundleLikeDeployed(entry: string, outfile: string): Promise<void> {
-  await build({
+/** Writes `outfile`; answers esbuild's metafile (which module brought what into the bundle). */
+export async function bundleLikeDeployed(entry: string, outfile: string): Promise<Metafile> {
+  const { metafile } = await build({
     entryPoints: [entry],
     outfile,
     bundle: true,
@@ -14,5 +15,7 @@ export async function bundleLikeDeployed(entry: string, outfile: string): Promis
     mainFields: BUNDLING.mainFields,
     banner: { js: BUNDLING.banner ?? '' },
     logLevel: 'silent',
+    metafile: true,
   });
+  return metafile;
 }

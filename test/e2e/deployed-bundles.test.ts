@@ -12,12 +12,15 @@
  * environment makes that function fail.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mintPushSecret } from '../../lambdas/core/calendar/company/push/push-secret';
 import { pushChannelStore } from '../../lambdas/core/calendar/company/push/push-store';
+import { BUNDLE_BUDGETS_KIB } from '../../lib/bundle-budgets';
 import { seededRandom } from '../../local/seeded-random';
 import { serviceTime } from '../../local/simulator/bot-rules';
 import type { PlayedMeeting } from '../../local/simulator/meeting-player';
@@ -112,6 +115,17 @@ async function scheduleAndPlay(): Promise<PlayedMeeting> {
   await sender.drain();
   return meeting;
 }
+
+describe('the deployed bundles, as cdk synth built them', () => {
+  it('each stay within their budget (lib/bundle-budgets.ts)', () => {
+    const sizes = stack.app.functions.map((fn) => ({
+      entry: fn.entry,
+      kib: Math.round(statSync(join(fn.assetDir ?? '', 'index.mjs')).size / 1024),
+      budget: BUNDLE_BUDGETS_KIB[fn.entry],
+    }));
+    expect(sizes.filter(({ kib, budget }) => budget === undefined || kib > budget)).toEqual([]);
+  });
+});
 
 describe('the deployed bundles, one meeting end to end', () => {
   let meeting: PlayedMeeting;
