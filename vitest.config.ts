@@ -15,7 +15,8 @@ export default defineConfig({
     // The run's own temporary folder, which must be empty at the end (the run fails otherwise).
     globalSetup: ['test/setup/run-temp-dir.ts'],
     setupFiles: ['test/setup/each-file.ts'],
-    // The summary and the failures only (with the output of failed tests); passed tests print nothing.
-    reporters: ['minimal'],
+    // The summary and the failures only (with the output of failed tests); passed tests print nothing;
+    // then the ten slowest files.
+    reporters: ['minimal', './test/setup/slowest-files.ts'],
   },
 });
