@@ -3,8 +3,8 @@
  * `npm run dev`: the whole pipeline on this machine against a simulated meeting
  * assistant service; see the README's quick start. `npm run dev -- --help` lists the flags.
  */
-import { rmSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { accessSync, constants, rmSync, statSync } from 'node:fs';
+import { type FlagValues, parseLine } from '../cli/flags';
 import { DEFAULT_ENDPOINTS_FILE, type LocalEndpoints } from '../cli/local-endpoints';
 import { isLoopbackHost } from '../lambdas/core/archive/address-policy';
 import type { ProviderEndpoints } from '../lambdas/core/calendar/company/provider-contract';
@@ -80,37 +80,38 @@ function portMessage(port: number, problem: string): string {
     : `port ${port} cannot be bound on 127.0.0.1 (${problem}); choose another --port or leave --port out for any free port`;
 }
 
-let parsed: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({
-    options: {
-      meetings: { type: 'string', default: '1' },
-      chaos: { type: 'boolean', default: false },
-      once: { type: 'boolean', default: false },
-      serve: { type: 'boolean', default: false },
-      resume: { type: 'boolean', default: false },
-      'step-ms': { type: 'string', default: '700' },
-      'recording-mb': { type: 'string', default: '5' },
-      'rate-limit': { type: 'string' },
-      upstream: { type: 'string' },
-      port: { type: 'string' },
-      calendar: { type: 'string' },
-      'calendar-simulators': { type: 'boolean', default: false },
-      'calendar-secrets': { type: 'string' },
-      'google-api': { type: 'string' },
-      'google-token-url': { type: 'string' },
-      'microsoft-graph': { type: 'string' },
-      'microsoft-login': { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-  });
+const DEV_OPTIONS = {
+  meetings: { type: 'string', default: '1' },
+  chaos: { type: 'boolean', default: false },
+  once: { type: 'boolean', default: false },
+  serve: { type: 'boolean', default: false },
+  resume: { type: 'boolean', default: false },
+  'step-ms': { type: 'string', default: '700' },
+  'recording-mb': { type: 'string', default: '5' },
+  'rate-limit': { type: 'string' },
+  upstream: { type: 'string' },
+  port: { type: 'string' },
+  calendar: { type: 'string' },
+  'calendar-simulators': { type: 'boolean', default: false },
+  'calendar-secrets': { type: 'string' },
+  'google-api': { type: 'string' },
+  'google-token-url': { type: 'string' },
+  'microsoft-graph': { type: 'string' },
+  'microsoft-login': { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+type DevFlags = FlagValues<typeof DEV_OPTIONS>;
+/** One line for any mistake: a typo gets the closest flag; `--meetings -3` is a value, refused below. */
+function parse(): DevFlags {
+  try {
+    const { values, positionals } = parseLine(process.argv.slice(2), DEV_OPTIONS);
+    if (positionals.length > 0) usageError(`unexpected ${JSON.stringify(positionals[0])}: local mode takes flags only`);
+    return values;
+  } catch (error) {
+    usageError((error as Error).message.split('\n')[0] ?? 'bad flags');
+  }
 }
-try {
-  parsed = parse();
-} catch (error) {
-  usageError((error as Error).message.split('\n')[0] ?? 'bad flags');
-}
-const { values } = parsed;
+const values = parse();
 if (values.help) {
   console.log(HELP);
   process.exit(0);
@@ -157,6 +158,20 @@ function providerEndpointsOf(flags: ProviderEndpointFlags): ProviderEndpoints {
   if ('problem' in result) usageError(result.problem);
   return result.endpoints;
 }
+/** `--calendar`: `sample`, an http(s) URL, or a readable file here (checked now, before anything starts). */
+function calendarSource(source: string | undefined): void {
+  if (source === undefined || source === 'sample' || /^https?:\/\//.test(source)) return;
+  let problem: string | undefined;
+  try {
+    if (!statSync(source).isFile()) problem = 'is not a file';
+    else accessSync(source, constants.R_OK);
+  } catch (error) {
+    problem = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read';
+  }
+  if (problem !== undefined)
+    usageError(`--calendar ${source} ${problem}: give an ICS file, an https URL, or sample (a feed dated from today)`);
+}
+calendarSource(values.calendar);
 const calendarSecretsFile = values['calendar-secrets'];
 if (calendarSecretsFile !== undefined) {
   const secrets = readCredentialsFile(calendarSecretsFile);

@@ -11,21 +11,39 @@
  * SIGNING_SECRET holds the secret itself and AWS_ENDPOINT_URL_* point at the emulators.
  * `meeting-pipeline quarantine` does the same from the stack's outputs.
  */
-import { parseArgs } from 'node:util';
+import { parseLine } from '../cli/flags';
 import { listQuarantined, quarantineListText, redriveQuarantined, redriveReportText } from '../cli/quarantine-tasks';
 
 const USAGE = `usage: npm run quarantine -- list | redrive [--dry-run]
   with PAYLOAD_BUCKET, EVENTS_QUEUE_URL, TABLE_NAME and SIGNING_SECRET_ID (or SIGNING_SECRET) set`;
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: { 'dry-run': { type: 'boolean', default: false }, help: { type: 'boolean', default: false } },
-});
-const command = positionals[0];
-if (values.help || (command !== 'list' && command !== 'redrive')) {
-  console.error(USAGE);
-  process.exit(values.help ? 0 : 2);
+const OPTIONS = {
+  'dry-run': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** A mistake on the line is one line and exit 2 (no stack trace). */
+function usageError(message: string): never {
+  console.error(`npm run quarantine: ${message} (npm run quarantine -- --help shows the usage)`);
+  process.exit(2);
 }
+function readLine() {
+  try {
+    return parseLine(process.argv.slice(2), OPTIONS);
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+}
+const line = readLine();
+const { values } = line;
+const [command, extra] = line.positionals;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (command !== 'list' && command !== 'redrive')
+  usageError(command === undefined ? 'list or redrive?' : `no command ${JSON.stringify(command)}: list or redrive`);
+if (extra !== undefined) usageError(`unexpected ${JSON.stringify(extra)} after ${command}`);
 const { PAYLOAD_BUCKET, EVENTS_QUEUE_URL, TABLE_NAME, SIGNING_SECRET_ID, SIGNING_SECRET } = process.env;
 if (
   PAYLOAD_BUCKET === undefined ||

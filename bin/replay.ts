@@ -9,7 +9,7 @@
  * MeetingsTableName, ArchiveQueueUrl and the payload bucket), with the caller's
  * AWS credentials and region.
  */
-import { parseArgs } from 'node:util';
+import { parseLine } from '../cli/flags';
 import { replayBotEvents } from '../lambdas/core/events/replay';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { describeIssues } from '../lambdas/core/validation';
@@ -19,22 +19,38 @@ import { sqsClient } from '../lambdas/shared/aws-clients';
 import { documentClient } from '../lambdas/shared/dynamo-client';
 import { s3Client } from '../lambdas/shared/s3-client';
 
-const { values } = parseArgs({
-  options: {
-    bot: { type: 'string', multiple: true },
-    rebuild: { type: 'boolean', default: false },
-    apply: { type: 'boolean', default: false },
-    force: { type: 'boolean', default: false },
-  },
-});
-const bots = values.bot ?? [];
-if (bots.length === 0) {
-  console.error(
-    'usage: npm run replay -- --bot <bot_id> [--bot <bot_id> ...] [--rebuild] [--apply] [--force]\n' +
-      '  without --apply, reports what it would do; with TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET set',
-  );
+const USAGE =
+  'usage: npm run replay -- --bot <bot_id> [--bot <bot_id> ...] [--rebuild] [--apply] [--force]\n' +
+  '  without --apply, reports what it would do; with TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET set';
+const OPTIONS = {
+  bot: { type: 'string', multiple: true },
+  rebuild: { type: 'boolean', default: false },
+  apply: { type: 'boolean', default: false },
+  force: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** A mistake on the line is one line and exit 2 (no stack trace). */
+function usageError(message: string): never {
+  console.error(`npm run replay: ${message} (npm run replay -- --help shows the usage)`);
   process.exit(2);
 }
+function readLine() {
+  try {
+    return parseLine(process.argv.slice(2), OPTIONS);
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+}
+const line = readLine();
+if (line.values.help === true) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (line.positionals.length > 0) usageError(`unexpected ${JSON.stringify(line.positionals[0])}: name bots with --bot`);
+const { values } = line;
+const bots = values.bot ?? [];
+if (bots.length === 0) usageError('which bots? name each with --bot <bot_id>');
 const env = processEventsEnvironmentSchema.safeParse({
   DEDUP_RETENTION_DAYS: '7',
   // Replay re-applies stored events; it publishes no domain events (they were published when first applied).

@@ -75,6 +75,9 @@ export function closest(word: string, candidates: Iterable<string>): string | un
 export const didYouMean = (suggestion: string | undefined): string =>
   suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`;
 
+/** The values of `options` as node:util's parseArgs types them (defaults filled in): what parseLine's values hold. */
+export type FlagValues<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<{ options: O }>>['values'];
+
 export interface ParsedLine {
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
@@ -85,7 +88,10 @@ export interface ParsedLine {
  * a UsageError of one line. A value that is itself a known flag (`--join-at --bot-name X`) counts
  * as missing: `--flag=-1` passes a value that starts with a dash.
  */
-export function parseLine(argv: string[], options: ParseArgsOptionsConfig): ParsedLine {
+export function parseLine<O extends ParseArgsOptionsConfig>(
+  argv: string[],
+  options: O,
+): { values: FlagValues<O>; positionals: string[] } {
   const { values, positionals, tokens } = parseArgs({
     args: argv,
     options,
@@ -108,5 +114,5 @@ export function parseLine(argv: string[], options: ParseArgsOptionsConfig): Pars
     if (option.type === 'string' && (token.value === undefined || (!token.inlineValue && isKnownFlag(token.value))))
       throw new UsageError(`${token.rawName} needs a value: ${token.rawName} VALUE (or ${token.rawName}=VALUE)`);
   }
-  return { values: values as ParsedLine['values'], positionals };
+  return { values: values as FlagValues<O>, positionals };
 }

@@ -18,13 +18,17 @@ export interface CalendarDemoOptions {
 }
 
 /** Serves a feed at /calendar.ics on 127.0.0.1; read on every request, so a file's edits show on the next sync. */
-async function serveFeed(read: () => string | Buffer): Promise<{ url: string; stop(): Promise<void> }> {
+export async function serveFeed(read: () => string | Buffer): Promise<{ url: string; stop(): Promise<void> }> {
   const { server, port } = await listenOnLoopback((_request, response) => {
+    // Read before the head goes out: a file gone since (or unreadable) is a 404, not a second head.
+    let feed: string | Buffer;
     try {
-      response.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(read());
+      feed = read();
     } catch {
       response.writeHead(404).end();
+      return;
     }
+    response.writeHead(200, { 'content-type': 'text/calendar; charset=utf-8' }).end(feed);
   });
   return {
     url: `http://127.0.0.1:${port}/calendar.ics`,

@@ -41,6 +41,34 @@ describe('one-line errors', () => {
     expect((await results.get(cases[3][0]))?.stderr).not.toContain('did you mean');
   });
 
+  it('the replay and quarantine tools answer a mistake in one line too, and --help with their usage', async () => {
+    const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
+    const cases = [
+      [['bin/replay.ts', '--bogus'], 'npm run replay: unknown option --bogus'],
+      [['bin/replay.ts', '--bot'], '--bot needs a value'],
+      [['bin/replay.ts'], 'which bots? name each with --bot <bot_id>'],
+      [['bin/quarantine.ts', '--bogus'], 'npm run quarantine: unknown option --bogus'],
+      [['bin/quarantine.ts', 'redrive', '--dry-rn'], 'unknown option --dry-rn (did you mean --dry-run?)'],
+      [['bin/quarantine.ts', 'lst'], 'no command "lst": list or redrive'],
+    ] as const;
+    const results = await Promise.all(cases.map(([args]) => run(tsx, [...args])));
+    cases.forEach(([args, expected], i) => {
+      const result = results[i] ?? { code: -1, stdout: '', stderr: '' };
+      expect({ args, code: result.code }).toEqual({ args, code: 2 });
+      expect(stderrLines(result.stderr), args.join(' ')).toHaveLength(1);
+      expect(result.stderr).toContain(expected);
+      expect(result.stderr).not.toMatch(NO_TRACE);
+    });
+    for (const tool of ['bin/replay.ts', 'bin/quarantine.ts']) {
+      const help = await run(tsx, [tool, '--help']);
+      expect({ tool, code: help.code, usage: help.stdout.startsWith('usage: npm run ') }).toEqual({
+        tool,
+        code: 0,
+        usage: true,
+      });
+    }
+  });
+
   it('a flag without its value says so on one line, also when the next word is a flag', async () => {
     const cases = [
       ['schedule', 'put', 'later', '--meeting-url', 'https://meet.google.com/abc-defg-hij', '--join-at'],

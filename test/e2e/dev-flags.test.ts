@@ -37,7 +37,12 @@ describe('npm run dev flags', () => {
   });
 
   it.each([
-    [['--bogus'], /Unknown option '--bogus'/],
+    [['--bogus'], /unknown option --bogus \(npm run dev -- --help/],
+    [['--meetigns', '2'], /unknown option --meetigns \(did you mean --meetings\?\)/],
+    [['--meetings', '-3'], /--meetings takes a whole number from 1 to 50, not "-3"/],
+    [['--chaos=1'], /--chaos takes no value/],
+    [['extra'], /unexpected "extra": local mode takes flags only/],
+    [['--calendar', '/nonexistent.ics'], /--calendar \/nonexistent\.ics does not exist: give an ICS file, an https URL, or sample/],
     [['--meetings', '0'], /--meetings takes a whole number from 1 to 50, not "0"/],
     [['--meetings', 'two'], /--meetings takes a whole number/],
     [['--rate-limit=-3'], /--rate-limit takes a whole number from 1/],
