@@ -53,7 +53,7 @@ export async function checkMeetings(
     const utterances = await items(SK_PREFIX.utterance);
     const participants = await items(SK_PREFIX.participant);
     const archive = meetingItem?.archive as
-      | { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } }
+      | { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } | null }
       | undefined;
     const problems: string[] = [];
     if (meeting === undefined) problems.push('the simulated service never played this meeting');
@@ -76,7 +76,7 @@ export async function checkMeetings(
         problems.push(`${participants.length} participants stored, ${meeting.participants.length} played`);
       if (meeting.recording === null) {
         // Never joined: the service has no recording, so none may be archived (an archive says `none`).
-        if (archive?.recording !== undefined || (archive !== undefined && archive.recordingStatus !== 'none'))
+        if (archive !== undefined && (archive.recordingStatus !== 'none' || archive.recording != null))
           problems.push(`a recording is archived (${archive.recordingStatus}), but the bot never joined`);
       } else {
         const expectedSha = recordingSha256(meeting.recording.seed, meeting.recording.size);
@@ -93,7 +93,7 @@ export async function checkMeetings(
       utterances: utterances.length,
       participants: participants.length,
       summary,
-      recording: archive?.recording,
+      recording: archive?.recording ?? undefined,
     });
   }
   return results;
