@@ -24,7 +24,8 @@ import type { ReadBack } from '../local/read-back';
 const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated meeting assistant service
 
   --meetings N        demo meetings to schedule, 1 to 50 (default 1)
-  --chaos             duplicate, reorder and drop a share of webhooks (the reconciler heals)
+  --chaos             duplicate, reorder and drop a share of webhooks (the reconciler heals), and add three meetings
+                      the bot never records: never admitted (Teams), denied (Zoom), ended while in the lobby (Zoom)
   --once              exit when every meeting is archived: 0 only if each stored meeting matches what was played
   --serve             no demo: keep the stack up and print its endpoints
   --resume            keep the previous run's data (.local/dynamodb, .local/events.jsonl); default: start clean
@@ -333,17 +334,18 @@ if (values.calendar !== undefined || companyTenant !== undefined) {
 } else if (values.serve) {
   console.log('Serving. POST signed webhooks to the URL above; Ctrl-C stops.');
 } else {
-  const runId = Date.now().toString(36);
-  const scheduleIds = Array.from({ length: meetings }, (_, i) => `demo-${runId}-${i + 1}`);
-  for (const [i, id] of scheduleIds.entries()) {
+  const { demoMeetings } = await import('../local/demo-meetings');
+  const demo = demoMeetings(Date.now().toString(36), meetings, values.chaos);
+  const scheduleIds = demo.map((meeting) => meeting.scheduleId);
+  for (const [i, { scheduleId: id, meetingUrl, scenario }] of demo.entries()) {
     const joinAt = new Date(Date.now() + 4_000 + i * 1_500);
-    const result = await stack.scheduleMeeting(id, joinAt);
+    const result = await stack.scheduleMeeting(id, joinAt, meetingUrl, scenario);
     if ('error' in result) throw new Error(`scheduling ${id} failed: ${result.error.message}`);
     console.log(
-      `${stack.stamp()}  schedule ${id}: join at ${joinAt.toISOString()}, launch at ${result.schedule.launchAt}`,
+      `${stack.stamp()}  schedule ${id}: join at ${joinAt.toISOString()}, launch at ${result.schedule.launchAt}${scenario === undefined ? '' : ` (${scenario})`}`,
     );
   }
-  const archived = await stack.waitUntilArchived(scheduleIds, 60_000 + meetings * 10_000);
+  const archived = await stack.waitUntilArchived(scheduleIds, 60_000 + scheduleIds.length * 10_000);
   await stack.sender.drain();
   const checks = await stack.check(scheduleIds);
   printSummary(checks, archived);
@@ -362,9 +364,12 @@ function printSummary(checks: MeetingCheck[], archived: boolean): void {
     `events: ${stack.counts.get('EventApplied') ?? 0} applied, ${stack.counts.get('EventDuplicate') ?? 0} duplicates skipped, ${stack.counts.get('ReconcilerHealed') ?? 0} healed by the reconciler\n`,
   );
   for (const check of checks) {
-    console.log(`${check.ok ? 'OK  ' : 'FAIL'} ${check.scheduleId} → ${check.botId}`);
+    const scenario = stack.played.get(check.botId)?.scenario;
+    console.log(
+      `${check.ok ? 'OK  ' : 'FAIL'} ${check.scheduleId} → ${check.botId}${scenario ? ` (played: ${scenario})` : ''}`,
+    );
     console.log(`     state ${check.state}, ${check.utterances} utterances, ${check.participants} participants`);
-    console.log(`     summary "${(check.summary ?? '').slice(0, 70)}"`);
+    console.log(`     summary ${check.summary === undefined ? 'none' : `"${check.summary.slice(0, 70)}"`}`);
     if (check.recording)
       console.log(
         `     recording ${check.recording.key}, ${check.recording.bytes} bytes, sha256 ${check.recording.sha256.slice(0, 16)}…`,
@@ -383,6 +388,7 @@ async function readBackMeetings(checks: MeetingCheck[]): Promise<ReadBack[]> {
       readApiUrl: stack.readApiUrl,
       eventsFile: stack.eventsFile,
       acceptedKeys: stack.sender.acceptedKeys.get(botId) ?? new Set(),
+      recorded: stack.played.get(botId)?.recording !== null,
     }).catch((error: unknown) => ({ botId, problems: [String(error)] }) as ReadBack);
     results.push(result);
     console.log(`${result.problems.length === 0 ? 'OK  ' : 'FAIL'} ${botId}`);

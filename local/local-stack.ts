@@ -60,6 +60,7 @@ import {
 } from './resources';
 import { seededRandom } from './seeded-random';
 import { SimulatedServiceApi } from './simulator/api-server';
+import { type BotScenarioName, SCENARIO_METADATA_KEY } from './simulator/bot-scenarios';
 import type { PlayedMeeting } from './simulator/meeting-player';
 import { playStartedBots } from './simulator/play-started-bots';
 import { type Chaos, WebhookSender } from './simulator/webhook-sender';
@@ -149,10 +150,22 @@ export interface LocalStack {
   resources: LocalResources;
   sender: WebhookSender;
   counts: Map<string, number>;
-  scheduleMeeting(scheduleId: string, joinAt: Date, meetingUrl?: string): Promise<ScheduleResult>;
+  /**
+   * Schedules a meeting through the pipeline's own schedule core. `scenario` names the path the simulated
+   * service plays for its bot (bot-scenarios.ts; carried in the schedule's metadata); default: recorded.
+   */
+  scheduleMeeting(
+    scheduleId: string,
+    joinAt: Date,
+    meetingUrl?: string,
+    scenario?: BotScenarioName,
+  ): Promise<ScheduleResult>;
   /** Meetings the simulated service played, by bot id. */
   played: Map<string, PlayedMeeting & { scheduleId: string }>;
-  /** Resolves when every scheduled meeting is archived (or the time is up). */
+  /**
+   * Resolves when every scheduled meeting is archived (or the time is up); a meeting the
+   * simulated bot never joined has nothing to archive, so it is done once its played final state is stored.
+   */
   waitUntilArchived(scheduleIds: string[], timeoutMs: number): Promise<boolean>;
   check(scheduleIds: string[]): Promise<MeetingCheck[]>;
   stop(): Promise<void>;
@@ -539,13 +552,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     sender,
     counts,
     played,
-    scheduleMeeting: (scheduleId, joinAt, meetingUrl) =>
+    scheduleMeeting: (scheduleId, joinAt, meetingUrl, scenario) =>
       upsertSchedule(
         scheduleId,
         {
           meeting_url: meetingUrl ?? demoMeetingUrl(scheduleId),
           join_at: joinAt.toISOString(),
           bot_name: 'Local Notetaker',
+          ...(scenario !== undefined && { metadata: { [SCENARIO_METADATA_KEY]: scenario } }),
         },
         scheduling,
       ),
@@ -559,7 +573,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           const { Item } = await db.send(
             new GetCommand({ TableName: resources.tableName, Key: keys.meeting(botId), ConsistentRead: true }),
           );
-          if (Item?.archive !== undefined) archived++;
+          const meeting = played.get(botId);
+          const neverJoined = meeting?.recording === null && Item?.state === meeting.finalState;
+          if (Item?.archive !== undefined || neverJoined) archived++;
         }
         if (archived === scheduleIds.length) return true;
         if (Date.now() > deadline) return false;

@@ -1,7 +1,7 @@
 /**
  * Local mode's verdict: does each stored meeting equal what the simulated service
  * played? State, summary, every utterance and participant, and the archived
- * recording's checksum.
+ * recording's checksum; for a bot that never joined, no summary, lines or recording.
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { keys, SK_PREFIX } from '../lambdas/core/store/table-layout';
@@ -53,7 +53,7 @@ export async function checkMeetings(
     const utterances = await items(SK_PREFIX.utterance);
     const participants = await items(SK_PREFIX.participant);
     const archive = meetingItem?.archive as
-      | { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } }
+      | { recordingStatus?: string; recording?: { key: string; bytes: number; sha256: string } | null }
       | undefined;
     const problems: string[] = [];
     if (meeting === undefined) problems.push('the simulated service never played this meeting');
@@ -74,9 +74,15 @@ export async function checkMeetings(
         if (names.get(person.uuid) !== person.name) problems.push(`participant ${person.name} is missing or misnamed`);
       if (participants.length !== meeting.participants.length)
         problems.push(`${participants.length} participants stored, ${meeting.participants.length} played`);
-      const expectedSha = recordingSha256(meeting.recording.seed, meeting.recording.size);
-      if (archive?.recording?.sha256 !== expectedSha)
-        problems.push(`recording checksum ${archive?.recording?.sha256 ?? 'missing'} ≠ played ${expectedSha}`);
+      if (meeting.recording === null) {
+        // Never joined: the service has no recording, so none may be archived (an archive says `none`).
+        if (archive !== undefined && (archive.recordingStatus !== 'none' || archive.recording != null))
+          problems.push(`a recording is archived (${archive.recordingStatus}), but the bot never joined`);
+      } else {
+        const expectedSha = recordingSha256(meeting.recording.seed, meeting.recording.size);
+        if (archive?.recording?.sha256 !== expectedSha)
+          problems.push(`recording checksum ${archive?.recording?.sha256 ?? 'missing'} ≠ played ${expectedSha}`);
+      }
     }
     results.push({
       botId,
@@ -87,7 +93,7 @@ export async function checkMeetings(
       utterances: utterances.length,
       participants: participants.length,
       summary,
-      recording: archive?.recording,
+      recording: archive?.recording ?? undefined,
     });
   }
   return results;

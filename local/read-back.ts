@@ -34,6 +34,11 @@ export interface ReadBackSources {
   eventsFile: string;
   /** Idempotency keys the ingress accepted for the bot (the sender's record). */
   acceptedKeys: ReadonlySet<string>;
+  /**
+   * Whether the bot joined and recorded (default true). One that never joined has no transcript
+   * lines and no recording, and must have none; its archive is not required.
+   */
+  recorded?: boolean;
 }
 
 async function get(url: string): Promise<Response> {
@@ -51,6 +56,7 @@ const route = (base: string, key: string, botId: string) =>
 
 export async function readBack(botId: string, sources: ReadBackSources): Promise<ReadBack> {
   const { readApiUrl } = sources;
+  const recorded = sources.recorded ?? true;
   const problems: string[] = [];
   const meeting = await getJson(route(readApiUrl, READ_API_ROUTES.getMeeting, botId), meetingView);
 
@@ -58,11 +64,13 @@ export async function readBack(botId: string, sources: ReadBackSources): Promise
   for (const format of TRANSCRIPT_FORMATS) {
     const text = await (await get(`${route(readApiUrl, READ_API_ROUTES.transcript, botId)}?format=${format}`)).text();
     transcripts[format] = { bytes: Buffer.byteLength(text), preview: text.split('\n').slice(0, 4) };
-    if (text.trim() === '') problems.push(`the ${format} transcript is empty`);
+    if (recorded && text.trim() === '') problems.push(`the ${format} transcript is empty`);
   }
 
   let recording: ReadBack['recording'];
-  if (meeting.recording?.status === 'archived') {
+  if (!recorded) {
+    if (meeting.recording?.status === 'archived') problems.push('a recording is archived, but the bot never joined');
+  } else if (meeting.recording?.status === 'archived') {
     const link = await getJson(route(readApiUrl, READ_API_ROUTES.recording, botId), recordingLink);
     const bytes = Buffer.from(await (await get(link.url)).arrayBuffer());
     const sha256 = createHash('sha256').update(bytes).digest('hex');
@@ -95,7 +103,7 @@ export async function readBack(botId: string, sources: ReadBackSources): Promise
     if ((byOutcome[outcome] ?? 0) > 0) problems.push(`${byOutcome[outcome]} deliveries ${outcome}`);
 
   const events = botEvents(sources.eventsFile, botId);
-  for (const required of [DETAIL_TYPES.ended, DETAIL_TYPES.archived])
+  for (const required of recorded ? [DETAIL_TYPES.ended, DETAIL_TYPES.archived] : [DETAIL_TYPES.ended])
     if (!events.includes(required)) problems.push(`no ${required} event in ${sources.eventsFile}`);
 
   return { botId, transcripts, recording, deliveries: { webhooks: logged.size, byOutcome }, events, problems };

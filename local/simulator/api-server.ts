@@ -13,16 +13,21 @@ import { createServer as createTlsServer } from 'node:https';
 import { onlyLoopbackHosts } from '../loopback-host';
 import {
   ALL_STATES,
+  BOT_TRANSITIONS,
   botNameProblem,
   CREATE_BOT_FIELDS,
   concurrentBotsMessage,
   DEFAULT_CONCURRENT_BOTS_LIMIT,
   DEFAULT_POST_THROTTLE,
   type FieldErrors,
+  isZoomLink,
   joinAtProblem,
   metadataProblem,
+  NO_RECORDING_ERROR,
+  NO_RECORDING_FILE_ERROR,
   NOT_NULL_CREATE_FIELDS,
   NULL_REFUSED,
+  nextState,
   normalizeMeetingUrl,
   POST_MEETING_STATES,
   PRE_MEETING_STATES,
@@ -35,6 +40,8 @@ import {
   unexpectedFieldsMessage,
   zoomCredentialsMessage,
 } from './bot-rules';
+import { BOT_SCENARIOS, scenarioNameOf, scenarioProblem } from './bot-scenarios';
+import type { PyValue } from './python-json';
 
 export interface SimulatedBot {
   id: string;
@@ -53,12 +60,43 @@ export interface SimulatedBot {
   noRecordingRow?: boolean;
 }
 
-/** A state change the service made on its own, as its webhook carries it. */
+/** A state change of a bot, as its `bot.state_change` webhook carries it. */
 export interface SimulatedStateChange {
   oldState: string;
   newState: string;
   eventType: string;
+  subType: string | null;
   createdAtMicros: number;
+  /** E.g. who removed the bot from a Teams meeting (`remover_*`). */
+  metadata?: { [key: string]: PyValue };
+}
+
+/**
+ * Records an event on the bot as the service does: its state moves as the service's
+ * transitions say (a move they do not allow throws, so it is never sent), and the
+ * event joins the bot's `events`. Returns the change for its webhook.
+ */
+export function recordBotEvent(
+  bot: SimulatedBot,
+  eventType: string,
+  { atMs, subType = null, metadata }: { atMs: number; subType?: string | null; metadata?: { [key: string]: PyValue } },
+): SimulatedStateChange {
+  const oldState = bot.state;
+  bot.state = nextState(eventType, oldState);
+  bot.events.push({ type: eventType, sub_type: subType, created_at: serviceTime(atMs), ...(metadata && { metadata }) });
+  return {
+    oldState,
+    newState: bot.state,
+    eventType,
+    subType,
+    createdAtMicros: atMs * 1000,
+    ...(metadata && { metadata }),
+  };
+}
+
+/** A state change for a timeline: the new state, and the event and reason that moved the bot there. */
+export function describeChange(change: SimulatedStateChange): string {
+  return `${change.newState} (${change.eventType}${change.subType === null ? '' : `: ${change.subType}`})`;
 }
 
 /**
@@ -79,7 +117,7 @@ export function writeUtterance(bot: SimulatedBot, line: Record<string, unknown>,
 }
 
 /** The states whose bot may have its data deleted: a meeting that is over and whose data is still there. */
-export const DATA_DELETABLE_STATES: readonly string[] = ['ended', 'fatal_error'];
+export const DATA_DELETABLE_STATES = BOT_TRANSITIONS.data_deleted!.from;
 
 /** A response the server gives instead of the normal one, `times` times, to requests matching `path`. */
 export interface Fault {
@@ -152,6 +190,8 @@ export class SimulatedServiceApi {
   onBotStarted: ((bot: SimulatedBot) => void) | undefined;
   /** Called when the service itself moves a bot's state (`delete_data`): its `bot.state_change` webhook goes out. */
   onStateChange: ((bot: SimulatedBot, change: SimulatedStateChange) => void) | undefined;
+  /** Called when the service fails to launch a bot (its scenario): the bot is in `fatal_error`, never played. */
+  onLaunchFailed: ((bot: SimulatedBot) => void) | undefined;
   /** A scheduled bot is staged this long before its join time, somewhere between the two (the service's jitter). */
   stageAhead = { mostMs: 10 * MINUTE, leastMs: 5 * MINUTE };
   /** A scheduled bot missed by more than this is never started. */
@@ -265,23 +305,42 @@ export class SimulatedServiceApi {
       if (bot.state !== 'scheduled' || at === undefined || at > now) continue;
       if (Date.parse(bot.join_at!) < now - this.missedAfterMs) continue;
       this.stageAt.delete(bot.id);
-      bot.state = 'staged';
-      bot.events.push({ type: 'staged', sub_type: null, created_at: serviceTime(now) });
       started.push(bot);
-      this.startBot(bot);
+      // A bot the service cannot launch fails where it is: a scheduled one is never staged.
+      if (BOT_SCENARIOS[scenarioNameOf(bot.metadata)].path === 'not_launched') this.failLaunch(bot);
+      else {
+        recordBotEvent(bot, 'staged', { atMs: now });
+        this.startBot(bot);
+      }
     }
     return started;
   }
 
   private startBot(bot: SimulatedBot): void {
+    if (BOT_SCENARIOS[scenarioNameOf(bot.metadata)].path === 'not_launched') {
+      this.failLaunch(bot);
+      return;
+    }
     if (this.onBotStarted !== undefined) {
       this.onBotStarted(bot);
       return;
     }
     // Nobody plays it: a staged bot waits as staged, an immediate one is joining, as at the service.
-    if (bot.state !== 'ready') return;
-    bot.state = 'joining';
-    bot.events.push({ type: 'join_requested', sub_type: null, created_at: serviceTime(this.now()) });
+    if (bot.state === 'ready') recordBotEvent(bot, 'join_requested', { atMs: this.now() });
+  }
+
+  /**
+   * The bot's scenario says the service cannot launch it (`bot_not_launched`, `out_of_credits`):
+   * `fatal_error` from `scheduled` (a bot created to start at once asks to join first), no recording.
+   */
+  private failLaunch(bot: SimulatedBot): void {
+    const scenario = BOT_SCENARIOS[scenarioNameOf(bot.metadata)];
+    const subType = 'subType' in scenario ? scenario.subType : null;
+    const changes = bot.state === 'ready' ? [recordBotEvent(bot, 'join_requested', { atMs: this.now() })] : [];
+    bot.noRecordingRow = true;
+    changes.push(recordBotEvent(bot, 'fatal_error', { atMs: this.now(), subType }));
+    for (const change of changes) this.onStateChange?.(bot, change);
+    this.onLaunchFailed?.(bot);
   }
 
   /**
@@ -384,10 +443,10 @@ export class SimulatedServiceApi {
     if (method === 'DELETE') return this.deleteBot(bot, response);
     if (part === undefined) return this.json(response, 200, publicBot(bot));
     if (bot.noRecordingRow === true && part !== 'participants')
-      return this.json(response, 404, { error: 'No recording found for bot' });
+      return this.json(response, 404, { error: NO_RECORDING_ERROR });
     if (part === 'transcript') return this.serveTranscript(bot, url, response);
     if (part === 'participants') return this.page(url, response, bot.participants);
-    if (bot.recording === null) return this.json(response, 404, { error: 'No recording file found for bot' });
+    if (bot.recording === null) return this.json(response, 404, { error: NO_RECORDING_FILE_ERROR });
     return this.json(response, 200, { url: this.recordingLink(bot.id), start_timestamp_ms: 0 });
   }
 
@@ -407,7 +466,11 @@ export class SimulatedServiceApi {
     const meetingUrl = errors.meeting_url ? undefined : normalizeMeetingUrl(String(request.meeting_url));
     if (!errors.meeting_url && meetingUrl === undefined) refuse('meeting_url', 'Invalid meeting URL');
     if (!errors.bot_name) refuse('bot_name', botNameProblem(String(request.bot_name)));
-    if (request.metadata != null) refuse('metadata', metadataProblem(request.metadata));
+    if (request.metadata != null)
+      refuse(
+        'metadata',
+        metadataProblem(request.metadata) ?? scenarioProblem(request.metadata as Record<string, unknown>),
+      );
     const joinAt = request.join_at ?? null;
     if (joinAt !== null) refuse('join_at', joinAtProblem(joinAt, now));
     const dedup = request.deduplication_key ?? null;
@@ -515,17 +578,10 @@ export class SimulatedServiceApi {
       return this.json(response, 400, {
         error: `Bot is in state ${bot.state} and its data cannot be deleted; only a bot in state ${DATA_DELETABLE_STATES.join(' or ')} can`,
       });
-    const nowMs = this.now();
-    const change: SimulatedStateChange = {
-      oldState: bot.state,
-      newState: 'data_deleted',
-      eventType: 'data_deleted',
-      createdAtMicros: nowMs * 1000,
-    };
-    Object.assign(bot, { state: change.newState, transcript: [], participants: [], recording: null });
+    Object.assign(bot, { transcript: [], participants: [], recording: null });
     // Who removed the bot names a person: the service keeps it no longer than the meeting's data.
     for (const event of bot.events) if (event.metadata !== undefined) event.metadata = withoutRemover(event.metadata);
-    bot.events.push({ type: change.eventType, sub_type: null, created_at: serviceTime(nowMs) });
+    const change = recordBotEvent(bot, 'data_deleted', { atMs: this.now() });
     this.json(response, 200, publicBot(bot));
     this.onStateChange?.(bot, change);
   }
@@ -652,11 +708,6 @@ export class SimulatedServiceApi {
 /** The simulated service's one project, as its settings page names it. */
 const PROJECT_ID = 'proj_simulated';
 
-function isZoomLink(normalized: string): boolean {
-  const host = new URL(normalized).hostname;
-  return host === 'zoom.us' || host.endsWith('.zoom.us');
-}
-
 function withoutRemover(metadata: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(metadata).filter(([key]) => !(REMOVER_METADATA_KEYS as readonly string[]).includes(key)),
@@ -685,7 +736,8 @@ function publicBot(bot: SimulatedBot): Record<string, unknown> {
     meeting_url: bot.meeting_url,
     join_at: bot.join_at,
     deduplication_key: bot.deduplication_key,
-    events: bot.events,
+    // Each event's type, sub-type and time; its metadata stays at the service.
+    events: bot.events.map(({ type, sub_type, created_at }) => ({ type, sub_type, created_at })),
     transcription_state: bot.state === 'ended' ? 'complete' : 'in_progress',
     recording_state: bot.recording === null ? 'not_started' : bot.state === 'ended' ? 'complete' : 'in_progress',
   };

@@ -188,3 +188,88 @@ export function serviceTime(ms: number): string {
     .replace('.000Z', 'Z')
     .replace(/\.(\d{3})Z$/, '.$1000Z');
 }
+
+// ---------------------------------------------------------------------------
+// Bot states: which event moves a bot from which states to which
+
+/** An event the service records on a bot, with the states it may come from and the state it leads to. */
+export interface BotTransition {
+  from: readonly string[];
+  to: string;
+}
+
+/** Joined states a bot records or may be asked to leave from (the service's list, recording paused and breakout rooms included). */
+const IN_MEETING_STATES = [
+  'joined_not_recording',
+  'joined_recording',
+  'joined_recording_paused',
+  'joined_recording_permission_denied',
+  'joining_breakout_room',
+  'leaving_breakout_room',
+] as const;
+
+/**
+ * The service's valid transitions, by event type as its webhooks and `events` name it. An event
+ * from any other state is refused by the service itself, so the simulator never sends one.
+ * `could_not_join_meeting` and `meeting_ended` both come before joining too: a bot left in the
+ * lobby ends in `fatal_error` (the timeout) or `ended` (the meeting ended first), never recorded.
+ */
+export const BOT_TRANSITIONS: Readonly<Record<string, BotTransition>> = {
+  staged: { from: ['scheduled'], to: 'staged' },
+  join_requested: { from: ['ready', 'staged'], to: 'joining' },
+  put_in_waiting_room: { from: ['joining'], to: 'waiting_room' },
+  joined_meeting: { from: ['joining', 'waiting_room'], to: 'joined_not_recording' },
+  recording_permission_granted: {
+    from: ['joined_not_recording', 'joined_recording_permission_denied'],
+    to: 'joined_recording',
+  },
+  recording_permission_denied: {
+    from: ['joined_not_recording', 'joined_recording', 'joined_recording_paused'],
+    to: 'joined_recording_permission_denied',
+  },
+  recording_paused: { from: ['joined_recording'], to: 'joined_recording_paused' },
+  recording_resumed: { from: ['joined_recording_paused'], to: 'joined_recording' },
+  could_not_join_meeting: { from: ['joining', 'waiting_room'], to: 'fatal_error' },
+  meeting_ended: { from: [...IN_MEETING_STATES, 'joining', 'waiting_room', 'leaving'], to: 'post_processing' },
+  leave_requested: { from: [...IN_MEETING_STATES, 'joining', 'waiting_room'], to: 'leaving' },
+  left_meeting: { from: ['leaving'], to: 'post_processing' },
+  post_processing_completed: { from: ['post_processing'], to: 'ended' },
+  fatal_error: {
+    from: [...IN_MEETING_STATES, 'scheduled', 'staged', 'joining', 'waiting_room', 'leaving', 'post_processing'],
+    to: 'fatal_error',
+  },
+  data_deleted: { from: ['fatal_error', 'ended'], to: 'data_deleted' },
+};
+
+/** A state change the service would never make: the simulator throws rather than send it. */
+export class InvalidTransitionError extends Error {
+  override name = 'InvalidTransitionError';
+}
+
+/** The state `eventType` leads to from `oldState`; throws when the service allows no such move. */
+export function nextState(eventType: string, oldState: string): string {
+  const transition = BOT_TRANSITIONS[eventType];
+  if (transition === undefined) throw new InvalidTransitionError(`unknown bot event type ${eventType}`);
+  if (!transition.from.includes(oldState))
+    throw new InvalidTransitionError(
+      `${eventType} is not allowed from ${oldState}; only from ${transition.from.join(', ')}`,
+    );
+  return transition.to;
+}
+
+/** How long a bot waits to be admitted before giving up, unless the bot's settings say otherwise. */
+export const WAITING_ROOM_TIMEOUT_SECONDS = 900;
+
+/** `GET bots/{id}/recording` and `/transcript` of a bot with no recording at all (one that never joined). */
+export const NO_RECORDING_ERROR = 'No recording found for bot';
+/** `GET bots/{id}/recording` while the recording exists but its file is not uploaded yet. */
+export const NO_RECORDING_FILE_ERROR = 'No recording file found for bot';
+
+/**
+ * A Zoom link (as normalized). Zoom bots need the project's Zoom credentials, and only the
+ * native Zoom bot reports the lobby (`waiting_room`): Teams and Meet bots stay `joining`.
+ */
+export function isZoomLink(normalized: string): boolean {
+  const host = new URL(normalized).hostname;
+  return host === 'zoom.us' || host.endsWith('.zoom.us');
+}

@@ -1,7 +1,9 @@
 /**
  * Local mode end to end (what `npm run dev -- --meetings 5 --chaos --once` does):
  * five scheduled meetings played by the simulated service with duplicated,
- * reordered and dropped webhooks; every stored meeting must equal what was played.
+ * reordered and dropped webhooks, and two the bot never joins (left in a Teams
+ * lobby until the timeout, denied from a Zoom waiting room); every stored meeting
+ * must equal what was played, and a meeting never joined has no recording.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { LAKE_PREFIX } from '../../lambdas/core/lake/lake-layout';
@@ -18,7 +20,9 @@ let stack: LocalStack | undefined;
 afterAll(async () => stack?.stop());
 
 describe('local mode', () => {
-  it('schedules, plays, stores and archives 5 meetings exactly, with chaos on', { timeout: 180_000 }, async () => {
+  it('schedules, plays, stores and archives 5 meetings exactly, and 2 never joined, with chaos on', {
+    timeout: 180_000,
+  }, async () => {
     const lines: string[] = [];
     const logs: string[] = [];
     const signingSecret = newSigningSecret();
@@ -39,12 +43,42 @@ describe('local mode', () => {
     for (const [i, id] of ids.entries()) {
       expect(await stack.scheduleMeeting(id, new Date(Date.now() + 3_000 + i * 500))).toMatchObject({ status: 201 });
     }
-    expect(await stack.waitUntilArchived(ids, 120_000)).toBe(true);
+    const neverJoined = [
+      {
+        id: 'e2e-lobby',
+        url: 'https://teams.microsoft.com/meet/2345678901234?p=AbCdEf',
+        scenario: 'waiting_room_timeout_exceeded',
+      },
+      { id: 'e2e-denied', url: 'https://zoom.us/j/81234567890', scenario: 'request_to_join_denied' },
+    ] as const;
+    for (const { id, url, scenario } of neverJoined)
+      expect(await stack.scheduleMeeting(id, new Date(Date.now() + 3_000), url, scenario)).toMatchObject({
+        status: 201,
+      });
+    const all = [...ids, ...neverJoined.map(({ id }) => id)];
+    expect(await stack.waitUntilArchived(all, 120_000)).toBe(true);
     await stack.sender.drain();
 
-    const checks = await stack.check(ids);
-    expect(checks.flatMap((c) => c.problems.map((p) => `${c.scheduleId}: ${p}`))).toEqual([]);
+    const everyCheck = await stack.check(all);
+    expect(everyCheck.flatMap((c) => c.problems.map((p) => `${c.scheduleId}: ${p}`))).toEqual([]);
+    const checks = everyCheck.filter((c) => ids.includes(c.scheduleId));
     expect(checks.every((c) => c.state === 'ended' && c.recording !== undefined && c.utterances >= 3)).toBe(true);
+    // Never joined: the state the service ended in, nothing recorded or said, and what a customer reads says so.
+    const unjoined = everyCheck.filter((c) => !ids.includes(c.scheduleId));
+    expect(unjoined.map((c) => [c.state, c.recording, c.utterances, c.participants, c.summary])).toEqual([
+      ['fatal_error', undefined, 0, 0, undefined],
+      ['fatal_error', undefined, 0, 0, undefined],
+    ]);
+    for (const check of unjoined) {
+      const back = await readBack(check.botId, {
+        readApiUrl: stack.readApiUrl,
+        eventsFile,
+        acceptedKeys: stack.sender.acceptedKeys.get(check.botId) ?? new Set(),
+        recorded: false,
+      });
+      expect(back.problems, check.botId).toEqual([]);
+      expect(back.recording, check.botId).toBeUndefined();
+    }
 
     // `npm run dev` writes the lake into the local S3: each meeting's three recent files under `lake/`.
     const lakeFiles = await s3Recordings(s3Client(), stack.recordingsBucket).list(LAKE_PREFIX);
@@ -64,7 +98,7 @@ describe('local mode', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     expect(processed()).toBe(owed());
     expect(count('WebhookAccepted')).toBe(stats.delivered);
-    expect(count('MeetingArchived')).toBe(5);
+    expect(count('MeetingArchived')).toBeGreaterThanOrEqual(5);
     expect(lines.some((line) => line.includes('archived: recording archived'))).toBe(true);
 
     // Every domain event published, as its PutEvents entry, matches its JSON Schema (an independent validator).
@@ -72,13 +106,23 @@ describe('local mode', () => {
     expect(entries.flatMap(entryProblems)).toEqual([]);
     const perType = (type: string) =>
       new Set(entries.filter((e) => e.DetailType === type).map((e) => JSON.parse(e.Detail).event_id)).size;
-    // Deduplicated by event_id: one launch, one end and one archive per meeting, whatever chaos did.
-    expect([perType('schedule.launched'), perType('meeting.ended'), perType('meeting.archived')]).toEqual([5, 5, 5]);
+    // Deduplicated by event_id: one launch and one end per meeting, one archive per recorded one, whatever chaos did.
+    expect([perType('schedule.launched'), perType('meeting.ended')]).toEqual([7, 7]);
+    const archiveOf = new Map(
+      entries
+        .filter((e) => e.DetailType === 'meeting.archived')
+        .map((e) => [JSON.parse(e.Detail).event_id as string, JSON.parse(e.Detail).bot_id as string]),
+    );
+    for (const check of checks)
+      expect(
+        [...archiveOf.values()].filter((bot) => bot === check.botId),
+        check.botId,
+      ).toHaveLength(1);
     // Dropped webhooks publish nothing until the reconciler heals the state: every meeting has some.
     const changedBots = new Set(
       entries.filter((e) => e.DetailType === 'meeting.state_changed').map((e) => JSON.parse(e.Detail).bot_id),
     );
-    expect(changedBots.size).toBe(5);
+    expect(changedBots.size).toBe(7);
     expect(entries.every((e) => e.Source === 'meeting-pipeline' && e.EventBusName === LOCAL_EVENT_BUS_NAME)).toBe(true);
     expect(lines.some((line) => line.includes('event meeting.archived'))).toBe(true);
 

@@ -7,7 +7,13 @@
 
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type SimulatedBot, SimulatedServiceApi, writeUtterance } from '../../local/simulator/api-server';
+import {
+  recordBotEvent,
+  type SimulatedBot,
+  SimulatedServiceApi,
+  type SimulatedStateChange,
+  writeUtterance,
+} from '../../local/simulator/api-server';
 import { playMeeting } from '../../local/simulator/meeting-player';
 import { transcriptLine } from '../../local/simulator/payloads';
 import { NO_CHAOS, WebhookSender } from '../../local/simulator/webhook-sender';
@@ -29,6 +35,8 @@ beforeEach(() => {
   service.now = () => NOW;
   started = [];
   service.onBotStarted = (bot) => void started.push(bot);
+  service.onStateChange = undefined;
+  service.onLaunchFailed = undefined;
 });
 
 async function call(
@@ -531,5 +539,133 @@ describe('webhooks as the service sends them', () => {
       receiver.closeAllConnections();
       await new Promise((resolve) => receiver.close(resolve));
     }
+  });
+});
+
+describe("bot states: only the moves the service's transitions allow", () => {
+  it.each<[string, string]>([
+    ['joined_meeting', 'ready'],
+    ['joined_meeting', 'scheduled'],
+    ['could_not_join_meeting', 'joined_recording'],
+    ['could_not_join_meeting', 'scheduled'],
+    ['meeting_ended', 'scheduled'],
+    ['meeting_ended', 'staged'],
+    ['fatal_error', 'ready'],
+    ['fatal_error', 'ended'],
+    ['put_in_waiting_room', 'waiting_room'],
+    ['left_meeting', 'joined_recording'],
+    ['post_processing_completed', 'joining'],
+    ['join_requested', 'joined_recording'],
+    ['data_deleted', 'joining'],
+  ])('refuses %s from %s and leaves the bot as it was', (eventType, state) => {
+    const bot = service.addBot({ state });
+    expect(() => recordBotEvent(bot, eventType, { atMs: NOW })).toThrow(`${eventType} is not allowed from ${state}`);
+    expect(bot.state).toBe(state);
+    expect(bot.events).toEqual([]);
+  });
+
+  it('refuses an event type the service does not have', () => {
+    const bot = service.addBot({ state: 'joining' });
+    expect(() => recordBotEvent(bot, 'bot_joined_meeting', { atMs: NOW })).toThrow(
+      'unknown bot event type bot_joined_meeting',
+    );
+  });
+
+  it.each<[string, string, string | null, string]>([
+    // The bot was never admitted: the meeting ended while it waited, or it gave up.
+    ['meeting_ended', 'joining', null, 'post_processing'],
+    ['meeting_ended', 'waiting_room', null, 'post_processing'],
+    ['could_not_join_meeting', 'joining', 'request_to_join_denied', 'fatal_error'],
+    ['could_not_join_meeting', 'waiting_room', 'waiting_room_timeout_exceeded', 'fatal_error'],
+    // Never launched.
+    ['fatal_error', 'scheduled', 'bot_not_launched', 'fatal_error'],
+    ['fatal_error', 'staged', 'out_of_credits', 'fatal_error'],
+    ['put_in_waiting_room', 'joining', null, 'waiting_room'],
+    ['joined_meeting', 'waiting_room', null, 'joined_not_recording'],
+  ])('allows %s from %s (sub-type %s) to %s', (eventType, state, subType, newState) => {
+    const bot = service.addBot({ state });
+    expect(recordBotEvent(bot, eventType, { atMs: NOW, subType })).toEqual({
+      oldState: state,
+      newState,
+      eventType,
+      subType,
+      createdAtMicros: NOW * 1000,
+    });
+    expect(bot.state).toBe(newState);
+    expect(bot.events).toEqual([{ type: eventType, sub_type: subType, created_at: '2026-11-22T09:00:00Z' }]);
+  });
+
+  it('never sends a move the service would refuse: a bot already in its meeting is not played again', async () => {
+    const sender = new WebhookSender({
+      url: () => 'http://127.0.0.1:9/unused',
+      signingSecret: 'c2VjcmV0',
+      chaos: NO_CHAOS,
+      random: () => 0,
+    });
+    const bot = service.addBot({ state: 'joined_recording' });
+    const played = playMeeting(bot, sender, { stepMs: 1, recordingBytes: 16, random: () => 0 });
+    await expect(played.done).rejects.toThrow('join_requested is not allowed from joined_recording');
+    expect(sender.stats.sent).toBe(0);
+    expect(bot.events).toEqual([]);
+  });
+});
+
+describe('a bot the service never launches', () => {
+  const NO_RECORDING = { status: 404, body: { error: 'No recording found for bot' } };
+
+  it.each(['bot_not_launched', 'out_of_credits'])(
+    'a scheduled bot fails from scheduled with %s at its launch time, and has no recording or transcript',
+    async (subType) => {
+      const changes: SimulatedStateChange[] = [];
+      const failed: string[] = [];
+      service.onStateChange = (_bot, change) => void changes.push(change);
+      service.onLaunchFailed = (bot) => void failed.push(bot.id);
+      const created = await post({ join_at: IN_AN_HOUR, metadata: { simulator_scenario: subType } });
+      expect(created).toMatchObject({ status: 201, body: { state: 'scheduled' } });
+      const id = (created.body as { id: string }).id;
+      const stageAt = service.stageAt.get(id)!;
+      service.now = () => stageAt;
+      service.startDueBots();
+      expect(started).toEqual([]);
+      expect(failed).toEqual([id]);
+      expect(changes).toEqual([
+        {
+          oldState: 'scheduled',
+          newState: 'fatal_error',
+          eventType: 'fatal_error',
+          subType,
+          createdAtMicros: stageAt * 1000,
+        },
+      ]);
+      expect(await call('GET', `bots/${id}`)).toMatchObject({
+        status: 200,
+        body: { state: 'fatal_error', events: [{ type: 'fatal_error', sub_type: subType }] },
+      });
+      expect(await call('GET', `bots/${id}/transcript`)).toEqual(NO_RECORDING);
+      expect(await call('GET', `bots/${id}/recording`)).toEqual(NO_RECORDING);
+    },
+  );
+
+  it('a bot created to start at once asks to join, then fails with out_of_credits', async () => {
+    const changes: SimulatedStateChange[] = [];
+    service.onStateChange = (_bot, change) => void changes.push(change);
+    const created = await post({ metadata: { simulator_scenario: 'out_of_credits' } });
+    expect(created.status).toBe(201);
+    expect(started).toEqual([]);
+    expect(changes.map((c) => [c.oldState, c.eventType, c.subType, c.newState])).toEqual([
+      ['ready', 'join_requested', null, 'joining'],
+      ['joining', 'fatal_error', 'out_of_credits', 'fatal_error'],
+    ]);
+  });
+
+  it('refuses a scenario name it cannot play, as a metadata field error', async () => {
+    expect(await post({ metadata: { simulator_scenario: 'lost_in_space' } })).toEqual({
+      status: 400,
+      body: {
+        metadata: [
+          'simulator_scenario "lost_in_space" is no simulator scenario; one of recorded, removed, waiting_room_timeout_exceeded, ended_in_lobby, request_to_join_denied, meeting_not_found, login_required, blocked_by_captcha, unable_to_connect_to_meeting, bot_not_launched, out_of_credits',
+        ],
+      },
+    });
   });
 });
