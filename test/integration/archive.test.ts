@@ -302,6 +302,17 @@ describe('archiving a meeting', () => {
     expect(record).toMatchObject({ recordingStatus: 'none', recording: null });
   });
 
+  it('archives a bot that never recorded (the service answers 404 "No recording found for bot"): no transcript, and the record says so', async () => {
+    const bot = service.addBot({ state: 'fatal_error', noRecordingRow: true });
+    const { record } = await archiveMeeting(bot.id, deps());
+    expect(record).toMatchObject({
+      recordingStatus: 'none',
+      recording: null,
+      transcript: { lines: 0, recorded: false },
+      participants: { count: 0 },
+    });
+  });
+
   it('fetches a fresh link when the first has expired', async () => {
     const bot = endedMeeting(2 * MiB);
     service.faults.push({ path: /^\/recordings\//, times: 1, status: 403, body: 'Request has expired' });

@@ -245,7 +245,7 @@ describe('upstream REST client against the simulated service', () => {
       ],
       recording: { size: 1000, seed: 1, contentType: 'video/mp4' },
     });
-    expect((await client().getTranscript(bot.id)).map((l) => l.timestamp_ms)).toEqual([1000, 2000]);
+    expect((await client().getTranscript(bot.id))?.map((l) => l.timestamp_ms)).toEqual([1000, 2000]);
     expect((await client().getRecording(bot.id))?.url).toMatch(/\/recordings\/bot_.*expires=/);
   });
 
@@ -339,8 +339,14 @@ describe("the service's refusals as typed errors", () => {
     writeUtterance(bot, line(1000), Date.parse('2026-11-22T09:00:00Z'));
     writeUtterance(bot, line(2000), Date.parse('2026-11-22T09:00:05Z'));
     const later = await client().getTranscript(bot.id, { updatedAfter: '2026-11-22T09:00:00Z' });
-    expect(later.map((l) => l.timestamp_ms)).toEqual([2000]);
-    expect((await client().getTranscript(bot.id)).map((l) => l.timestamp_ms)).toEqual([1000, 2000]);
+    expect(later?.map((l) => l.timestamp_ms)).toEqual([2000]);
+    expect((await client().getTranscript(bot.id))?.map((l) => l.timestamp_ms)).toEqual([1000, 2000]);
+  });
+
+  it('reads the 404 "No recording found for bot" as no transcript (a bot that never recorded), not a failure', async () => {
+    const bot = service.addBot({ state: 'fatal_error', noRecordingRow: true });
+    expect(await client().getTranscript(bot.id)).toBeNull();
+    expect(await client().getRecording(bot.id)).toBeNull();
   });
 });
 

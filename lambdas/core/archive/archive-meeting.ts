@@ -83,7 +83,8 @@ export interface ArchiveRecord {
   bucket: string;
   recordingStatus: 'archived' | 'none';
   recording: ArchivedRecording | null;
-  transcript: { key: string; lines: number; bytes: number };
+  /** `recorded`: false when the service had no recording, so no transcript (absent on records written before it). */
+  transcript: { key: string; lines: number; bytes: number; recorded?: boolean };
   participants: { key: string; count: number; bytes: number };
   /** Utterances the final transcript added and corrected, participants it filled in. */
   filled: { utterances: number; correctedUtterances: number; participants: number };
@@ -162,7 +163,9 @@ export async function archiveMeeting(
     recording = await archiveRecording(botId, deps, options);
     if (recording !== null) await saveProgress(table, botId, { ...progress, recording });
   }
-  const transcript = await upstream.getTranscript(botId);
+  // None when the service recorded nothing (a bot that never joined): an empty transcript, and the record says so.
+  const served = await upstream.getTranscript(botId);
+  const transcript = served ?? [];
   const participants = await upstream.listParticipants(botId);
   const transcriptKey = archiveKeys.transcript(botId);
   const participantsKey = archiveKeys.participants(botId);
@@ -190,7 +193,12 @@ export async function archiveMeeting(
     bucket: recordings.bucket,
     recordingStatus: recording === null ? 'none' : 'archived',
     recording,
-    transcript: { key: transcriptKey, lines: transcript.length, bytes: transcriptJson.bytes },
+    transcript: {
+      key: transcriptKey,
+      lines: transcript.length,
+      bytes: transcriptJson.bytes,
+      recorded: served !== null,
+    },
     participants: { key: participantsKey, count: participants.length, bytes: participantsJson.bytes },
     filled,
   };

@@ -187,10 +187,19 @@ export class UpstreamClient {
    * The transcript, sorted by timestamp_ms: the whole of it, or with `updatedAfter`
    * (an ISO time on the service's clock) only the lines written strictly after then.
    */
-  async getTranscript(botId: string, options: { updatedAfter?: string } = {}): Promise<TranscriptLine[]> {
+  /**
+   * The bot's transcript, or null when the service has no recording of the meeting (its 404 "No
+   * recording found for bot": the bot never recorded, so nothing was said to it; not a failure).
+   */
+  async getTranscript(botId: string, options: { updatedAfter?: string } = {}): Promise<TranscriptLine[] | null> {
     const url = this.url(API_PATHS.transcript(botId));
     if (options.updatedAfter !== undefined) url.searchParams.set('updated_after', options.updatedAfter);
-    return this.call('GET', url, restSchemas().transcript);
+    try {
+      return await this.call('GET', url, restSchemas().transcript);
+    } catch (error) {
+      if (error instanceof NotFoundError) return null;
+      throw error;
+    }
   }
 
   /** A fresh download link, or null when the meeting has no recording. */
