@@ -23,6 +23,7 @@ const meeting = (botId: string): MeetingView => ({
   scheduled_join_at: null,
   archived_at: null,
   recording: null,
+  outcome: null,
 });
 
 /** A read API with one meeting a day; counts the calls, which a refused call must not make. */

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -5,7 +7,12 @@ import {
   deriveScheduleOutcome,
   type OutcomeEvent,
 } from '../../lambdas/core/outcome/meeting-outcome';
-import { KNOWN_REASONS, outcomeSentence, SERVICE_REASONS } from '../../lambdas/core/outcome/outcome-reasons';
+import {
+  KNOWN_REASONS,
+  OUTCOME_STATUSES,
+  outcomeSentence,
+  SERVICE_REASONS,
+} from '../../lambdas/core/outcome/outcome-reasons';
 
 const START = Date.parse('2026-11-20T10:00:00Z');
 
@@ -374,5 +381,14 @@ describe('deriveMeetingOutcome', () => {
     expect(deriveScheduleOutcome({ status: 'launching' })).toMatchObject({ status: 'scheduled' });
     expect(deriveScheduleOutcome({ status: 'cancelled' })).toMatchObject({ status: 'cancelled' });
     expect(deriveScheduleOutcome({ status: 'failed' })).toMatchObject({ status: 'failed', reason: 'launch_refused' });
+  });
+});
+
+describe('the outcome contract in docs/read-api.md', () => {
+  it('lists every status and every reason', () => {
+    const doc = readFileSync(resolve(import.meta.dirname, '../../docs/read-api.md'), 'utf8');
+    const listed = (name: string) => new RegExp(`^\\| \`${name}\` +\\|`, 'm').test(doc);
+    expect(OUTCOME_STATUSES.filter((status) => !listed(status))).toEqual([]);
+    expect(KNOWN_REASONS.filter((reason) => !listed(reason))).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { apiErrorBody } from '../api-error';
+import { OUTCOME_STATUSES } from '../outcome/outcome-reasons';
 import { utcTimestampSchema } from '../text/utc-timestamp';
 
 export const READ_API_ROUTES = {
@@ -45,6 +46,14 @@ export const recordingSummary = z.object({
   content_type: z.string().nullable(),
 });
 
+/** How the meeting went (lambdas/core/outcome): docs/read-api.md has every status and reason. */
+export const outcomeView = z.object({
+  status: z.enum(OUTCOME_STATUSES),
+  /** The service's own sub-type where it gave one (an unknown one kept as is), else ours. */
+  reason: z.string(),
+  sentence: z.string(),
+});
+
 /** One meeting as listed and as shown. */
 export const meetingView = z.object({
   bot_id: z.string(),
@@ -62,6 +71,8 @@ export const meetingView = z.object({
   archived_at: time.nullable(),
   /** Present once the meeting is archived. */
   recording: recordingSummary.nullable(),
+  /** Null only for a meeting heard of before outcomes were kept, until its next state change. */
+  outcome: outcomeView.nullable(),
 });
 export type MeetingView = z.infer<typeof meetingView>;
 
@@ -74,6 +85,7 @@ export const meetingListEntry = meetingView.pick({
   meeting_url: true,
   scheduled_join_at: true,
   archived_at: true,
+  outcome: true,
 });
 export type MeetingListEntry = z.infer<typeof meetingListEntry>;
 
