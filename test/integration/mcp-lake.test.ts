@@ -133,6 +133,7 @@ const view = (m: FixtureMeeting): MeetingView => ({
   archived_at: `${m.day}T10:05:00.000Z`,
   recording: null,
   outcome: null,
+  timeline: [],
 });
 
 /** The read API over the same meetings; counts the day listings, which the lake path must not need. */

@@ -144,6 +144,10 @@ describe('GET /meetings/{bot_id}', () => {
     expect(meeting.meeting_url).toMatch(/^https:\/\/meet\.google\.com\//);
     // The bot joined and recorded until the meeting ended: the outcome says so, for people too.
     expect(meeting.outcome).toMatchObject({ status: 'recorded', sentence: expect.stringMatching(/^The bot recorded/) });
+    // What it was derived from: each state change once, oldest first, ending where the meeting is.
+    expect(meeting.timeline.length).toBeGreaterThan(1);
+    expect(meeting.timeline.map((step) => step.at)).toEqual(meeting.timeline.map((step) => step.at).sort());
+    expect(meeting.timeline.at(-1)?.new_state).toBe('ended');
   });
 
   it('is a 404 with a reason for a bot never heard of', async () => {

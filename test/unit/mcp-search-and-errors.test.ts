@@ -22,6 +22,7 @@ function fakeReader(perDay: number) {
     archived_at: null,
     recording: null,
     outcome: null,
+    timeline: [],
   });
   const reader: MeetingReader = {
     async listDay({ day, limit = 50, cursor }) {

@@ -24,6 +24,7 @@ const meeting = (botId: string): MeetingView => ({
   archived_at: null,
   recording: null,
   outcome: null,
+  timeline: [],
 });
 
 /** A read API with one meeting a day; counts the calls, which a refused call must not make. */

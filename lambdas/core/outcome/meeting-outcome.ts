@@ -157,6 +157,14 @@ export function deriveMeetingOutcome(events: readonly OutcomeEvent[], context: O
   return outcome('scheduled', 'scheduled', undefined);
 }
 
+/**
+ * The events as one timeline, as the outcome reads them: repeats dropped (the same event by webhook and
+ * from the service's list), in time then life order.
+ */
+export function meetingTimeline(events: readonly OutcomeEvent[]): OutcomeEvent[] {
+  return inLifeOrder(events).map(({ micros: _micros, ...event }) => event);
+}
+
 /** What a schedule that never got a bot tells of its meeting (the calendar report reads these). */
 export function deriveScheduleOutcome(schedule: { status: string; botId?: string }): MeetingOutcome {
   const context: OutcomeContext = {

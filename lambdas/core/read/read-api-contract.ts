@@ -54,6 +54,17 @@ export const outcomeView = z.object({
   sentence: z.string(),
 });
 
+/** One state change of the meeting (webhook, or the reconciler's reading of the bot's events). */
+export const timelineEntry = z.object({
+  at: time,
+  event_type: z.string(),
+  event_sub_type: z.string().nullable(),
+  /** Null for an event known only from the service's events list, which carries no states. */
+  old_state: z.string().nullable(),
+  new_state: z.string().nullable(),
+});
+export type TimelineEntry = z.infer<typeof timelineEntry>;
+
 /** One meeting as listed and as shown. */
 export const meetingView = z.object({
   bot_id: z.string(),
@@ -73,6 +84,8 @@ export const meetingView = z.object({
   recording: recordingSummary.nullable(),
   /** Null only for a meeting heard of before outcomes were kept, until its next state change. */
   outcome: outcomeView.nullable(),
+  /** Its state changes, oldest first: what the outcome was derived from. */
+  timeline: z.array(timelineEntry),
 });
 export type MeetingView = z.infer<typeof meetingView>;
 
