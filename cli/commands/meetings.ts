@@ -135,8 +135,8 @@ export const meetingsWhy = defineCommand({
   },
 });
 
-/** The timeline, one line a step, then the outcome and its sentence. */
-function explainMeeting(m: MeetingView): string {
+/** The timeline, one line a step, then the outcome and its sentence (the MCP server's `why_meeting` too). */
+export function explainMeeting(m: MeetingView): string {
   const rows: Array<{ at: string | null; what: string; detail: string }> = [];
   if (m.schedule_id !== null)
     rows.push({
