@@ -33,7 +33,7 @@ export function meetingListEntry(botId: string, meeting: Item | undefined): Meet
     meeting_url: text(meeting?.meetingUrl),
     scheduled_join_at: utcTimestampOrNull(meeting?.scheduledJoinAt),
     archived_at: utcTimestampOrNull(archiveOf(meeting)?.archivedAt),
-    outcome: outcomeOf(meeting),
+    outcome: meetingOutcomeOf(meeting),
   };
 }
 
@@ -41,7 +41,7 @@ export function meetingListEntry(botId: string, meeting: Item | undefined): Meet
  * The outcome the apply step keeps on the item. A meeting launched and not heard from has none yet: it is
  * scheduled. One heard of before outcomes were kept has none until its next state change: null.
  */
-function outcomeOf(meeting: Item | undefined): MeetingOutcome | null {
+export function meetingOutcomeOf(meeting: Item | undefined): MeetingOutcome | null {
   const stored = meeting?.outcome;
   if (typeof stored === 'object' && stored !== null) {
     const { status, reason, sentence } = stored as Record<string, unknown>;
