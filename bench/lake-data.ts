@@ -124,6 +124,9 @@ export function generateMeeting(day: string, index: number, utterances: number):
         summary: Array.from({ length: 4 }, () => sentence(next, 12)).join(' '),
         archived_at: iso(end + 600_000),
         lake_version: iso(end + 600_000),
+        // Every bench meeting recorded its lines to the end (no random draw: the other columns keep their data).
+        outcome_status: 'recorded',
+        outcome_reason: 'meeting_ended',
       },
     ],
     utterances: utteranceRows,

@@ -5,7 +5,7 @@ import { dlqList, dlqRedrive } from './commands/dlq';
 import { doctor } from './commands/doctor';
 import { erase } from './commands/erase';
 import { events } from './commands/events';
-import { meetingsList, meetingsShow } from './commands/meetings';
+import { meetingsList, meetingsShow, meetingsWhy } from './commands/meetings';
 import { quarantineList, quarantineRedrive } from './commands/quarantine';
 import { query } from './commands/query';
 import { recording } from './commands/recording';
@@ -20,6 +20,7 @@ import { helpWidth, wrap, writeErr, writeOut } from './terminal';
 export const COMMANDS: Command[] = [
   meetingsList,
   meetingsShow,
+  meetingsWhy,
   transcript,
   recording,
   events,

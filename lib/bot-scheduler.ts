@@ -138,6 +138,8 @@ export class BotScheduler extends Construct {
     });
     // Takes and records its schedule (updates), puts the meeting item and its day listing the launch creates.
     grantTableItems(this.launchFunction, props.table, ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+    // A cancel applied after the launch derives the meeting's outcome again from its state changes.
+    grantTableItems(this.launchFunction, props.table, ['dynamodb:Query'], ['bot']);
     grantApiKey(this.launchFunction, props);
 
     const wait = new Wait(this, LAUNCHER_STATES.wait, { time: WaitTime.timestampPath('$.launchAt') });
@@ -222,6 +224,8 @@ export class BotScheduler extends Construct {
         'Invoked synchronously by the HTTP API, or asynchronously by EventBridge: a calendar event it cannot deliver, or one the function still fails after its retries, lands in the calendar events DLQ.',
     });
     grantTableItems(this.schedulesFunction, props.table);
+    // A cancelled launched bot: the meeting's outcome is derived again from its state changes.
+    grantTableItems(this.schedulesFunction, props.table, ['dynamodb:Query'], ['bot']);
     // Moving or cancelling a launched bot patches or deletes it at the service.
     grantApiKey(this.schedulesFunction, props);
     this.stateMachine.grantStartExecution(this.schedulesFunction);

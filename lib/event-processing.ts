@@ -82,6 +82,8 @@ export class EventProcessing extends Construct {
     );
 
     grantTableItems(this.function, props.table);
+    // Each state change derives the meeting's outcome again from the meeting's state changes.
+    grantTableItems(this.function, props.table, ['dynamodb:Query'], ['bot']);
     props.archiveQueue.grantSendMessages(this.function);
     grantClaimChecks(this.function, props.payloadBucket, 'get-and-put');
     grantSummaryObjects(this.function, props.payloadBucket);

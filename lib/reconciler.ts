@@ -82,6 +82,8 @@ export class Reconciler extends Construct {
     grantTableItems(this.function, props.table);
     // A state it observes for a meeting erased meanwhile is dropped with its ledger record, as the consumer drops it.
     grantTableItems(this.function, props.table, ['dynamodb:DeleteItem'], ['events']);
+    // What it applies derives the meeting's outcome again from the meeting's state changes.
+    grantTableItems(this.function, props.table, ['dynamodb:Query'], ['bot']);
     // The state index holds meeting items only (no other item has its keys), all in the reconciler's
     // partitions already: a LeadingKeys condition, on index partitions (STATE#…), would add nothing.
     this.function.addToRolePolicy(

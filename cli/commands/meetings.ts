@@ -1,4 +1,6 @@
-/** `meetings list` and `meetings show <bot>`. */
+/** `meetings list`, `meetings show <bot>` and `meetings why <bot>`. */
+
+import { OUTCOME_STATUSES } from '../../lambdas/core/outcome/outcome-reasons';
 import {
   DEFAULT_PAGE_SIZE,
   MAX_PAGE_SIZE,
@@ -7,7 +9,9 @@ import {
   meetingList,
   meetingView,
   READ_API_ROUTES,
+  type TimelineEntry,
 } from '../../lambdas/core/read/read-api-contract';
+import { withoutControls } from '../../lambdas/core/text/control-characters';
 import { requestJson, routeUrl } from '../api';
 import { defineCommand, print, printJson, wholeNumber } from '../command';
 import { UsageError } from '../exit-codes';
@@ -20,14 +24,16 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 export const meetingsList = defineCommand({
   words: ['meetings', 'list'],
   summary: "A day's meetings (today by default, UTC), newest first: a page, or every page with --all.",
-  usage: '[--state S] [--day YYYY-MM-DD] [--limit N] [--cursor C] [--all]',
+  usage: '[--state S] [--outcome O] [--day YYYY-MM-DD] [--limit N] [--cursor C] [--all]',
   flags: `  --state S               only meetings in this state (joining, joined_recording, ended…)
+  --outcome O             only meetings with this outcome (${OUTCOME_STATUSES.join(', ')})
   --day YYYY-MM-DD        only meetings of this day (UTC)
   --limit N               meetings a page, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})
   --cursor C              the page after the one that printed this cursor
   --all                   follow the cursors to the last page`,
   options: {
     state: { type: 'string' },
+    outcome: { type: 'string' },
     day: { type: 'string' },
     limit: { type: 'string' },
     cursor: { type: 'string' },
@@ -36,6 +42,10 @@ export const meetingsList = defineCommand({
   async run({ values, target }) {
     if (values.day !== undefined && !DAY.test(values.day))
       throw new UsageError(`--day takes a date as YYYY-MM-DD, not ${JSON.stringify(values.day)}`);
+    if (values.outcome !== undefined && !(OUTCOME_STATUSES as readonly string[]).includes(values.outcome))
+      throw new UsageError(
+        `--outcome takes one of ${OUTCOME_STATUSES.join(', ')}, not ${JSON.stringify(values.outcome)}`,
+      );
     const limit = wholeNumber('limit', values.limit, 1, MAX_PAGE_SIZE);
     const api = await target();
     const {
@@ -45,7 +55,12 @@ export const meetingsList = defineCommand({
     } = await readPages(values.cursor, values.all === true, async (cursor) => {
       const page = await requestJson(
         api,
-        routeUrl(api, READ_API_ROUTES.listMeetings, {}, { state: values.state, day: values.day, limit, cursor }),
+        routeUrl(
+          api,
+          READ_API_ROUTES.listMeetings,
+          {},
+          { state: values.state, outcome: values.outcome, day: values.day, limit, cursor },
+        ),
         meetingList,
       );
       return {
@@ -65,6 +80,7 @@ export const meetingsList = defineCommand({
           { header: 'BOT', value: (m) => m.bot_id },
           { header: 'STATE', value: (m) => m.state },
           { header: 'SINCE', value: (m) => m.state_at },
+          { header: 'OUTCOME', value: (m) => (m.outcome === null ? null : `${m.outcome.status} ${m.outcome.reason}`) },
           { header: 'SCHEDULE', value: (m) => m.schedule_id },
           { header: 'JOIN AT', value: (m) => m.scheduled_join_at },
           { header: 'ARCHIVED', value: (m) => m.archived_at },
@@ -95,6 +111,64 @@ export const meetingsShow = defineCommand({
   },
 });
 
+export const meetingsWhy = defineCommand({
+  words: ['meetings', 'why'],
+  args: ['<bot>'],
+  summary:
+    "Why a meeting went as it did: its timeline (scheduled, launched, each state with the service's reason) and its outcome.",
+  options: {},
+  async run({ values, args, target }) {
+    const api = await target();
+    const { raw, value } = await requestJson(
+      api,
+      routeUrl(api, READ_API_ROUTES.getMeeting, { bot_id: args[0] ?? '' }),
+      meetingView,
+    );
+    if (values.json === true)
+      printJson({
+        bot_id: value.bot_id,
+        outcome: (raw as MeetingView).outcome,
+        timeline: (raw as MeetingView).timeline,
+      });
+    else print(explainMeeting(value));
+    return undefined;
+  },
+});
+
+/** The timeline, one line a step, then the outcome and its sentence (the MCP server's `why_meeting` too). */
+export function explainMeeting(m: MeetingView): string {
+  const rows: Array<{ at: string | null; what: string; detail: string }> = [];
+  if (m.schedule_id !== null)
+    rows.push({
+      at: m.scheduled_join_at,
+      what: 'scheduled',
+      detail: `schedule ${m.schedule_id}, join at ${m.scheduled_join_at ?? '?'}`,
+    });
+  if (m.schedule_id !== null) rows.push({ at: null, what: 'launched', detail: `bot ${m.bot_id}` });
+  for (const step of m.timeline) rows.push({ at: step.at, what: stepName(step), detail: stepStates(step) });
+  const table = renderTable(
+    [
+      { header: 'AT', value: (row) => row.at },
+      { header: 'EVENT', value: (row) => row.what },
+      { header: 'STATE', value: (row) => row.detail },
+    ],
+    rows,
+  );
+  const outcome = m.outcome;
+  // One line each, whatever the text holds: no value may add a line that reads as ours.
+  const line = (text: string) => withoutControls(text, { keepLines: false });
+  const verdict =
+    outcome === null
+      ? 'outcome: not derived yet (a meeting heard of before outcomes were kept)'
+      : `outcome: ${line(outcome.status)} (${line(outcome.reason)})\n${line(outcome.sentence)}`;
+  return `${table}\n${verdict}`;
+}
+
+const stepName = (step: TimelineEntry) =>
+  step.event_sub_type === null ? step.event_type : `${step.event_type} (${step.event_sub_type})`;
+const stepStates = (step: TimelineEntry) =>
+  step.old_state === null && step.new_state === null ? '' : `${step.old_state ?? '?'} → ${step.new_state ?? '?'}`;
+
 function describeMeeting(m: MeetingView): string {
   const recording = m.recording;
   return renderFields([
@@ -115,6 +189,8 @@ function describeMeeting(m: MeetingView): string {
           ['  content type', recording.content_type],
         ] as Array<[string, string | number | null]>)
       : []),
+    ['outcome', m.outcome === null ? null : `${m.outcome.status} (${m.outcome.reason})`],
+    ['  why', m.outcome?.sentence ?? null],
     ['summary', m.summary],
   ]);
 }

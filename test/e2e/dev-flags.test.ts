@@ -42,7 +42,10 @@ describe('npm run dev flags', () => {
     [['--meetings', '-3'], /--meetings takes a whole number from 1 to 50, not "-3"/],
     [['--chaos=1'], /--chaos takes no value/],
     [['extra'], /unexpected "extra": local mode takes flags only/],
-    [['--calendar', '/nonexistent.ics'], /--calendar \/nonexistent\.ics does not exist: give an ICS file, an https URL, or sample/],
+    [
+      ['--calendar', '/nonexistent.ics'],
+      /--calendar \/nonexistent\.ics does not exist: give an ICS file, an https URL, or sample/,
+    ],
     [['--meetings', '0'], /--meetings takes a whole number from 1 to 50, not "0"/],
     [['--meetings', 'two'], /--meetings takes a whole number/],
     [['--rate-limit=-3'], /--rate-limit takes a whole number from 1/],

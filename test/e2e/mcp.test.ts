@@ -28,6 +28,7 @@ const TOOLS = [
   'get_transcript',
   'list_participants',
   'search_meetings',
+  'why_meeting',
 ];
 
 let local: CliLocalStack | undefined;

@@ -157,12 +157,13 @@ describe('bot scheduler', () => {
     expect(JSON.stringify(stop?.Resource)).not.toContain(':stateMachine:');
   });
 
-  it('lets the launch function read, put (the meeting and its day listing) and update the table, read the API key, publish domain events and write its logs', () => {
+  it("lets the launch function read, put (the meeting and its day listing) and update the table, query a meeting's state changes, read the API key, publish domain events and write its logs", () => {
     const statements = functionStatements(template, 'launch-bot');
     expect(actionsOf(statements).filter((a) => !a.startsWith('xray:'))).toEqual(
       [
         'dynamodb:GetItem',
         'dynamodb:PutItem',
+        'dynamodb:Query',
         'dynamodb:UpdateItem',
         'events:PutEvents',
         'logs:CreateLogStream',

@@ -68,11 +68,15 @@ describe('event processing', () => {
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
       'dynamodb:PutItem',
+      'dynamodb:Query',
       'dynamodb:UpdateItem',
     ]);
     // Deletes only ledger records: a dropped webhook of an erased meeting.
     const deletes = dynamo.find((statement) => actionsOf([statement]).includes('dynamodb:DeleteItem'));
     expect(JSON.stringify(deletes)).toContain('"dynamodb:LeadingKeys":["EVENTS#*"]');
+    // Queries only a meeting's items: its state changes, for its outcome.
+    const queries = dynamo.find((statement) => actionsOf([statement]).includes('dynamodb:Query'));
+    expect(JSON.stringify(queries)).toContain('"dynamodb:LeadingKeys":["BOT#*"]');
     expect(JSON.stringify(dynamo.map((s) => s.Resource))).not.toContain('index');
     expect(actionsOf(statements).filter((a) => a.startsWith('sqs:'))).toEqual(
       [

@@ -19,10 +19,13 @@ describe('reconciler', () => {
     expect(fn?.Properties).toMatchObject({ ReservedConcurrentExecutions: 1, Timeout: 300 });
   });
 
-  it('queries only the state index, and holds no wildcard data actions', () => {
+  it("queries the state index and meetings' own items only, and holds no wildcard data actions", () => {
     const statements = functionStatements(template, 'reconciler');
     expect(wildcardDataActions(statements)).toEqual([]);
-    const query = statements.find((s) => actionsOf([s]).includes('dynamodb:Query'));
-    expect(JSON.stringify(query?.Resource)).toContain('/index/gsi2');
+    const queries = statements.filter((s) => actionsOf([s]).includes('dynamodb:Query')).map((s) => JSON.stringify(s));
+    expect(queries).toHaveLength(2);
+    expect(queries.filter((query) => query.includes('/index/gsi2'))).toHaveLength(1);
+    // The other: a meeting's state changes, for its outcome, held to the meetings' partitions.
+    expect(queries.find((query) => !query.includes('/index/'))).toContain('"dynamodb:LeadingKeys":["BOT#*"]');
   });
 });

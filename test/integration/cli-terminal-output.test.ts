@@ -24,6 +24,16 @@ const meeting = {
   scheduled_join_at: null,
   archived_at: null,
   recording: null,
+  outcome: { status: 'missed', reason: `denied${ESCAPES}`, sentence: `The bot\nwas ${ESCAPES} denied.` },
+  timeline: [
+    {
+      at: '2026-11-20T12:00:00.000Z',
+      event_type: `could_not_join_meeting${ESCAPES}`,
+      event_sub_type: `request_to_join_denied${ESCAPES}`,
+      old_state: `joining${ESCAPES}`,
+      new_state: null,
+    },
+  ],
 };
 
 const server = createServer((request, response) => {
@@ -71,6 +81,7 @@ describe('CLI output of hostile text', () => {
   it.each([
     ['meetings list', ['meetings', 'list']],
     ['meetings show', ['meetings', 'show', 'bot_1']],
+    ['meetings why', ['meetings', 'why', 'bot_1']],
     ['transcript', ['transcript', 'bot_1']],
     ['an error', ['meetings', 'show', 'missing']],
   ])('%s writes no control character to the terminal', async (_what, argv) => {

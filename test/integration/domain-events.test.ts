@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { domainEvents } from '../../lambdas/core/domain-events/catalogue';
 import { processQueuedEvent, type QueuedMessage } from '../../lambdas/core/events/process-event';
+import { outcomeSentence } from '../../lambdas/core/outcome/outcome-reasons';
 import { silentTelemetry } from '../../lambdas/core/telemetry';
 import type { LocalResources } from '../../local/resources';
 import { stateChange, summaryUpdate } from '../../local/simulator/payloads';
@@ -58,7 +59,7 @@ async function deliverUntilDone(message: QueuedMessage, deps: ReturnType<typeof 
 const ids = (log: TestEventLog) => log.events().map((e) => `${e.detailType} ${String(e.detail.event_id)}`);
 
 describe.each<FaultMode>(['before', 'after'])('PutEvents fails after the apply (%s it reached EventBridge)', (mode) => {
-  it('a state change to ended: its redelivery publishes state_changed and ended, the table holds it once', async () => {
+  it('a state change to ended: its redelivery publishes state_changed, ended and outcome, the table holds it once', async () => {
     const bot = `bot_ended_${mode}`;
     const key = `${bot}-ended`;
     const created = (T0 + 30_000) * 1000;
@@ -92,6 +93,13 @@ describe.each<FaultMode>(['before', 'after'])('PutEvents fails after the apply (
         observed_by: 'webhook',
       }),
       domainEvents.ended({ bot_id: bot, final_state: 'ended', ended_at: changedAt }),
+      // Over, and no join was ever heard of: nothing was recorded.
+      domainEvents.outcome({
+        bot_id: bot,
+        status: 'missed',
+        reason: 'no_join_reported',
+        sentence: outcomeSentence('no_join_reported'),
+      }),
     ].map((e) => `${e.detailType} ${e.detail.event_id}`);
     // Lost after it reached EventBridge: published twice, under the same ids (consumers dedup by them).
     expect(ids(log)).toEqual(mode === 'before' ? expected : [...expected, ...expected]);

@@ -290,6 +290,9 @@ describe('the archive writes the meeting to the lake', () => {
         summary: 'They agreed on pricing.',
         archived_at: ARCHIVED_AT,
         lake_version: ARCHIVED_AT,
+        // Joined at 22:00, ended at 22:30: recorded (docs/read-api.md has every status and reason).
+        outcome_status: 'recorded',
+        outcome_reason: 'meeting_ended',
       },
     ]);
     const record = (await meetingItem(resources.tableName, botId))?.[LAKE_ATTRIBUTE];

@@ -132,6 +132,8 @@ const view = (m: FixtureMeeting): MeetingView => ({
   scheduled_join_at: null,
   archived_at: `${m.day}T10:05:00.000Z`,
   recording: null,
+  outcome: null,
+  timeline: [],
 });
 
 /** The read API over the same meetings; counts the day listings, which the lake path must not need. */

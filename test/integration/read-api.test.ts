@@ -143,6 +143,12 @@ describe('GET /meetings/{bot_id}', () => {
     });
     expect(meeting.archived_at).not.toBeNull();
     expect(meeting.meeting_url).toMatch(/^https:\/\/meet\.google\.com\//);
+    // The bot joined and recorded until the meeting ended: the outcome says so, for people too.
+    expect(meeting.outcome).toMatchObject({ status: 'recorded', sentence: expect.stringMatching(/^The bot recorded/) });
+    // What it was derived from: each state change once, oldest first, ending where the meeting is.
+    expect(meeting.timeline.length).toBeGreaterThan(1);
+    expect(meeting.timeline.map((step) => step.at)).toEqual(meeting.timeline.map((step) => step.at).sort());
+    expect(meeting.timeline.at(-1)?.new_state).toBe('ended');
   });
 
   it('is a 404 with a reason for a bot never heard of', async () => {
@@ -258,6 +264,29 @@ describe('GET /meetings', () => {
     expect(new Set(seen)).toEqual(new Set(Array.from({ length: RECORDING }, (_, i) => `bot_page_r${i}`)));
   });
 
+  it('filters by outcome across pages: a launched meeting not heard from is scheduled', async () => {
+    const seen = new Map<string, string[]>();
+    for (const outcome of ['scheduled', 'in_progress', 'missed'] as const) {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const query: string = `/meetings?day=${PAGING_DAY}&outcome=${outcome}&limit=50${cursor === null ? '' : `&cursor=${cursor}`}`;
+        const page = await getJson(query, meetingList);
+        expect(page.meetings.every((m) => m.outcome?.status === outcome)).toBe(true);
+        ids.push(...page.meetings.map((m) => m.bot_id));
+        cursor = page.next_cursor;
+      } while (cursor !== null);
+      seen.set(outcome, ids);
+    }
+    expect(new Set(seen.get('scheduled'))).toEqual(
+      new Set(Array.from({ length: LAUNCHED }, (_, i) => `bot_page_l${i}`)),
+    );
+    expect(new Set(seen.get('in_progress'))).toEqual(
+      new Set(Array.from({ length: RECORDING }, (_, i) => `bot_page_r${i}`)),
+    );
+    expect(seen.get('missed')).toEqual([]);
+  });
+
   it("lists today's meetings by default", async () => {
     const page = await getJson('/meetings', meetingList);
     expect(page.meetings.map((m) => m.bot_id)).toContain(botId);
@@ -272,6 +301,8 @@ describe('GET /meetings', () => {
       'day=2026-02-30',
       'day=yesterday',
       'state=Ended!',
+      'outcome=lost',
+      'outcome=',
       'cursor=not-a-cursor',
       `day=2026-03-05&cursor=${first.next_cursor}`,
     ]) {

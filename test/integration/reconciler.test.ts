@@ -159,6 +159,7 @@ describe('reconciler', () => {
       ['meeting.state_changed', 'webhook'],
       ['meeting.state_changed', 'reconciler'],
       ['meeting.ended', undefined],
+      ['meeting.outcome', undefined],
       ['meeting.archived', expect.objectContaining({ sha256: recordingSha256(5, 3 * 1024 * 1024) })],
     ]);
     for (const entry of events.entries()) expect(entryProblems(entry)).toEqual([]);

@@ -59,6 +59,12 @@ const samples: DomainEvent[] = [
     scope: 'user',
     disconnected_at: '2026-11-24T09:00:00Z',
   }),
+  domainEvents.outcome({
+    bot_id: BOT,
+    status: 'missed',
+    reason: 'waiting_room_timeout_exceeded',
+    sentence: 'The bot waited in the lobby for 15 min and was never admitted.',
+  }),
 ];
 
 const entry = (event: DomainEvent): PutEventsEntry => toPutEventsEntry(event, 'bus');

@@ -21,6 +21,8 @@ function fakeReader(perDay: number) {
     scheduled_join_at: null,
     archived_at: null,
     recording: null,
+    outcome: null,
+    timeline: [],
   });
   const reader: MeetingReader = {
     async listDay({ day, limit = 50, cursor }) {

@@ -23,6 +23,20 @@ const meeting = (botId: string): MeetingView => ({
   scheduled_join_at: null,
   archived_at: null,
   recording: null,
+  outcome: {
+    status: 'missed',
+    reason: 'request_to_join_denied',
+    sentence: 'The bot asked to join and was denied.',
+  },
+  timeline: [
+    {
+      at: '2026-11-20T10:02:00.000Z',
+      event_type: 'could_not_join_meeting',
+      event_sub_type: 'request_to_join_denied',
+      old_state: 'joining',
+      new_state: 'fatal_error',
+    },
+  ],
 });
 
 /** A read API with one meeting a day; counts the calls, which a refused call must not make. */
@@ -75,6 +89,7 @@ describe('MCP tool arguments', () => {
       'get_transcript',
       'list_participants',
       'search_meetings',
+      'why_meeting',
     ]);
     for (const tool of tools) {
       const result = await call(tool.name, { bot_id: 'bot_1', botid: 'bot_1' });
@@ -84,5 +99,22 @@ describe('MCP tool arguments', () => {
       // Clients that read the schema learn it too.
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
     }
+  });
+});
+
+describe('why_meeting', () => {
+  it('answers the outcome and timeline as the read API shows them, and the explanation as text', async () => {
+    const result = await call('why_meeting', { bot_id: 'bot_denied' });
+    expect(result.isError ?? false).toBe(false);
+    const shown = meeting('bot_denied');
+    expect(result.structuredContent).toEqual({
+      bot_id: 'bot_denied',
+      outcome: shown.outcome,
+      timeline: shown.timeline,
+    });
+    expect(textOf(result)).toMatch(/could_not_join_meeting \(request_to_join_denied\)\s+joining → fatal_error/);
+    expect(textOf(result)).toMatch(
+      /outcome: missed \(request_to_join_denied\)\nThe bot asked to join and was denied\.$/,
+    );
   });
 });

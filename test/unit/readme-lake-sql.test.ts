@@ -19,8 +19,8 @@ afterAll(() => {
 });
 
 describe("the README's lake SQL", () => {
-  it('has the three questions', () => {
-    expect(blocks).toHaveLength(3);
+  it('has the four questions', () => {
+    expect(blocks).toHaveLength(4);
   });
 
   it.each(blocks.map((sql, i) => [i + 1, sql] as const))(

@@ -1,7 +1,14 @@
-/** The one-meeting tools: `get_meeting`, `get_summary`, `list_participants`, `get_recording_link`. */
+/** The one-meeting tools: `get_meeting`, `why_meeting`, `get_summary`, `list_participants`, `get_recording_link`. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { meetingView, participantList, recordingLink } from '../../../lambdas/core/read/read-api-contract';
+import {
+  meetingView,
+  outcomeView,
+  participantList,
+  recordingLink,
+  timelineEntry,
+} from '../../../lambdas/core/read/read-api-contract';
+import { explainMeeting } from '../../commands/meetings';
 import type { MeetingReader } from '../meeting-reader';
 import { answer, guarded } from '../tool-result';
 import { botIdInput, toolInput } from './inputs';
@@ -15,12 +22,29 @@ export function registerMeetingTools(server: McpServer, reader: MeetingReader): 
     {
       title: 'Get a meeting',
       description:
-        "One meeting as the read API shows it: state and since when, summary, utterance and participant counts, the schedule it was launched for (id, meeting link, join time), and its archived recording's size and SHA-256.",
+        "One meeting as the read API shows it: state and since when, its outcome (status, reason, sentence) and timeline, summary, utterance and participant counts, the schedule it was launched for (id, meeting link, join time), and its archived recording's size and SHA-256.",
       inputSchema: toolInput('get_meeting', input),
       outputSchema: meetingView.shape,
       annotations: readOnly,
     },
     ({ bot_id }) => guarded(async () => answer(await reader.meeting(bot_id))),
+  );
+
+  server.registerTool(
+    'why_meeting',
+    {
+      title: 'Why a meeting went as it did',
+      description:
+        "A meeting's outcome (status: scheduled, in_progress, recorded, partial, missed, failed or cancelled; reason: the meeting service's own code where it gave one, e.g. waiting_room_timeout_exceeded; and a sentence for people) with the timeline it was derived from: scheduled, launched, each state change with its reason and time. Use it when asked why a bot missed or cut short a meeting.",
+      inputSchema: toolInput('why_meeting', input),
+      outputSchema: { bot_id: z.string(), outcome: z.nullable(outcomeView), timeline: z.array(timelineEntry) },
+      annotations: readOnly,
+    },
+    ({ bot_id }) =>
+      guarded(async () => {
+        const m = await reader.meeting(bot_id);
+        return answer({ bot_id: m.bot_id, outcome: m.outcome, timeline: m.timeline }, explainMeeting(m));
+      }),
   );
 
   server.registerTool(

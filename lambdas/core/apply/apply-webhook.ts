@@ -1,4 +1,5 @@
 import type { ArchiveQueue } from '../archive/archive-job';
+import type { MeetingOutcome } from '../outcome/meeting-outcome';
 import type { TypedWebhook } from '../upstream/webhook-contract';
 import type { ApplyContext } from './context';
 import { applyParticipantEvent } from './participants';
@@ -18,6 +19,8 @@ export interface AppliedEffects {
   summaryCurrent?: boolean;
   /** The meeting is erased (its tombstone was read): nothing was written, the event is to be dropped. */
   erased?: boolean;
+  /** A state change: the meeting's outcome with it counted. */
+  outcome?: MeetingOutcome;
 }
 
 /** What one webhook does to the store. Idempotent and order-independent: replay calls it too. */

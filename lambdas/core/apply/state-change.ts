@@ -1,10 +1,12 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ArchiveQueue } from '../archive/archive-job';
+import type { MeetingOutcome } from '../outcome/meeting-outcome';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { GSI, keys } from '../store/table-layout';
 import type { StateChangeData } from '../upstream/webhook-contract';
 import { type ApplyContext, jsonText } from './context';
 import { isFirstListing, LISTED_AT_UPDATE, listMeetingOnDay } from './day-listing';
+import { refreshMeetingOutcome } from './meeting-outcome-item';
 import { ARCHIVABLE_STATES, isoToMicros, stateOrderKey } from './state-order';
 
 /** The meeting's entry in the state index (table-layout.ts), set with `indexValues`. */
@@ -20,12 +22,15 @@ export interface StateChangeResult {
   stateApplied: boolean;
   /** An archive job was queued for the meeting by this event. */
   archiveRequested: boolean;
+  /** The meeting's outcome with this event counted (undefined: the meeting is erased). */
+  outcome?: MeetingOutcome;
 }
 
 /**
  * Records the state change in the meeting's history, moves the meeting's state
  * by the order rule (state-order.ts), keeps the last event time, and queues the
- * meeting's archive job once when it reaches `ended` or `fatal_error`.
+ * meeting's archive job once when it reaches `ended` or `fatal_error`, then derives the meeting's outcome
+ * again from its whole history (meeting-outcome-item.ts).
  */
 export async function applyStateChange(
   ctx: ApplyContext,
@@ -123,7 +128,9 @@ export async function applyStateChange(
       archiveRequested = true;
     }
   }
-  return { stateApplied, archiveRequested };
+  // Last, from every stored state change: a crash before this is healed by the event's retry.
+  const outcome = await refreshMeetingOutcome(ctx.table, ctx.botId);
+  return { stateApplied, archiveRequested, ...(outcome !== undefined && { outcome }) };
 }
 
 /** What the launcher knows of a meeting once it has created the bot. */

@@ -43,15 +43,7 @@ export const isFinalState = (state: string): boolean => (FINAL_BOT_STATES as rea
 /** States whose arrival means the meeting is over and its recording can be archived. */
 export const ARCHIVABLE_STATES: readonly string[] = ['ended', 'fatal_error'];
 
-/** ISO 8601 with zone (`...Z`, `...+00:00`, up to microseconds) to epoch microseconds. */
-export function isoToMicros(iso: string): number {
-  const match = /^(.+?)(?:\.(\d+))?(Z|[+-]\d{2}:?\d{2})$/i.exec(iso);
-  const wholeSeconds = match === null ? Number.NaN : Date.parse(`${match[1]}${match[3]}`);
-  if (match === null || Number.isNaN(wholeSeconds))
-    throw new RangeError(`not an ISO 8601 timestamp with a zone: ${iso}`);
-  const micros = Number((match[2] ?? '').padEnd(6, '0').slice(0, 6));
-  return wholeSeconds * 1000 + micros;
-}
+export { isoToMicros } from '../text/iso-micros';
 
 /** A string whose order is the rule above, so DynamoDB can compare it in a condition. */
 export function stateOrderKey(state: string, createdAtMicros: number): string {

@@ -27,6 +27,7 @@ export const DETAIL_TYPES = {
   scheduleFailed: 'schedule.failed',
   erased: 'meeting.erased',
   calendarDisconnected: 'calendar.disconnected',
+  outcome: 'meeting.outcome',
 } as const;
 export type DetailType = (typeof DETAIL_TYPES)[keyof typeof DETAIL_TYPES];
 
@@ -60,6 +61,20 @@ export interface MeetingEndedDetail extends DetailBase {
   bot_id: string;
   final_state: string;
   ended_at: string;
+}
+
+/**
+ * The meeting's outcome is final (lambdas/core/outcome): recorded, partial, missed, failed or cancelled,
+ * and why. Published whenever an applied state change leaves it so; a later event can change it (a
+ * lost join heard late), and that is another fact.
+ */
+export interface MeetingOutcomeDetail extends DetailBase {
+  bot_id: string;
+  status: 'recorded' | 'partial' | 'missed' | 'failed' | 'cancelled';
+  /** The service's own sub-type where it gave one (an unknown one kept as is), else ours. */
+  reason: string;
+  /** For people; may change: branch on `status` and `reason`. */
+  sentence: string;
 }
 
 /** The meeting's summary is (now) this one; read it from the read API. */
@@ -139,6 +154,7 @@ interface Details {
   'schedule.failed': ScheduleFailedDetail;
   'meeting.erased': MeetingErasedDetail;
   'calendar.disconnected': CalendarDisconnectedDetail;
+  'meeting.outcome': MeetingOutcomeDetail;
 }
 
 export type DomainEvent = { [T in DetailType]: { detailType: T; detail: Details[T] } }[DetailType];
@@ -200,6 +216,9 @@ export const domainEvents = {
     event(DETAIL_TYPES.scheduleFailed, [fields.schedule_id, String(fields.schedule_version)], fields),
   /** One erasure per receipt. */
   erased: (fields: Fields<'meeting.erased'>) => event(DETAIL_TYPES.erased, [fields.bot_id, fields.receipt_id], fields),
+  /** Keyed by the meeting and the outcome itself: every state change that leaves it so publishes one fact. */
+  outcome: (fields: Fields<'meeting.outcome'>) =>
+    event(DETAIL_TYPES.outcome, [fields.bot_id, fields.status, fields.reason], fields),
   /** One per disconnection of a user: found once, its time kept with the user until the event is published. */
   calendarDisconnected: (fields: Fields<'calendar.disconnected'>) =>
     event(

@@ -1,7 +1,9 @@
 /** The domain events an applied webhook stands for (transcript and participant webhooks have none). */
 import type { AppliedEffects } from '../apply/apply-webhook';
 import { ARCHIVABLE_STATES } from '../apply/state-order';
-import { type DomainEvent, domainEvents } from '../domain-events/catalogue';
+import { type DomainEvent, domainEvents, type MeetingOutcomeDetail } from '../domain-events/catalogue';
+import type { MeetingOutcome } from '../outcome/meeting-outcome';
+import { FINAL_OUTCOME_STATUSES } from '../outcome/outcome-reasons';
 import { summaryTextField, type TypedWebhook } from '../upstream/webhook-contract';
 
 /** The idempotency keys the reconciler gives the states it observes (reconcile-meetings.ts). */
@@ -26,8 +28,13 @@ export function webhookDomainEvents(webhook: TypedWebhook, effects: AppliedEffec
         event_sub_type: data.event_sub_type ?? null,
         observed_by: key.startsWith(RECONCILER_KEY_PREFIX) ? 'reconciler' : 'webhook',
       });
-      if (!ARCHIVABLE_STATES.includes(data.new_state)) return [changed];
-      return [changed, domainEvents.ended({ bot_id: botId, final_state: data.new_state, ended_at: data.created_at })];
+      const outcome = finalOutcome(botId, effects.outcome);
+      if (!ARCHIVABLE_STATES.includes(data.new_state)) return [changed, ...outcome];
+      return [
+        changed,
+        domainEvents.ended({ bot_id: botId, final_state: data.new_state, ended_at: data.created_at }),
+        ...outcome,
+      ];
     }
     case 'summary.update': {
       // Only a summary that is the meeting's: one refused as older than the stored one is not "ready".
@@ -45,4 +52,11 @@ export function webhookDomainEvents(webhook: TypedWebhook, effects: AppliedEffec
     default:
       return [];
   }
+}
+
+/** `meeting.outcome` when the meeting's outcome (with this state change counted) is final. */
+function finalOutcome(botId: string, outcome: MeetingOutcome | undefined): DomainEvent[] {
+  if (outcome === undefined || !FINAL_OUTCOME_STATUSES.includes(outcome.status)) return [];
+  const status = outcome.status as MeetingOutcomeDetail['status'];
+  return [domainEvents.outcome({ bot_id: botId, status, reason: outcome.reason, sentence: outcome.sentence })];
 }

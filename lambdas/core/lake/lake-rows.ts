@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredSummary } from '../apply/summary';
 import { calendarOfSchedule } from '../calendar/calendar-ids';
+import { meetingOutcomeOf } from '../read/meeting-entry';
 import { readParticipants } from '../read/read-participants';
 import { readTranscript } from '../read/read-transcript';
 import type { ReadConsistency } from '../read/table-reads';
@@ -83,6 +84,7 @@ export async function buildMeetingRows(
   const startedAt = history.joinedAt ?? listedAt;
   const endedAt = history.endedAt;
   const scheduleId = typeof meeting.scheduleId === 'string' ? meeting.scheduleId : null;
+  const outcome = meetingOutcomeOf(meeting);
   const meetingRow: LakeRow = {
     bot_id: botId,
     state: typeof meeting.state === 'string' ? meeting.state : null,
@@ -98,6 +100,8 @@ export async function buildMeetingRows(
     summary,
     archived_at: input.archivedAt,
     lake_version: input.version,
+    outcome_status: outcome?.status ?? null,
+    outcome_reason: outcome?.reason ?? null,
   };
   return {
     day: lakeDayOf(listedAt ?? input.archivedAt),

@@ -49,6 +49,19 @@ export const LAKE_COLUMNS: Record<LakeTableName, readonly LakeColumn[]> = {
     column('summary', 'string', true, 'the meeting summary, if the service sent one'),
     column('archived_at', 'string', false, 'ISO time the meeting was archived'),
     column('lake_version', 'string', false, 'ISO time these rows were written (a rewrite replaces older ones)'),
+    // Last, so files written before they existed read them as null in either engine.
+    column(
+      'outcome_status',
+      'string',
+      true,
+      'how the meeting went: recorded, partial, missed, failed… (docs/read-api.md)',
+    ),
+    column(
+      'outcome_reason',
+      'string',
+      true,
+      "why: the service's sub-type where it gave one, else ours (docs/read-api.md)",
+    ),
   ],
   utterances: [
     column('bot_id', 'string', false, 'the meeting'),

@@ -1,13 +1,18 @@
 /**
  * GET /meetings/{bot_id}: the meeting item, its summary (inline, or read from the payload bucket
- * when it was too long for its item), and its utterance and participant counts (COUNT queries).
+ * when it was too long for its item), its utterance and participant counts (COUNT queries), and its
+ * timeline: the stored state changes, as the outcome reads them.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { outcomeEventsOf } from '../apply/meeting-outcome-item';
 import type { StoredSummary } from '../apply/summary';
+import { meetingTimeline } from '../outcome/meeting-outcome';
+import { queryAllWithPrefix } from '../store/dynamo';
 import { keys, SK_PREFIX } from '../store/table-layout';
+import { utcTimestamp } from '../text/utc-timestamp';
 import { knownMeeting } from './known-bot';
 import { archiveOf, meetingListEntry } from './meeting-entry';
-import type { MeetingView } from './read-api-contract';
+import type { MeetingView, TimelineEntry } from './read-api-contract';
 import type { ReadDependencies } from './read-dependencies';
 import { countWithPrefix } from './table-reads';
 
@@ -17,10 +22,11 @@ export async function getMeeting(
 ): Promise<MeetingView> {
   const { table } = deps;
   const meeting = await knownMeeting(table, botId);
-  const [summary, utterances, participants] = await Promise.all([
+  const [summary, utterances, participants, timeline] = await Promise.all([
     summaryText(botId, deps),
     countWithPrefix(table, keys.bot(botId), SK_PREFIX.utterance),
     countWithPrefix(table, keys.bot(botId), SK_PREFIX.participant),
+    timelineOf(botId, deps),
   ]);
   const archive = archiveOf(meeting);
   return {
@@ -37,7 +43,22 @@ export async function getMeeting(
             sha256: archive.recording?.sha256 ?? null,
             content_type: archive.recording?.contentType ?? null,
           },
+    timeline,
   };
+}
+
+async function timelineOf(botId: string, deps: Pick<ReadDependencies, 'table'>): Promise<TimelineEntry[]> {
+  const history = await queryAllWithPrefix(deps.table, keys.bot(botId), SK_PREFIX.stateChange, {
+    consistent: false,
+    projection: { expression: 'eventType, eventSubType, oldState, newState, createdAt, eventMetadata' },
+  });
+  return meetingTimeline(history.flatMap(outcomeEventsOf)).map((event) => ({
+    at: utcTimestamp(event.created_at),
+    event_type: event.event_type,
+    event_sub_type: event.event_sub_type ?? null,
+    old_state: event.old_state ?? null,
+    new_state: event.new_state ?? null,
+  }));
 }
 
 async function summaryText(botId: string, deps: Pick<ReadDependencies, 'table' | 'objects'>): Promise<string | null> {

@@ -2,7 +2,8 @@
  * GET /meetings: a day's meetings, newest first, from the day listing (table-layout.ts): each
  * shard's partition read from the cursor on, merged by time, then the meetings' items in one
  * batch read. `day` defaults to today (UTC); `state` keeps the meetings whose current state it is,
- * so a filtered page may come back shorter than `limit` (still with a cursor when more is left).
+ * `outcome` those whose outcome has that status, so a filtered page may come back shorter than `limit`
+ * (still with a cursor when more is left).
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableAccess } from '../store/dynamo';
@@ -10,7 +11,7 @@ import { DAY_LISTING_SHARDS, keys } from '../store/table-layout';
 import { LIST_ENTRY_ATTRIBUTES, meetingListEntry } from './meeting-entry';
 import { meetingItems } from './meeting-items';
 import { decodeCursor, encodeCursor } from './page-cursor';
-import { listingDay, pageLimit, type QueryParams, stateFilter } from './query-params';
+import { listingDay, outcomeFilter, pageLimit, type QueryParams, stateFilter } from './query-params';
 import type { MeetingListEntry } from './read-api-contract';
 import type { ReadDependencies } from './read-dependencies';
 
@@ -28,13 +29,15 @@ export async function listMeetings(
 ): Promise<{ meetings: MeetingListEntry[]; next_cursor: string | null }> {
   const day = listingDay(params, deps.now());
   const state = stateFilter(params);
+  const outcome = outcomeFilter(params);
   const limit = pageLimit(params);
-  const scope = `meetings|${day}|${state ?? ''}`;
+  const scope = `meetings|${day}|${state ?? ''}${outcome === undefined ? '' : `|${outcome}`}`;
   let after = decodeCursor(params.cursor, scope);
 
   const meetings: MeetingListEntry[] = [];
   let more = true;
-  const rounds = state === undefined ? 1 : FILTERED_SCAN_ROUNDS;
+  const filtered = state !== undefined || outcome !== undefined;
+  const rounds = filtered ? FILTERED_SCAN_ROUNDS : 1;
   for (let round = 0; more && meetings.length < limit && round < rounds; round++) {
     const batch = await listedAfter(deps.table, day, after, limit - meetings.length);
     more = batch.more;
@@ -46,7 +49,11 @@ export async function listMeetings(
     for (const listed of batch.listed) {
       const entry = meetingListEntry(listed.botId, items.get(listed.botId));
       after = listed.sk;
-      if (state === undefined || entry.state === state) meetings.push(entry);
+      if (
+        (state === undefined || entry.state === state) &&
+        (outcome === undefined || entry.outcome?.status === outcome)
+      )
+        meetings.push(entry);
     }
   }
   return { meetings, next_cursor: more && after !== undefined ? encodeCursor(scope, after) : null };

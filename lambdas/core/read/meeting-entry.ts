@@ -1,5 +1,7 @@
 /** The meeting item as the read API shows it. */
 import type { ArchiveRecord } from '../archive/archive-meeting';
+import { deriveMeetingOutcome, type MeetingOutcome } from '../outcome/meeting-outcome';
+import { isOutcomeStatus } from '../outcome/outcome-reasons';
 import { utcTimestampOrNull } from '../text/utc-timestamp';
 import type { MeetingListEntry } from './read-api-contract';
 import type { Item } from './table-reads';
@@ -18,6 +20,7 @@ export const LIST_ENTRY_ATTRIBUTES = [
   'meetingUrl',
   'scheduledJoinAt',
   '#archive.archivedAt',
+  'outcome',
 ];
 
 export function meetingListEntry(botId: string, meeting: Item | undefined): MeetingListEntry {
@@ -30,5 +33,25 @@ export function meetingListEntry(botId: string, meeting: Item | undefined): Meet
     meeting_url: text(meeting?.meetingUrl),
     scheduled_join_at: utcTimestampOrNull(meeting?.scheduledJoinAt),
     archived_at: utcTimestampOrNull(archiveOf(meeting)?.archivedAt),
+    outcome: meetingOutcomeOf(meeting),
   };
+}
+
+/**
+ * The outcome the apply step keeps on the item. A meeting launched and not heard from has none yet: it is
+ * scheduled. One heard of before outcomes were kept has none until its next state change: null.
+ */
+export function meetingOutcomeOf(meeting: Item | undefined): MeetingOutcome | null {
+  const stored = meeting?.outcome;
+  if (typeof stored === 'object' && stored !== null) {
+    const { status, reason, sentence } = stored as Record<string, unknown>;
+    if (
+      typeof status === 'string' &&
+      isOutcomeStatus(status) &&
+      typeof reason === 'string' &&
+      typeof sentence === 'string'
+    )
+      return { status, reason, sentence };
+  }
+  return meeting?.state === undefined || meeting.state === 'scheduled' ? deriveMeetingOutcome([]) : null;
 }

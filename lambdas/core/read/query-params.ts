@@ -1,4 +1,6 @@
 /** The read API's query parameters, checked: a bad value is a 400 that says what is allowed. */
+
+import { OUTCOME_STATUSES, type OutcomeStatus } from '../outcome/outcome-reasons';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, TRANSCRIPT_FORMATS, type TranscriptFormat } from './read-api-contract';
 import { badRequest } from './read-errors';
 
@@ -32,6 +34,16 @@ export function stateFilter(params: QueryParams): string | undefined {
   if (!/^[a-z][a-z_]{0,63}$/.test(raw))
     throw badRequest('invalid-state', `state must be a bot state such as "ended", not "${raw}"`);
   return raw;
+}
+
+/** An outcome status to filter by (`missed`, `recorded`…). */
+export function outcomeFilter(params: QueryParams): OutcomeStatus | undefined {
+  const raw = params.outcome;
+  if (raw === undefined) return undefined;
+  const status = OUTCOME_STATUSES.find((known) => known === raw);
+  if (status === undefined)
+    throw badRequest('invalid-outcome', `outcome must be one of ${OUTCOME_STATUSES.join(', ')}, not "${raw}"`);
+  return status;
 }
 
 export function transcriptFormat(params: QueryParams): TranscriptFormat {

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { apiErrorBody } from '../api-error';
+import { OUTCOME_STATUSES } from '../outcome/outcome-reasons';
 import { utcTimestampSchema } from '../text/utc-timestamp';
 
 export const READ_API_ROUTES = {
@@ -45,6 +46,25 @@ export const recordingSummary = z.object({
   content_type: z.nullable(z.string()),
 });
 
+/** How the meeting went (lambdas/core/outcome): docs/read-api.md has every status and reason. */
+export const outcomeView = z.object({
+  status: z.enum(OUTCOME_STATUSES),
+  /** The service's own sub-type where it gave one (an unknown one kept as is), else ours. */
+  reason: z.string(),
+  sentence: z.string(),
+});
+
+/** One state change of the meeting (webhook, or the reconciler's reading of the bot's events). */
+export const timelineEntry = z.object({
+  at: time,
+  event_type: z.string(),
+  event_sub_type: z.nullable(z.string()),
+  /** Null for an event known only from the service's events list, which carries no states. */
+  old_state: z.nullable(z.string()),
+  new_state: z.nullable(z.string()),
+});
+export type TimelineEntry = z.infer<typeof timelineEntry>;
+
 /** One meeting as listed and as shown. */
 export const meetingView = z.object({
   bot_id: z.string(),
@@ -62,6 +82,10 @@ export const meetingView = z.object({
   archived_at: z.nullable(time),
   /** Present once the meeting is archived. */
   recording: z.nullable(recordingSummary),
+  /** Null only for a meeting heard of before outcomes were kept, until its next state change. */
+  outcome: z.nullable(outcomeView),
+  /** Its state changes, oldest first: what the outcome was derived from. */
+  timeline: z.array(timelineEntry),
 });
 export type MeetingView = z.infer<typeof meetingView>;
 
@@ -74,6 +98,7 @@ export const meetingListEntry = z.pick(meetingView, {
   meeting_url: true,
   scheduled_join_at: true,
   archived_at: true,
+  outcome: true,
 });
 export type MeetingListEntry = z.infer<typeof meetingListEntry>;
 

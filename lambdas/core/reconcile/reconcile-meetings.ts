@@ -19,6 +19,7 @@
  * the backstop reads no archived ones.
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SERVICE_EVENTS_FIELD } from '../apply/meeting-outcome-item';
 import { ARCHIVABLE_STATES, isFinalState, isoToMicros } from '../apply/state-order';
 import type { ArchiveQueue } from '../archive/archive-job';
 import { applyValidatedEvent, type ProcessDependencies } from '../events/process-event';
@@ -256,7 +257,9 @@ async function applyObservedState(
   const data: StateChangeData = {
     event_type: 'reconciled',
     event_sub_type: null,
-    event_metadata: { source: 'reconciler' },
+    // The bot's own events ride along (the outcome reads their types and sub-types): with every webhook
+    // lost, they are all we know of why the meeting went as it did.
+    event_metadata: { source: 'reconciler', [SERVICE_EVENTS_FIELD]: serviceEvents(observed.bot) },
     old_state: meeting.state,
     new_state: observed.state,
     created_at: observed.at,
@@ -278,6 +281,18 @@ async function applyObservedState(
     deps.processing,
   );
   return outcome.effects?.stateApplied === true;
+}
+
+/**
+ * The bot's events as the state changes' fields name them, times as webhooks spell them, in the service's
+ * order; one without a type or a readable time is left out (it can be ordered against nothing).
+ */
+function serviceEvents(bot: Bot): Array<{ event_type: string; event_sub_type: string | null; created_at: string }> {
+  return (bot.events ?? []).flatMap((event) => {
+    const createdAt = normalizedTime(event.created_at);
+    if (event.type === undefined || createdAt === undefined) return [];
+    return [{ event_type: event.type, event_sub_type: event.sub_type ?? null, created_at: createdAt }];
+  });
 }
 
 /**

@@ -17,6 +17,7 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ApiErrorBody, apiError } from '../api-error';
+import { recordMeetingCancelled } from '../apply/meeting-outcome-item';
 import { recordLaunchedMeeting } from '../apply/state-change';
 import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
@@ -573,13 +574,16 @@ async function cancelLaunchedBot(
 ): Promise<ScheduleResult> {
   const refused = await startedBotProblem(existing, deps);
   if (refused !== undefined) return refused;
+  const botId = required(existing.botId, `schedule ${existing.scheduleId} bot id`);
   try {
-    await deps.upstream.deleteBot(required(existing.botId, `schedule ${existing.scheduleId} bot id`));
+    await deps.upstream.deleteBot(botId);
   } catch (error) {
     const started = error instanceof BadRequestError ? await startedBotProblem(existing, deps) : undefined;
     if (started !== undefined) return started;
     if (!(error instanceof NotFoundError)) throw error;
   }
+  // Before the schedule's write: a cancel retried after a crash here finds the schedule still launched.
+  await recordMeetingCancelled(deps.table, botId, new Date(deps.now()).toISOString());
   const guard = orderGuard(order);
   await writeIfCondition(() =>
     deps.table.db.send(
