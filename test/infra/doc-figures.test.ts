@@ -1,0 +1,121 @@
+/**
+ * Figures in the README and docs/ that the code can compute, each checked against where it
+ * comes from, so none drifts: the stack's size from the synthesized template (synthesized once
+ * per run, shared), the idle cost from the capacity model over that template, what `npm run
+ * load` sends from the load tool's own workload, and the CLI's commands and the MCP server's
+ * tools as docs/cli.md lists them.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { describe, expect, it } from 'vitest';
+import { limitsOf } from '../../capacity/deployed';
+import { fixedMonthlyCost } from '../../capacity/fixed-cost';
+import { isRedeliveredInLoad, LOAD_DEFAULTS, meetingWebhookPayloads } from '../../capacity/workload';
+import { COMMANDS } from '../../cli/main';
+import type { MeetingLake } from '../../cli/mcp/lake-calls';
+import type { MeetingReader } from '../../cli/mcp/meeting-reader';
+import { createMeetingServer } from '../../cli/mcp/server';
+import { cdkJsonContext, parseConfig } from '../../lib/config';
+import { sharedTemplate, TEST_CONFIG_INPUT } from './synth';
+
+const ROOT = join(import.meta.dirname, '../..');
+const doc = (path: string) => readFileSync(join(ROOT, path), 'utf8');
+const README = doc('README.md');
+const CAPACITY = doc('docs/capacity.md');
+const CLI_DOC = doc('docs/cli.md');
+const thousands = (n: number) => n.toLocaleString('en-US');
+
+/** Every match of a pattern in a text, its first group as a number (commas removed). */
+const figures = (text: string, pattern: RegExp): number[] =>
+  [...text.matchAll(pattern)].map((match) => Number((match[1] ?? '').replaceAll(',', '')));
+
+describe('figures from the synthesized template', () => {
+  const template = sharedTemplate().toJSON() as { Resources: Record<string, { Type: string }> };
+  const count = (type: string) => Object.values(template.Resources).filter((r) => r.Type === type).length;
+
+  it("the README's size of the stack", () => {
+    const stated = README.match(
+      /has (\d+) resources\s+\((\d+) functions,\s+(a|\d+) tables?,\s+(\d+) buckets,\s+(\d+) queues,\s+(a|\d+) state machines?,\s+(\d+) alarms/,
+    );
+    expect(stated, 'the sentence with the stack size').not.toBeNull();
+    const [, resources, functions, tables, buckets, queues, machines, alarms] = (stated ?? []).map((word) =>
+      word === 'a' ? 1 : Number(word),
+    );
+    expect({ resources, functions, tables, buckets, queues, machines, alarms }).toEqual({
+      resources: Object.keys(template.Resources).length,
+      functions: count('AWS::Lambda::Function'),
+      tables: count('AWS::DynamoDB::GlobalTable') + count('AWS::DynamoDB::Table'),
+      buckets: count('AWS::S3::Bucket'),
+      queues: count('AWS::SQS::Queue'),
+      machines: count('AWS::StepFunctions::StateMachine'),
+      alarms: count('AWS::CloudWatch::Alarm'),
+    });
+  });
+
+  it('the idle monthly cost, wherever it is given, is the capacity model over this template', () => {
+    const config = parseConfig({ ...cdkJsonContext(), ...TEST_CONFIG_INPUT });
+    const limits = limitsOf(template);
+    const total = fixedMonthlyCost(limits, config).reduce((sum, line) => sum + line.dollars, 0);
+    // Everything billed by the month that the stack creates is counted: both KMS keys, its own secret.
+    expect(limits.kmsKeys).toBe(count('AWS::KMS::Key'));
+    expect(limits.secrets.stack).toBe(count('AWS::SecretsManager::Secret'));
+    const pattern = /about \$(\d+) a month idle/g;
+    const stated = [...figures(README, pattern), ...figures(CAPACITY, pattern)];
+    expect(stated.length).toBeGreaterThanOrEqual(3);
+    for (const dollars of stated) expect(dollars).toBe(Math.round(total));
+  });
+});
+
+describe("figures from the load tool's workload", () => {
+  const perMeeting = meetingWebhookPayloads('bot_figures', LOAD_DEFAULTS.utterances, 0);
+  const sent =
+    LOAD_DEFAULTS.meetings * (perMeeting.start.length + perMeeting.transcript.length + perMeeting.end.length);
+  const again = Array.from({ length: sent }, (_, i) => i).filter(isRedeliveredInLoad).length;
+
+  it('what npm run load sends by default, in the README and docs/capacity.md', () => {
+    expect(README).toContain(`npm run load        # ${thousands(sent)} webhooks and ${thousands(again)} repeats`);
+    expect(CAPACITY).toContain(`(${thousands(sent)} webhooks and ${thousands(again)} redeliveries)`);
+  });
+});
+
+describe('docs/cli.md lists what the CLI and the MCP server have', () => {
+  it('every CLI command, and no command the CLI lacks', () => {
+    const block = CLI_DOC.slice(CLI_DOC.indexOf('```\n') + 4, CLI_DOC.indexOf('\n```', CLI_DOC.indexOf('```\n')));
+    const shown = block
+      .split('\n')
+      .flatMap((line) => line.split(/\s+#/)[0]?.split(' | ') ?? [])
+      .map((usage) => usage.trim())
+      .filter((usage) => usage !== '');
+    const named = COMMANDS.map((command) => command.words.join(' '));
+    const startsWith = (usage: string, words: string) => usage === words || usage.startsWith(`${words} `);
+    expect(named.filter((words) => !shown.some((usage) => startsWith(usage, words)))).toEqual([]);
+    expect(shown.filter((usage) => !named.some((words) => startsWith(usage, words)))).toEqual([]);
+  });
+
+  it('every MCP tool the server registers with the lake, and no other', async () => {
+    const unused = () => Promise.reject(new Error('not read: only the tool list is'));
+    const reader: MeetingReader = {
+      listDay: unused,
+      meeting: unused,
+      transcript: unused,
+      participants: unused,
+      recording: unused,
+    };
+    // Registering the lake's tools reads nothing of it.
+    const lake = {} as MeetingLake;
+    const client = new Client({ name: 'doc-figures', version: '1.0.0' });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await createMeetingServer(reader, { lake }).connect(serverSide);
+    await client.connect(clientSide);
+    try {
+      const { tools } = await client.listTools();
+      const mcpSection = CLI_DOC.slice(CLI_DOC.indexOf('## MCP server'));
+      const documented = [...mcpSection.matchAll(/^\| `([a-z_]+)` +\|/gm)].map((match) => match[1]);
+      expect(documented.sort()).toEqual(tools.map((tool) => tool.name).sort());
+    } finally {
+      await client.close();
+    }
+  });
+});
