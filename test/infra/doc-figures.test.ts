@@ -68,6 +68,44 @@ describe('figures from the synthesized template', () => {
   });
 });
 
+describe("the README's deploy section, against the template", () => {
+  type Resource = { Type: string; DeletionPolicy?: string; Properties?: Record<string, unknown> };
+  const resources = Object.values((sharedTemplate().toJSON() as { Resources: Record<string, Resource> }).Resources);
+  const deploy = README.slice(README.indexOf('## Deploy to your account'), README.indexOf('## Connect your calendars'));
+  const retained = (type: string) => resources.filter((r) => r.Type === type && r.DeletionPolicy === 'Retain');
+  const described = (r: Resource) => String(r.Properties?.Description ?? '');
+
+  it('tearing down names what cdk destroy keeps: the table, the buckets (the versioned ones), the KMS key', () => {
+    const stated = deploy.match(/keeps the table, (\d+) buckets \((\d+) of them versioned\) and (\d+) KMS key/);
+    expect(stated, 'the sentence with what is kept').not.toBeNull();
+    const versioned = retained('AWS::S3::Bucket').filter(
+      (bucket) => (bucket.Properties?.VersioningConfiguration as { Status?: string } | undefined)?.Status === 'Enabled',
+    );
+    expect(retained('AWS::DynamoDB::GlobalTable')).toHaveLength(1);
+    expect(stated?.slice(1).map(Number)).toEqual([
+      retained('AWS::S3::Bucket').length,
+      versioned.length,
+      retained('AWS::KMS::Key').length,
+    ]);
+    // Each kept key and each secret the stack creates is named by its description.
+    for (const resource of [
+      ...retained('AWS::KMS::Key'),
+      ...resources.filter((r) => r.Type === 'AWS::SecretsManager::Secret'),
+    ])
+      expect(deploy.replace(/\s+/g, ' ')).toContain(`"${described(resource).split(' (')[0]}`);
+  });
+
+  it('the routes without IAM auth are the webhook route and the calendar push routes it counts', () => {
+    const open = resources
+      .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties?.AuthorizationType === 'NONE')
+      .map((r) => String(r.Properties?.RouteKey));
+    const push = open.filter((route) => route.startsWith('POST /calendars/push/'));
+    expect(open.filter((route) => !push.includes(route))).toEqual(['POST /webhooks']);
+    const stated = deploy.match(/only other routes without IAM auth are the\s+(\d+) calendar push\s+routes/);
+    expect(Number(stated?.[1])).toBe(push.length);
+  });
+});
+
 describe("figures from the load tool's workload", () => {
   const perMeeting = meetingWebhookPayloads('bot_figures', LOAD_DEFAULTS.utterances, 0);
   const sent =
