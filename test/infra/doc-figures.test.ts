@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
+import { calendarReport, PROVIDER_QUOTAS } from '../../capacity/calendar-load';
 import { limitsOf } from '../../capacity/deployed';
 import { fixedMonthlyCost } from '../../capacity/fixed-cost';
 import { isRedeliveredInLoad, LOAD_DEFAULTS, meetingWebhookPayloads } from '../../capacity/workload';
@@ -103,6 +104,40 @@ describe("the README's deploy section, against the template", () => {
     expect(open.filter((route) => !push.includes(route))).toEqual(['POST /webhooks']);
     const stated = deploy.match(/only other routes without IAM auth are the\s+(\d+) calendar push\s+routes/);
     expect(Number(stated?.[1])).toBe(push.length);
+  });
+});
+
+describe('figures from the calendar load model', () => {
+  const report = calendarReport(parseConfig({ ...cdkJsonContext(), ...TEST_CONFIG_INPUT }));
+  const [google, microsoft] = report.loads;
+  const hundreds = (n: number) => thousands(Math.round(n / 100) * 100);
+  const text = README.replace(/\s+/g, ' ');
+
+  it("the README's provider quota paragraph", () => {
+    if (google === undefined || microsoft === undefined) throw new Error('the model has no Google or Microsoft load');
+    const googleShare = Math.round((google.peakPerMinute / PROVIDER_QUOTAS.google.perMinutePerProject) * 100);
+    for (const phrase of [
+      `Google receives about ${hundreds(google.perHour.total)} requests an hour (${thousands(google.perHour.polling)} listings, ${thousands(google.perHour.tokens)} tokens,`,
+      `at most ${thousands(google.peakPerMinute)} a minute at the consumer's peak: ${googleShare} % of the Calendar API's ${thousands(PROVIDER_QUOTAS.google.perMinutePerProject)} per minute`,
+      `a user's ${Math.round(google.perUserPerHour)} an hour is far from ${PROVIDER_QUOTAS.google.perMinutePerUser} a minute per user`,
+      `Microsoft receives about ${hundreds(microsoft.perHour.total)} an hour: ${Math.round(microsoft.perUserPerHour)} per mailbox an hour`,
+      `and ${microsoft.perHour.tokens} tokens an hour for the whole tenant`,
+      `on AWS it is about $${Math.round(report.totalPerMonth)} a month`,
+    ])
+      expect(text).toContain(phrase);
+  });
+
+  it("docs/capacity.md's calendar paragraph", () => {
+    if (google === undefined || microsoft === undefined) throw new Error('the model has no Google or Microsoft load');
+    const capacity = CAPACITY.replace(/\s+/g, ' ');
+    const whole = (n: number) => thousands(Math.round(n));
+    for (const phrase of [
+      `Google receives ${whole(google.perHour.total)} requests an hour (${whole(google.perHour.polling)} listings, ${whole(google.perHour.push)} push-triggered syncs, ${whole(google.perHour.tokens)} tokens, ${whole(google.perHour.renewals)} channel renewals, ${whole(google.perHour.groups)} group reads), at most ${whole(google.peakPerMinute)} a minute`,
+      `Microsoft ${whole(microsoft.perHour.total)} (${whole(microsoft.perHour.tokens)} tokens an hour`,
+      `AWS cost: about $${Math.round(report.totalPerMonth)} a month`,
+      ...report.costPerMonth.map((line) => `${line.service.split(' (')[0]} $${line.dollars.toFixed(2)}`),
+    ])
+      expect(capacity).toContain(phrase);
   });
 });
 
