@@ -13,7 +13,14 @@ import { describe, expect, it } from 'vitest';
 import { calendarReport, PROVIDER_QUOTAS } from '../../capacity/calendar-load';
 import { limitsOf } from '../../capacity/deployed';
 import { fixedMonthlyCost } from '../../capacity/fixed-cost';
-import { isRedeliveredInLoad, LOAD_DEFAULTS, meetingWebhookPayloads } from '../../capacity/workload';
+import type { MeasuredProfile } from '../../capacity/measure';
+import { capacityReport, DEFAULT_ASSUMPTIONS } from '../../capacity/model';
+import {
+  DEFAULT_UTTERANCES_PER_HOUR,
+  isRedeliveredInLoad,
+  LOAD_DEFAULTS,
+  meetingWebhookPayloads,
+} from '../../capacity/workload';
 import { COMMANDS } from '../../cli/main';
 import type { MeetingLake } from '../../cli/mcp/lake-calls';
 import type { MeetingReader } from '../../cli/mcp/meeting-reader';
@@ -104,6 +111,49 @@ describe("the README's deploy section, against the template", () => {
     expect(open.filter((route) => !push.includes(route))).toEqual(['POST /webhooks']);
     const stated = deploy.match(/only other routes without IAM auth are the\s+(\d+) calendar push\s+routes/);
     expect(Number(stated?.[1])).toBe(push.length);
+  });
+});
+
+describe('figures from the capacity model at 2,000 aligned meetings, on the reviewed profile', () => {
+  // capacity/profile.json is what test/integration/capacity.test.ts measures on the real code.
+  const profile = JSON.parse(readFileSync(join(ROOT, 'capacity/profile.json'), 'utf8')) as MeasuredProfile;
+  const report = capacityReport({
+    meetings: 2000,
+    aligned: true,
+    utterancesPerHour: DEFAULT_UTTERANCES_PER_HOUR,
+    config: parseConfig({ ...cdkJsonContext(), ...TEST_CONFIG_INPUT }),
+    limits: limitsOf(sharedTemplate().toJSON() as Parameters<typeof limitsOf>[0]),
+    profile,
+    assumptions: DEFAULT_ASSUMPTIONS,
+  });
+  const share = (name: string) => {
+    const line = report.costPerMeetingHour.find((l) => l.service.startsWith(name));
+    return line === undefined ? Number.NaN : Math.round((line.dollars / report.totalPerMeetingHour) * 100);
+  };
+
+  it.each([
+    ['README.md', README],
+    ['docs/capacity.md', CAPACITY],
+  ])('%s: the cost of a meeting-hour and its shares by service', (_, text) => {
+    const flat = text.replace(/\s+/g, ' ');
+    expect(flat).toContain(`a meeting-hour costs about $${report.totalPerMeetingHour.toFixed(4)} without storage`);
+    const shares = flat.match(/without storage \(([^)]*)\)/)?.[1] ?? '';
+    const stated = [...shares.matchAll(/([A-Za-z0-9 ]+?) (\d+) ?%/g)].map((m) => [m[1]?.trim() ?? '', Number(m[2])]);
+    expect(stated.length).toBeGreaterThanOrEqual(5);
+    // Within a point: the shared template is another region's than npm run capacity's, and a share
+    // on a rounding boundary (22.5 %) may round either way between the two.
+    for (const [name, percent] of stated)
+      expect(Math.abs(Number(percent) - share(String(name))), String(name)).toBeLessThanOrEqual(1);
+  });
+
+  it("docs/capacity.md's narrowest limits", () => {
+    const headroom = (prefix: string) => {
+      const check = report.checks.find((c) => c.limit.startsWith(prefix));
+      return check === undefined ? '' : (check.capacity / check.demand).toFixed(1);
+    };
+    expect(CAPACITY.replace(/\s+/g, ' ')).toContain(
+      `the events consumer at ${headroom('events consumer')}× and the launch function at ${headroom('launch function')}×`,
+    );
   });
 });
 
