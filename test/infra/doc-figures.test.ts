@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { calendarReport, PROVIDER_QUOTAS } from '../../capacity/calendar-load';
 import { limitsOf } from '../../capacity/deployed';
 import { fixedMonthlyCost } from '../../capacity/fixed-cost';
+import { type LakeProfile, lakeAssumptionsFor, lakeReport } from '../../capacity/lake-load';
 import type { MeasuredProfile } from '../../capacity/measure';
 import { capacityReport, DEFAULT_ASSUMPTIONS } from '../../capacity/model';
 import {
@@ -188,6 +189,32 @@ describe('figures from the calendar load model', () => {
       ...report.costPerMonth.map((line) => `${line.service.split(' (')[0]} $${line.dollars.toFixed(2)}`),
     ])
       expect(capacity).toContain(phrase);
+  });
+});
+
+describe("the lake's figures in the README, from the lake model on the reviewed lake profile", () => {
+  const profile = JSON.parse(readFileSync(join(ROOT, 'capacity/lake-profile.json'), 'utf8')) as LakeProfile;
+  const lake = lakeReport(lakeAssumptionsFor(parseConfig({ ...cdkJsonContext(), ...TEST_CONFIG_INPUT })), profile);
+  const text = README.replace(/\s+/g, ' ');
+  const GiB = 1024 ** 3;
+  const [search, , talkTime, perDay] = lake.queries;
+
+  it('what each of the three questions reads and costs', () => {
+    if (search === undefined || talkTime === undefined || perDay === undefined)
+      throw new Error('the model asks fewer questions');
+    expect(text).toContain(
+      `of ${lake.assumptions.searchDays} days: about ${(search.bytes / GiB).toFixed(1)} GiB, $${search.dollars.toFixed(2)}`,
+    );
+    expect(text).toContain(`about ${(talkTime.bytes / GiB).toFixed(1)} GiB, $${talkTime.dollars.toFixed(3)}`);
+    expect(text).toContain(`${(perDay.bytes / 1024 ** 2).toFixed(1)} MiB a year ($${perDay.dollars.toFixed(4)})`);
+  });
+
+  it("what the lake adds to S3, and the workgroup's cutoff", () => {
+    const dollars = lake.costPerMonth.reduce((sum, line) => sum + line.dollars, 0);
+    expect(text).toContain(
+      `about ${(lake.bytesPerMonth / GiB).toFixed(1)} GiB of S3 a month at ${thousands(lake.assumptions.meetingsPerDay)} meetings a day (${Math.round(lake.bytesAfter / GiB)} GiB after a year, under $${Math.ceil(dollars)} a month`,
+    );
+    expect(text).toContain(`(${lake.cutoff.bytes / GiB} GiB, about $${lake.cutoff.dollars.toFixed(2)})`);
   });
 });
 
