@@ -11,12 +11,17 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { calendarReport, DEFAULT_CALENDAR_ASSUMPTIONS, formatCalendarReport } from '../capacity/calendar-load';
 import { configFor, deployedLimits } from '../capacity/deployed';
-import { formatLakeReport, type LakeProfile, lakeReport } from '../capacity/lake-load';
+import {
+  DEFAULT_LAKE_WORKLOAD,
+  formatLakeReport,
+  type LakeProfile,
+  lakeAssumptionsFor,
+  lakeReport,
+} from '../capacity/lake-load';
 import { measureWebhookCosts } from '../capacity/measure';
 import { type Assumptions, capacityReport, DEFAULT_ASSUMPTIONS } from '../capacity/model';
 import { formatReport } from '../capacity/report';
 import { DEFAULT_UTTERANCES_PER_HOUR } from '../capacity/workload';
-import { DEFAULT_LAKE_SETTINGS } from '../lambdas/core/lake/lake-contract';
 import { ConfigError } from '../lib/config';
 
 const HELP = `usage: npm run capacity -- --meetings N [--aligned] [--utterances U] [-c key=value ...]
@@ -31,10 +36,10 @@ const HELP = `usage: npm run capacity -- --meetings N [--aligned] [--utterances 
   --calendar-users N    company calendar users (default ${DEFAULT_CALENDAR_ASSUMPTIONS.users})
   --calendar-events N   events per user in the window (default ${DEFAULT_CALENDAR_ASSUMPTIONS.eventsPerUser})
   --calendar-pushes N   pushed changes per user-hour (default ${DEFAULT_CALENDAR_ASSUMPTIONS.pushesPerUserHour})
-  --lake-meetings N     meetings a day written to the lake (default 2000)
-  --lake-utterances N   utterances per meeting (default 600)
-  --lake-months N       months the lake keeps (default 12)
-  --lake-search-days N  days a ranged keyword search covers (default 30)
+  --lake-meetings N     meetings a day written to the lake (default ${DEFAULT_LAKE_WORKLOAD.meetingsPerDay})
+  --lake-utterances N   utterances per meeting (default ${DEFAULT_LAKE_WORKLOAD.utterancesPerMeeting})
+  --lake-months N       months the lake keeps (default ${DEFAULT_LAKE_WORKLOAD.months})
+  --lake-search-days N  days a ranged keyword search covers (default ${DEFAULT_LAKE_WORKLOAD.searchDays})
   --json                the report as JSON
   --write-profile FILE  also write the measured per-webhook profile to FILE
 exit status: 0 the configuration holds, 1 it does not, 2 a bad flag`;
@@ -149,23 +154,18 @@ const calendar = calendarReport(config, {
 const lakeProfile = JSON.parse(
   readFileSync(new URL('../capacity/lake-profile.json', import.meta.url), 'utf8'),
 ) as LakeProfile;
-// Lake settings the configuration may not name yet fall back to the contract's defaults.
-const lakeSetting = (key: string, fallback: number): number => {
-  const value = (config as Record<string, unknown>)[key];
-  return typeof value === 'number' ? value : fallback;
-};
 const lake = lakeReport(
-  {
-    meetingsPerDay: positive('lake-meetings', args.values['lake-meetings'], 2000),
-    utterancesPerMeeting: positive('lake-utterances', args.values['lake-utterances'], 600),
-    months: positive('lake-months', args.values['lake-months'], 12),
-    searchDays: positive('lake-search-days', args.values['lake-search-days'], 30),
-    rewriteShare: 0.05,
-    replacedVersionDays: config.replacedVersionRetentionDays,
-    compactAfterHours: lakeSetting('lakeCompactAfterHours', DEFAULT_LAKE_SETTINGS.compactAfterHours),
-    cutoffBytes:
-      lakeSetting('lakeBytesScannedCutoffGiB', DEFAULT_LAKE_SETTINGS.bytesScannedCutoffBytes / 1024 ** 3) * 1024 ** 3,
-  },
+  lakeAssumptionsFor(config, {
+    meetingsPerDay: positive('lake-meetings', args.values['lake-meetings'], DEFAULT_LAKE_WORKLOAD.meetingsPerDay),
+    utterancesPerMeeting: positive(
+      'lake-utterances',
+      args.values['lake-utterances'],
+      DEFAULT_LAKE_WORKLOAD.utterancesPerMeeting,
+    ),
+    months: positive('lake-months', args.values['lake-months'], DEFAULT_LAKE_WORKLOAD.months),
+    searchDays: positive('lake-search-days', args.values['lake-search-days'], DEFAULT_LAKE_WORKLOAD.searchDays),
+    rewriteShare: DEFAULT_LAKE_WORKLOAD.rewriteShare,
+  }),
   lakeProfile,
 );
 const lakeHolds = lake.checks.every((check) => check.holds);

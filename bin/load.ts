@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { meetingWebhookPayloads } from '../capacity/workload';
+import { isRedeliveredInLoad, LOAD_DEFAULTS, meetingWebhookPayloads } from '../capacity/workload';
 import { keys, MEETING_SK, SK_PREFIX } from '../lambdas/core/store/table-layout';
 import { documentClient } from '../lambdas/shared/dynamo-client';
 import { DEFAULT_EVENTS_FILE } from '../local/event-log-publisher';
@@ -18,10 +18,10 @@ import { NO_CHAOS } from '../local/simulator/webhook-sender';
 import { signWebhook } from '../local/simulator/webhook-signer';
 
 const HELP = `usage: npm run load -- [--meetings N] [--aligned] [--utterances U] [--concurrency C]
-  --meetings N      meetings, each sending U utterances, 20 join/leave events, 10 state changes and a summary (default 32)
+  --meetings N      meetings, each sending U utterances, 20 join/leave events, 10 state changes and a summary (default ${LOAD_DEFAULTS.meetings})
   --aligned         every meeting starts and ends together (the on-the-hour peak; default: staggered)
-  --utterances U    transcript webhooks per meeting (default 600)
-  --concurrency C   webhooks in flight at once (default 32)
+  --utterances U    transcript webhooks per meeting (default ${LOAD_DEFAULTS.utterances})
+  --concurrency C   webhooks in flight at once (default ${LOAD_DEFAULTS.concurrency})
 A tenth of the webhooks are delivered a second time, after the rest.`;
 
 let values: { meetings?: string; aligned?: boolean; utterances?: string; concurrency?: string; help?: boolean };
@@ -52,9 +52,9 @@ const whole = (name: string, text: string | undefined, fallback: number) => {
   }
   return value;
 };
-const MEETINGS = whole('meetings', values.meetings, 32);
-const UTTERANCES = whole('utterances', values.utterances, 600);
-const CONCURRENCY = whole('concurrency', values.concurrency, 32);
+const MEETINGS = whole('meetings', values.meetings, LOAD_DEFAULTS.meetings);
+const UTTERANCES = whole('utterances', values.utterances, LOAD_DEFAULTS.utterances);
+const CONCURRENCY = whole('concurrency', values.concurrency, LOAD_DEFAULTS.concurrency);
 const ALIGNED = values.aligned === true;
 
 const secret = newSigningSecret();
@@ -99,7 +99,7 @@ const ordered = ALIGNED
       meetings.map((m, i) => [...Array(i * 20).fill(undefined), ...m.start, ...m.transcript, ...m.end]),
     ).filter((payload) => payload !== undefined);
 const distinct = ordered.length;
-const repeats = ordered.filter((_, i) => i % 10 === 3);
+const repeats = ordered.filter((_, i) => isRedeliveredInLoad(i));
 const deliveries = [...ordered, ...repeats].map((payload) => ({
   key: String(payload.idempotency_key),
   ...signWebhook(payload, secret),

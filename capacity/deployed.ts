@@ -8,7 +8,7 @@
 import { rmSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { cdkJsonContext, type PipelineConfig, parseConfig } from '../lib/config';
+import { cdkJsonContext, DEFAULT_SECRET_NAMES, type PipelineConfig, parseConfig } from '../lib/config';
 import { MeetingPipelineStack } from '../lib/meeting-pipeline-stack';
 
 export interface DeployedFunction {
@@ -26,8 +26,13 @@ export interface DeployedLimits {
   api: { rateLimit: number; burstLimit: number };
   functions: Record<string, DeployedFunction>;
   alarms: number;
+  /** The metrics the alarms read, what CloudWatch bills: a metric-math alarm reads several. */
+  alarmMetrics: number;
   dashboards: number;
-  secrets: number;
+  /** Customer managed KMS keys the stack creates. */
+  kmsKeys: number;
+  /** Secrets the operator creates for the stack (the service's API key and signing secret), and the stack's own. */
+  secrets: { operator: number; stack: number };
 }
 
 type Resource = { Type: string; Properties?: Record<string, unknown> };
@@ -89,12 +94,22 @@ export function limitsOf(template: { Resources: Record<string, Resource> }): Dep
     const scaling = props.ScalingConfig as { MaximumConcurrency?: number } | undefined;
     fn.eventSource = { batchSize: Number(props.BatchSize ?? 10), maxConcurrency: scaling?.MaximumConcurrency };
   }
+  const alarms = ofType('AWS::CloudWatch::Alarm');
+  const metricsRead = (alarm: Resource) =>
+    (alarm.Properties?.Metrics as Array<{ MetricStat?: unknown }> | undefined)?.filter(
+      (m) => m.MetricStat !== undefined,
+    ).length ?? 1;
   return {
     api: { rateLimit: Number(stage.ThrottlingRateLimit), burstLimit: Number(stage.ThrottlingBurstLimit) },
     functions,
-    alarms: ofType('AWS::CloudWatch::Alarm').length,
+    alarms: alarms.length,
+    alarmMetrics: alarms.reduce((sum, [, alarm]) => sum + metricsRead(alarm), 0),
     dashboards: ofType('AWS::CloudWatch::Dashboard').length,
-    // Named by the configuration, created by the operator (README, Deploying).
-    secrets: 2,
+    kmsKeys: ofType('AWS::KMS::Key').length,
+    // The operator's are named by the configuration (README, Deploy to your account), not in the template.
+    secrets: {
+      operator: Object.keys(DEFAULT_SECRET_NAMES).length,
+      stack: ofType('AWS::SecretsManager::Secret').length,
+    },
   };
 }

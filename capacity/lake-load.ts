@@ -13,6 +13,7 @@
  */
 import { SEARCH_MAX_WINDOWS, SEARCH_WINDOW_DAYS } from '../lambdas/core/lake/lake-search';
 import type { LakeTableName } from '../lambdas/core/lake/lake-tables';
+import type { PipelineConfig } from '../lib/config';
 import type { CostLine, LimitCheck } from './model';
 import { PRICES } from './prices';
 
@@ -46,6 +47,30 @@ export interface LakeAssumptions {
   compactAfterHours: number;
   /** Athena's per-query bytes-scanned cutoff (config lakeBytesScannedCutoffGiB). */
   cutoffBytes: number;
+}
+
+/** `npm run capacity`'s lake workload when no flag changes it. */
+export const DEFAULT_LAKE_WORKLOAD = {
+  meetingsPerDay: 2000,
+  utterancesPerMeeting: 600,
+  months: 12,
+  searchDays: 30,
+  rewriteShare: 0.05,
+} as const;
+
+type LakeWorkload = Pick<LakeAssumptions, keyof typeof DEFAULT_LAKE_WORKLOAD>;
+
+/** The lake's assumptions for a configuration: the workload, with its retention, compaction and cutoff. */
+export function lakeAssumptionsFor(
+  config: Pick<PipelineConfig, 'replacedVersionRetentionDays' | 'lakeCompactAfterHours' | 'lakeBytesScannedCutoffGiB'>,
+  workload: LakeWorkload = DEFAULT_LAKE_WORKLOAD,
+): LakeAssumptions {
+  return {
+    ...workload,
+    replacedVersionDays: config.replacedVersionRetentionDays,
+    compactAfterHours: config.lakeCompactAfterHours,
+    cutoffBytes: config.lakeBytesScannedCutoffGiB * 1024 ** 3,
+  };
 }
 
 export const ATHENA_PRICE = {

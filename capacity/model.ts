@@ -6,11 +6,14 @@
  * Pure: the same inputs give the same report.
  */
 
-import { METRICS, SERVICES } from '../lambdas/core/telemetry';
-import { KNOWN_TRIGGERS } from '../lambdas/core/upstream/webhook-contract';
+import { SERVICES } from '../lambdas/core/telemetry';
 import type { PipelineConfig } from '../lib/config';
 import type { DeployedFunction, DeployedLimits } from './deployed';
+import { type CostLine, fixedMonthlyCost } from './fixed-cost';
 import type { MeasuredProfile } from './measure';
+
+export type { CostLine } from './fixed-cost';
+
 import { PRICES } from './prices';
 import {
   ALIGNED_WINDOW_SECONDS,
@@ -69,11 +72,6 @@ export interface LimitCheck {
   holds: boolean;
   /** What to change when it does not hold. */
   fix?: string;
-}
-
-export interface CostLine {
-  service: string;
-  dollars: number;
 }
 
 export interface CapacityReport {
@@ -294,27 +292,7 @@ export function capacityReport(input: CapacityInput): CapacityReport {
         1e6,
     },
   ];
-  const fixedPerMonth: CostLine[] = [
-    { service: `CloudWatch alarms (${limits.alarms})`, dollars: limits.alarms * PRICES.cloudwatchAlarmPerMonth },
-    { service: `dashboards (${limits.dashboards})`, dollars: limits.dashboards * PRICES.cloudwatchDashboardPerMonth },
-    {
-      service: `custom metrics (~${customMetricCount()})`,
-      dollars: customMetricCount() * PRICES.cloudwatchCustomMetricPerMonth,
-    },
-    { service: `Secrets Manager (${limits.secrets})`, dollars: limits.secrets * PRICES.secretsManagerPerSecretMonth },
-    {
-      // Event sources long-poll their queues even when idle (about 5 pollers, 3 receives a minute each).
-      service: 'SQS polling of idle queues',
-      dollars: (2 * 5 * 3 * 60 * 24 * 30 * PRICES.sqsStandardPerMillionRequests) / 1e6,
-    },
-    {
-      service: 'reconciler runs',
-      dollars: lambdaCost(
-        (30 * 24 * 60) / config.reconcileEveryMinutes,
-        ((30 * 24 * 60) / config.reconcileEveryMinutes) * 0.25,
-      ),
-    },
-  ];
+  const fixedPerMonth = fixedMonthlyCost(limits, config);
   const sum = (lines: CostLine[]) => lines.reduce((total, line) => total + line.dollars, 0);
   return {
     meetings,
@@ -334,13 +312,4 @@ export function capacityReport(input: CapacityInput): CapacityReport {
 function partMiB(archive: DeployedFunction): number {
   const configured = Number(archive.environment.RECORDING_UPLOAD_PART_MIB);
   return Number.isFinite(configured) && configured > 0 ? configured : 8;
-}
-
-/** Metric names times the dimension values they take (per service, which Powertools adds). */
-function customMetricCount(): number {
-  const cardinality: Record<string, number> = { trigger: KNOWN_TRIGGERS.length, reason: 3, provider: 2 };
-  return Object.values(METRICS).reduce(
-    (sum, metric) => sum + metric.dimensions.reduce((n, d) => n * (cardinality[d] ?? 1), 1),
-    0,
-  );
 }

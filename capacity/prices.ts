@@ -24,11 +24,14 @@ export const PRICES = {
   s3GlacierInstantRetrievalPerGbMonth: 0.004,
   cloudwatchLogsIngestPerGb: 0.5,
   cloudwatchLogsStoragePerGbMonth: 0.03,
+  /** Per metric an alarm reads (standard resolution): a metric-math alarm pays for each metric it combines. */
   cloudwatchAlarmPerMonth: 0.1,
   cloudwatchDashboardPerMonth: 3.0,
   cloudwatchCustomMetricPerMonth: 0.3,
   stepFunctionsPer1000Transitions: 0.025,
   secretsManagerPerSecretMonth: 0.4,
+  /** A customer managed key, rotation on (a key scheduled for deletion is not billed). */
+  kmsKeyPerMonth: 1.0,
   secretsManagerPer10000Calls: 0.05,
   xrayPerMillionTracesRecorded: 5.0,
   /** Custom events, per 64 KB chunk of an entry (ours are under 1 KB). */

@@ -27,6 +27,12 @@ export function meetingWebhooks(utterancesPerHour: number): Record<WebhookKind, 
 
 export const DEFAULT_UTTERANCES_PER_HOUR = 600;
 
+/** `npm run load`'s defaults: meetings, transcript webhooks per meeting, webhooks in flight. */
+export const LOAD_DEFAULTS = { meetings: 32, utterances: DEFAULT_UTTERANCES_PER_HOUR, concurrency: 32 } as const;
+
+/** The webhooks `npm run load` delivers a second time, after the rest: one in ten, by position. */
+export const isRedeliveredInLoad = (position: number): boolean => position % 10 === 3;
+
 /**
  * Meetings aligned on the hour end and start within this window: the ending ones
  * send their last state changes, leaves and summaries, the starting ones their

@@ -3,8 +3,9 @@
  * helper listens on every interface, so the app is built and bound here.)
  * Queues and buckets are created through the AWS SDK like any other client would.
  */
-import { buildApp } from 'fauxqs';
+
 import { onlyLoopbackHosts } from '../loopback-host';
+import { quietSqliteWarning } from './quiet-sqlite-warning';
 
 export interface SqsS3Emulator {
   endpoint: string;
@@ -18,6 +19,9 @@ export const LOCAL_ACCOUNT = '000000000000';
 
 export async function startSqsS3Emulator(options: { port?: number } = {}): Promise<SqsS3Emulator> {
   // Without a host option, queue URLs follow the request's Host header: http://127.0.0.1:<port>/...
+  // Loaded here, not imported above: Node announces node:sqlite as fauxqs's graph links, before any code of ours runs.
+  quietSqliteWarning();
+  const { buildApp } = await import('fauxqs');
   const app = buildApp({ logger: false, defaultRegion: LOCAL_REGION });
   // It takes any credentials: a web page rebinding its name to 127.0.0.1 must not read the buckets.
   onlyLoopbackHosts(app.server);

@@ -7,8 +7,13 @@ import { scratchDir } from '../fixtures/scratch';
 
 const run = promisify(execFile);
 
-// No AWS credentials or network: synth must still work.
-const offlineEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('AWS_')));
+// No AWS credentials or network: synth must still work. No credentials files either, so the CLI
+// finds no account (with one, the placeholder address is refused: test/infra/app-context.test.ts).
+const offlineEnv = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('AWS_'))),
+  AWS_CONFIG_FILE: '/nonexistent/aws-config',
+  AWS_SHARED_CREDENTIALS_FILE: '/nonexistent/aws-credentials',
+};
 
 // As long as the CLI may take (a busy machine bundles slowly); each synth has its own output folder.
 describe('cdk synth', { timeout: 150_000 }, () => {
