@@ -23,6 +23,7 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3Recordings } from '../../lambdas/shared/s3-recordings';
 import type { LocalResources } from '../../local/resources';
 import { recordingSha256, type SimulatedBot, SimulatedServiceApi } from '../../local/simulator/api-server';
+import { stateChange } from '../../local/simulator/payloads';
 import type { PyValue } from '../../local/simulator/python-json';
 import { endedBot } from '../fixtures/ended-meeting';
 import { testEventLog } from '../fixtures/event-log';
@@ -310,6 +311,49 @@ describe('archiving a meeting', () => {
       recording: null,
       transcript: { lines: 0, recorded: false },
       participants: { count: 0 },
+    });
+  });
+
+  it('asks no recording of a bot its events show never admitted, waits for none, and says why in the record', async () => {
+    const bot = service.addBot({ state: 'fatal_error', noRecordingRow: true });
+    const processing = processDependencies(resources);
+    const at = (minutes: number) => (Date.parse('2026-11-20T10:00:00Z') + minutes * 60_000) * 1000;
+    for (const [minutes, eventType, subType, oldState, newState] of [
+      [0, 'join_requested', null, 'staged', 'joining'],
+      [1, 'put_in_waiting_room', null, 'joining', 'waiting_room'],
+      [16, 'could_not_join_meeting', 'waiting_room_timeout_exceeded', 'waiting_room', 'fatal_error'],
+    ] as const)
+      await processQueuedEvent(
+        queuedMessage(
+          stateChange(bot.id, { oldState, newState, eventType, subType, createdAtMicros: at(minutes) }),
+          new Date('2026-11-20T10:20:00Z'),
+        ),
+        processing,
+      );
+    const client = new UpstreamClient({
+      baseUrl: service.baseUrl,
+      apiKey: async () => 'k',
+      sleep: async () => undefined,
+    });
+    let recordingAsked = 0;
+    const upstream: ArchiveDependencies['upstream'] = {
+      getRecording: (botId) => {
+        recordingAsked++;
+        return client.getRecording(botId);
+      },
+      getTranscript: (botId) => client.getTranscript(botId),
+      listParticipants: (botId) => client.listParticipants(botId),
+    };
+    // A fatal_error's job would wait for a recording the service may still upload; this one has none to wait for.
+    const { record } = await archiveMeeting(bot.id, deps({ upstream }), {
+      awaitRecordingUntilMs: Date.parse('2026-11-20T13:00:00Z'),
+    });
+    expect(recordingAsked).toBe(0);
+    expect(record).toMatchObject({
+      recordingStatus: 'none',
+      recording: null,
+      notRecordedReason: 'waiting_room_timeout_exceeded',
+      transcript: { lines: 0, recorded: false },
     });
   });
 

@@ -6,10 +6,11 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deriveMeetingOutcome, type MeetingOutcome, type OutcomeEvent } from '../outcome/meeting-outcome';
 import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../store/dynamo';
-import { ERASURE_ATTRIBUTE, keys, SK_PREFIX } from '../store/table-layout';
+import { ERASURE_ATTRIBUTE, keys, OUTCOME_ATTRIBUTE, SK_PREFIX } from '../store/table-layout';
 
-/** On the meeting item: the outcome, and how many facts it was derived from (they only grow). */
-export const OUTCOME_ATTRIBUTE = 'outcome';
+export { OUTCOME_ATTRIBUTE };
+
+/** On the meeting item beside the outcome: how many facts it was derived from (they only grow). */
 const OUTCOME_BASIS_ATTRIBUTE = 'outcomeBasis';
 /** On the meeting item when its schedule was cancelled and the bot deleted before it started. */
 export const CANCELLED_ATTRIBUTE = 'cancelledAt';

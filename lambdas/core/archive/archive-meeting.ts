@@ -22,8 +22,9 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEvents } from '../domain-events/catalogue';
 import type { DomainEventPublisher } from '../domain-events/publisher';
+import type { OwnReason } from '../outcome/outcome-reasons';
 import type { TableAccess } from '../store/dynamo';
-import { ERASURE_ATTRIBUTE, GSI, keys, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
+import { ERASURE_ATTRIBUTE, GSI, keys, OUTCOME_ATTRIBUTE, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
 import type { UpstreamClient } from '../upstream/client';
 import {
@@ -83,6 +84,8 @@ export interface ArchiveRecord {
   bucket: string;
   recordingStatus: 'archived' | 'none';
   recording: ArchivedRecording | null;
+  /** The outcome's reason when the service's events say the bot never recorded: no recording was asked for. */
+  notRecordedReason?: string;
   /** `recorded`: false when the service had no recording, so no transcript (absent on records written before it). */
   transcript: { key: string; lines: number; bytes: number; recorded?: boolean };
   participants: { key: string; count: number; bytes: number };
@@ -139,11 +142,12 @@ export async function archiveMeeting(
       TableName: table.tableName,
       Key: keys.meeting(botId),
       ConsistentRead: true,
-      ProjectionExpression: '#archive, #progress, #erasure',
+      ProjectionExpression: '#archive, #progress, #erasure, #outcome',
       ExpressionAttributeNames: {
         '#archive': 'archive',
         '#progress': 'archiveProgress',
         '#erasure': ERASURE_ATTRIBUTE,
+        '#outcome': OUTCOME_ATTRIBUTE,
       },
     }),
   );
@@ -159,8 +163,11 @@ export async function archiveMeeting(
   const progress = (Item?.archiveProgress as ArchiveProgress | undefined) ?? {};
 
   let recording = progress.recording ?? null;
-  if (recording === null) {
-    recording = await archiveRecording(botId, deps, options);
+  const neverRecorded = neverRecordedBecause(Item?.[OUTCOME_ATTRIBUTE]);
+  if (recording === null && neverRecorded === undefined) {
+    // A bot the events do not show joining (its join webhooks may be lost) is asked once, not waited for.
+    const inferred = (Item?.[OUTCOME_ATTRIBUTE] as { reason?: unknown } | undefined)?.reason === INFERRED_NO_JOIN;
+    recording = await archiveRecording(botId, deps, inferred ? {} : options);
     if (recording !== null) await saveProgress(table, botId, { ...progress, recording });
   }
   // None when the service recorded nothing (a bot that never joined): an empty transcript, and the record says so.
@@ -193,6 +200,7 @@ export async function archiveMeeting(
     bucket: recordings.bucket,
     recordingStatus: recording === null ? 'none' : 'archived',
     recording,
+    ...(neverRecorded !== undefined && recording === null && { notRecordedReason: neverRecorded }),
     transcript: {
       key: transcriptKey,
       lines: transcript.length,
@@ -282,6 +290,21 @@ async function leaveStateIndex(table: TableAccess, botId: string): Promise<void>
       ExpressionAttributeNames: { '#statePk': GSI.byState.partitionKey, '#stateSk': GSI.byState.sortKey },
     }),
   );
+}
+
+/** The outcome's reason (ours, inferred) when a meeting is over and no event says the bot joined. */
+const INFERRED_NO_JOIN: OwnReason = 'no_join_reported';
+
+/**
+ * Why no recording can exist, when the meeting's outcome says the service never recorded it (missed:
+ * never admitted, denied, the meeting gone; failed: never launched); undefined otherwise. An outcome
+ * inferred only from missing join events is not enough: a lost webhook must not lose a recording.
+ */
+function neverRecordedBecause(stored: unknown): string | undefined {
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const { status, reason } = stored as { status?: unknown; reason?: unknown };
+  if ((status !== 'missed' && status !== 'failed') || typeof reason !== 'string') return undefined;
+  return reason === INFERRED_NO_JOIN ? undefined : reason;
 }
 
 /** Fetches a fresh link right before each download; an expired or broken download gets another link. */

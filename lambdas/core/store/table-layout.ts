@@ -112,6 +112,9 @@ export const TRANSCRIPT_FINAL_ATTRIBUTE = 'transcriptFinalAt';
  * tombstone, holding no personal data, and every writer that reads the meeting drops what it brings.
  */
 export const ERASURE_ATTRIBUTE = 'erasure';
+
+/** On the meeting item: its outcome ({status, reason, sentence}), kept by lambdas/core/apply/meeting-outcome-item.ts. */
+export const OUTCOME_ATTRIBUTE = 'outcome';
 export const SUMMARY_SK = 'SUMMARY';
 /** Sort-key prefix of the event records under `EVENTS#<bot_id>`. */
 export const EVENT_SK_PREFIX = 'EVENT#';
