@@ -2,8 +2,9 @@
  * The meetings `npm run dev` schedules: `count` the bot records; with `--chaos`, also
  * the meetings users complain about first, each on the platform that plays it so: a
  * Teams meeting the bot is never admitted to (it stays `joining` until the lobby times
- * out), a Zoom meeting whose host denies it from the waiting room, and a Zoom meeting
- * that ends while the bot is still in the waiting room.
+ * out), a Zoom meeting whose host denies it from the waiting room, a Zoom meeting
+ * that ends while the bot is still in the waiting room, and a bot the service cannot
+ * start (the account is out of credits: `fatal_error` straight from `scheduled`).
  */
 import { createHash } from 'node:crypto';
 import type { BotScenarioName } from './simulator/bot-scenarios';
@@ -29,6 +30,7 @@ export function demoMeetings(runId: string, count: number, chaos: boolean): Demo
   const lobby = `demo-${runId}-lobby`;
   const denied = `demo-${runId}-denied`;
   const endedInLobby = `demo-${runId}-ended-in-lobby`;
+  const noCredits = `demo-${runId}-no-credits`;
   meetings.push(
     {
       scheduleId: lobby,
@@ -41,6 +43,7 @@ export function demoMeetings(runId: string, count: number, chaos: boolean): Demo
       meetingUrl: `https://zoom.us/j/8${digits(endedInLobby, 10)}`,
       scenario: 'ended_in_lobby',
     },
+    { scheduleId: noCredits, scenario: 'out_of_credits' },
   );
   return meetings;
 }

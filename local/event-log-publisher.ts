@@ -82,6 +82,8 @@ export function describeDomainEvent(event: DomainEvent): string {
       return `${event.detail.bot_id}  event ${event.detailType} for schedule ${event.detail.schedule_id}`;
     case 'schedule.failed':
       return `schedule ${event.detail.schedule_id}  event ${event.detailType}: ${event.detail.reason}`;
+    case 'meeting.outcome':
+      return `${event.detail.bot_id}  outcome ${event.detail.status} (${event.detail.reason}): ${event.detail.sentence}`;
     default:
       return `event ${JSON.stringify(detail)}`;
   }

@@ -327,9 +327,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   // The event bus of local mode: the timeline, and the PutEvents entries in a file.
   const { eventsFile } = options;
+  // Each event once in the timeline: the bus delivers at least once (a redelivered webhook publishes again,
+  // under the same event_id), and the file keeps every copy as a consumer would receive it.
+  const printedEvents = new Set<string>();
   const events = eventLogPublisher({
     file: eventsFile,
-    onEvent: (event) => options.print(`${stamp()}  ${describeDomainEvent(event)}`),
+    onEvent: (event) => {
+      if (printedEvents.has(event.detail.event_id)) return;
+      printedEvents.add(event.detail.event_id);
+      options.print(`${stamp()}  ${describeDomainEvent(event)}`);
+    },
   });
   const processing = processEventsDependencies(
     localProcessEventsEnvironment(resources),

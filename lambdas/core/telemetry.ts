@@ -88,6 +88,8 @@ export const METRICS = {
    */
   downloadCutOff: metric('DownloadCutOff', 'Count', ['reason']),
   reconcilerHealed: metric('ReconcilerHealed', 'Count'),
+  /** Every state the reconciler read from the service and handed to the apply step (healed or not, a repeat or not). */
+  reconcilerObserved: metric('ReconcilerObserved', 'Count'),
   /** Bots the service answered 404 for several checks running: set aside, a person should look. */
   reconcilerUnknownBot: metric('ReconcilerUnknownBot', 'Count'),
   /** Meetings whose check failed in a run (each on its own; the run goes on). */

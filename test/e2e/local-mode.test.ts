@@ -89,11 +89,11 @@ describe('local mode', () => {
     const count = (name: string) => stack!.counts.get(name) ?? 0;
     expect(stats.duplicated).toBeGreaterThan(0);
     expect(stats.dropped).toBeGreaterThan(0);
-    // Every accepted delivery, and every state the reconciler healed, was processed once: applied or skipped as a
-    // duplicate. The pipeline is still live: a late copy accepted just before the drain may be on the queue, and a
+    // Every accepted delivery, and every state the reconciler read from the service (healed, or applied just after
+    // the webhook that made it moot), was processed once: applied or skipped as a duplicate. The pipeline is still live: a late copy accepted just before the drain may be on the queue, and a
     // heal or an acceptance counts after its effect, so the two sides settle within moments (bounded wait).
     const processed = () => count('EventApplied') + count('EventDuplicate');
-    const owed = () => count('WebhookAccepted') + count('ReconcilerHealed');
+    const owed = () => count('WebhookAccepted') + count('ReconcilerObserved');
     for (const deadline = Date.now() + 30_000; processed() !== owed() && Date.now() < deadline; )
       await new Promise((resolve) => setTimeout(resolve, 100));
     expect(processed()).toBe(owed());

@@ -48,6 +48,8 @@ export interface ReconcileDependencies {
 
 export interface ReconcileReport {
   checked: number;
+  /** States read from the service and applied as events: each one the consumer's metrics count once. */
+  observed: number;
   healed: Array<{ botId: string; from: string; to: string }>;
   missing: string[];
   /** Bots the service answered 404 for `UNKNOWN_AFTER_MISSES` checks running: set aside. */
@@ -74,6 +76,7 @@ const MAX_PAGES_PER_PARTITION = 20;
 export async function reconcileMeetings(deps: ReconcileDependencies): Promise<ReconcileReport> {
   const report: ReconcileReport = {
     checked: 0,
+    observed: 0,
     healed: [],
     missing: [],
     unknown: [],
@@ -110,6 +113,7 @@ export async function reconcileMeetings(deps: ReconcileDependencies): Promise<Re
 
   const { metrics } = deps.telemetry;
   if (report.healed.length > 0) metrics.emit(METRICS.reconcilerHealed, report.healed.length);
+  if (report.observed > 0) metrics.emit(METRICS.reconcilerObserved, report.observed);
   if (report.unknown.length > 0) metrics.emit(METRICS.reconcilerUnknownBot, report.unknown.length);
   if (report.failures.length > 0) metrics.emit(METRICS.reconcilerFailed, report.failures.length);
   if (report.archiveGivenUp.length > 0) metrics.emit(METRICS.archiveBackstopExhausted, report.archiveGivenUp.length);
@@ -144,6 +148,7 @@ async function checkMeeting(meeting: StoredMeeting, deps: ReconcileDependencies,
   const observedAt = latestEventTime(bot);
   // Without an event time the observation cannot be ordered against webhooks; a later run may see one.
   if (observedAt === undefined) throw new Error(`the service reports ${bot.state} without an event time`);
+  report.observed++;
   if (await applyObservedState(meeting, { bot, state: bot.state, at: observedAt }, deps))
     report.healed.push({ botId: meeting.botId, from: meeting.state, to: bot.state });
 }
