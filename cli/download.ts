@@ -4,8 +4,9 @@
  * file at the name is always a verified one.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, statSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -15,6 +16,20 @@ import type { Progress } from './progress';
 export interface Expected {
   sha256: string;
   bytes: number;
+}
+
+/**
+ * Where `--download PATH` writes: PATH itself, or inside it under `name` when PATH is a folder
+ * (an existing one, or one written with a trailing slash, which must exist).
+ */
+export function downloadTarget(path: string, name: string): string {
+  let isFolder = /[/\\]$/.test(path);
+  try {
+    isFolder = statSync(path).isDirectory();
+  } catch {
+    if (isFolder) throw new CliError(`No folder ${path}: create it first, or give a file name.`);
+  }
+  return isFolder ? join(path, name) : path;
 }
 
 export async function downloadVerified(
@@ -59,6 +74,14 @@ export async function downloadVerified(
       EXIT.checksumMismatch,
     );
   }
-  await rename(partial, file);
+  try {
+    await rename(partial, file);
+  } catch (error) {
+    // Checked, but it cannot take its name (a folder there, no permission): nothing is left behind.
+    await rm(partial, { force: true });
+    throw new CliError(
+      `The recording was downloaded and checked, but ${file} cannot be written: ${(error as Error).message}`,
+    );
+  }
   return { bytes, sha256 };
 }

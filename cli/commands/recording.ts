@@ -1,8 +1,10 @@
 /** `recording <bot> [--download FILE]`: a presigned link to the archived recording, or the checked bytes. */
+
+import { extensionFor } from '../../lambdas/core/archive/recording-store';
 import { READ_API_ROUTES, recordingLink } from '../../lambdas/core/read/read-api-contract';
 import { requestJson, routeUrl } from '../api';
 import { defineCommand, print, printJson } from '../command';
-import { downloadVerified } from '../download';
+import { downloadTarget, downloadVerified } from '../download';
 import { progressBar } from '../progress';
 import { renderFields } from '../table';
 
@@ -13,7 +15,7 @@ export const recording = defineCommand({
 The link is valid for minutes. Downloaded bytes must match the sha256 taken when the recording was
 archived: if they differ, nothing is kept and the exit status is 5.`,
   usage: '[--download FILE]',
-  flags: '  --download FILE         save the recording to FILE (a progress bar on stderr)',
+  flags: '  --download FILE         save the recording to FILE, or into FILE/<bot>.<ext> when it is a folder',
   options: { download: { type: 'string' } },
   async run({ values, args, target }) {
     const api = await target();
@@ -36,9 +38,11 @@ archived: if they differ, nothing is kept and the exit status is 5.`,
         );
       return undefined;
     }
-    const saved = await downloadVerified(link.url, values.download, link, (total) => progressBar(total));
-    if (values.json === true) printJson({ file: values.download, bytes: saved.bytes, sha256: saved.sha256 });
-    else print(`${values.download}: ${saved.bytes} bytes, sha256 ${saved.sha256} (matches the archive)`);
+    // A folder gets the file under the bot's name, as the archive names it (recording.mp4 → <bot>.mp4).
+    const file = downloadTarget(values.download, `${args[0] ?? 'recording'}${extensionFor(link.content_type)}`);
+    const saved = await downloadVerified(link.url, file, link, (total) => progressBar(total));
+    if (values.json === true) printJson({ file, bytes: saved.bytes, sha256: saved.sha256 });
+    else print(`${file}: ${saved.bytes} bytes, sha256 ${saved.sha256} (matches the archive)`);
     return undefined;
   },
 });
