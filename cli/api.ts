@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import type { $ZodType } from 'zod/v4/core';
 import { apiErrorMessage } from '../lambdas/core/api-error';
 import { describeIssues } from '../lambdas/core/validation';
-import { CliError, exitCodeForStatus } from './exit-codes';
+import { CliError, exitCodeForStatus, localModeDownMessage, refusedLoopback } from './exit-codes';
 import type { Target } from './target';
 
 /** The API's reason: `{ "error": { "code", "message" } }` (every route), or an older stack's `{ "error": "..." }`. */
@@ -47,6 +47,8 @@ export async function request(target: Target, url: string, init: ApiRequest = {}
       }),
     });
   } catch (error) {
+    const refused = refusedLoopback(error);
+    if (refused !== undefined) throw new CliError(localModeDownMessage(refused));
     const { message, cause } = error as Error & { cause?: { code?: string; message?: string } };
     // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND…) is in its cause.
     const reason = cause === undefined ? message : `${message}: ${cause.code ?? cause.message ?? ''}`;

@@ -52,3 +52,31 @@ export function exitCodeForStatus(status: number): ExitCode {
   if (status === 400) return EXIT.usage;
   return EXIT.error;
 }
+
+/**
+ * `127.0.0.1:PORT` when the error (or one it was caused by) is a refused connection to this machine:
+ * for the CLI, local mode (or the endpoint given) is not running there.
+ */
+export function refusedLoopback(error: unknown): string | undefined {
+  const seen = new Set<unknown>();
+  const queue: unknown[] = [error];
+  while (queue.length > 0) {
+    const current = queue.shift() as {
+      code?: unknown;
+      address?: unknown;
+      port?: unknown;
+      cause?: unknown;
+      errors?: unknown;
+    };
+    if (current === null || typeof current !== 'object' || seen.has(current)) continue;
+    seen.add(current);
+    if (current.code === 'ECONNREFUSED' && (current.address === '127.0.0.1' || current.address === '::1'))
+      return `${current.address === '::1' ? '[::1]' : '127.0.0.1'}:${String(current.port)}`;
+    queue.push(current.cause, ...(Array.isArray(current.errors) ? current.errors : []));
+  }
+  return undefined;
+}
+
+/** What to say when nothing answers on this machine. */
+export const localModeDownMessage = (where: string): string =>
+  `nothing answers at ${where}: local mode is not running here (start it with npm run dev), or the endpoint names another port`;

@@ -12,7 +12,15 @@ import { recording } from './commands/recording';
 import { scheduleCancel, scheduleGet, schedulePut } from './commands/schedule';
 import { search } from './commands/search';
 import { transcript } from './commands/transcript';
-import { CliError, EXIT, EXIT_CODES_HELP, type ExitCode, isDeniedByAws } from './exit-codes';
+import {
+  CliError,
+  EXIT,
+  EXIT_CODES_HELP,
+  type ExitCode,
+  isDeniedByAws,
+  localModeDownMessage,
+  refusedLoopback,
+} from './exit-codes';
 import { COMMON_OPTIONS, closest, didYouMean, wordsWithoutCommonFlags } from './flags';
 import { mcp } from './mcp/command';
 import { helpWidth, wrap, writeErr, writeOut } from './terminal';
@@ -122,6 +130,11 @@ export async function main(argv: string[]): Promise<ExitCode> {
       const hint = error.exitCode === EXIT.usage ? ` (meeting-pipeline ${command.words.join(' ')} --help)` : '';
       writeErr(`meeting-pipeline ${command.words.join(' ')}: ${error.message}${hint}\n`);
       return error.exitCode;
+    }
+    const refused = refusedLoopback(error);
+    if (refused !== undefined) {
+      writeErr(`meeting-pipeline ${command.words.join(' ')}: ${localModeDownMessage(refused)}\n`);
+      return EXIT.error;
     }
     const { name, message } = error as Error;
     writeErr(`meeting-pipeline ${command.words.join(' ')}: ${name}: ${message}\n`);

@@ -2,7 +2,7 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { defineCommand, print, printJson, wholeNumber } from '../command';
 import { allHold, checkLines } from '../doctor/check';
-import { EXIT, UsageError } from '../exit-codes';
+import { CliError, EXIT, localModeDownMessage, refusedLoopback, UsageError } from '../exit-codes';
 import { findLocalEndpointsFile, readLocalEndpoints } from '../local-endpoints';
 import { DEFAULT_STACK_NAME, describeStackOutputs } from '../stack-outputs';
 
@@ -26,6 +26,14 @@ One line a check, with what to do when it fails; exit 0 only when all hold, 6 wh
       import('../doctor/targets'),
     ]);
     const local = values.local === true || values['endpoints-file'] !== undefined;
+    // Nothing listening where local mode wrote its endpoints: one line saying so, not a list of refused checks.
+    if (local) {
+      const refused = await fetch(resolved.apiBaseUrl, { method: 'HEAD' }).then(
+        () => undefined,
+        (error: unknown) => refusedLoopback(error),
+      );
+      if (refused !== undefined) throw new CliError(localModeDownMessage(refused));
+    }
     const deps = local
       ? (() => {
           const file = values['endpoints-file'] ?? findLocalEndpointsFile();

@@ -5,7 +5,9 @@
  * setting at `cdk synth` is one line naming the key, never a Node trace.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -66,6 +68,50 @@ describe('one-line errors', () => {
         code: 0,
         usage: true,
       });
+    }
+  });
+
+  it('says local mode is not running when nothing answers where its endpoints file points', async () => {
+    // A port nothing listens on: taken from the system, then let go.
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = server.address() as AddressInfo;
+        server.close(() => resolve(free));
+      });
+    });
+    const home = mkdtempSync(join(tmpdir(), 'cli-down-'));
+    const file = join(home, 'endpoints.json');
+    const at = `http://127.0.0.1:${port}`;
+    writeFileSync(
+      file,
+      JSON.stringify({
+        readApiUrl: at,
+        scheduleApiUrl: `${at}/schedules`,
+        sqs: {
+          endpoint: at,
+          eventsQueueUrl: `${at}/q/e`,
+          eventsDeadLetterQueueUrl: `${at}/q/d`,
+          archiveQueueUrl: `${at}/q/a`,
+        },
+        s3: { endpoint: at, payloadBucket: 'p', recordingsBucket: 'r' },
+        dynamodb: { endpoint: at, tableName: 't' },
+        region: 'us-east-1',
+      }),
+    );
+    try {
+      for (const [words, command] of [
+        [['meetings', 'list'], 'meetings list'],
+        [['search', 'pricing'], 'search'],
+        [['doctor'], 'doctor'],
+      ] as const) {
+        const result = await cli(['--endpoints-file', file, ...words]);
+        expect({ words, code: result.code }).toEqual({ words, code: EXIT.error });
+        expect(stderrLines(result.stderr), words.join(' ')).toEqual([
+          `meeting-pipeline ${command}: nothing answers at 127.0.0.1:${port}: local mode is not running here (start it with npm run dev), or the endpoint names another port`,
+        ]);
+      }
+    } finally {
+      rmSync(home, { recursive: true, force: true });
     }
   });
 
