@@ -5,7 +5,7 @@ import { dlqList, dlqRedrive } from './commands/dlq';
 import { doctor } from './commands/doctor';
 import { erase } from './commands/erase';
 import { events } from './commands/events';
-import { meetingsList, meetingsShow, meetingsWhy } from './commands/meetings';
+import { meetingsList, meetingsParticipants, meetingsShow, meetingsWhy } from './commands/meetings';
 import { quarantineList, quarantineRedrive } from './commands/quarantine';
 import { query } from './commands/query';
 import { recording } from './commands/recording';
@@ -28,6 +28,7 @@ import { helpWidth, wrap, writeErr, writeOut } from './terminal';
 export const COMMANDS: Command[] = [
   meetingsList,
   meetingsShow,
+  meetingsParticipants,
   meetingsWhy,
   transcript,
   recording,
@@ -111,11 +112,18 @@ export async function main(argv: string[]): Promise<ExitCode> {
               second,
               group.map((c) => c.words[1] ?? ''),
             );
-      const line = wantsHelp
-        ? ''
-        : `meeting-pipeline ${first}: ${second === undefined ? 'which one?' : `no ${second}${didYouMean(near === undefined ? undefined : `${first} ${near}`)}`}\n\n`;
-      (wantsHelp ? writeOut : writeErr)(`${line}${overview(group, `usage: meeting-pipeline ${first} <command>`)}\n`);
-      return wantsHelp ? EXIT.ok : EXIT.usage;
+      if (wantsHelp) {
+        writeOut(`${overview(group, `usage: meeting-pipeline ${first} <command>`)}\n`);
+        return EXIT.ok;
+      }
+      // One line: what was wrong, the closest command, and the ones there are (--help shows them whole).
+      const known = group.map((c) => c.words[1] ?? '').join(', ');
+      const problem =
+        second === undefined
+          ? 'which one?'
+          : `no ${second}${didYouMean(near === undefined ? undefined : `${first} ${near}`)};`;
+      writeErr(`meeting-pipeline ${first}: ${problem} one of ${known} (meeting-pipeline ${first} --help)\n`);
+      return EXIT.usage;
     }
     const near = closest(first, new Set(COMMANDS.map((c) => c.words[0] ?? '')));
     writeErr(

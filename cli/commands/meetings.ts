@@ -8,13 +8,16 @@ import {
   type MeetingView,
   meetingList,
   meetingView,
+  participantList,
   READ_API_ROUTES,
   type TimelineEntry,
 } from '../../lambdas/core/read/read-api-contract';
 import { withoutControls } from '../../lambdas/core/text/control-characters';
+import { BOT_STATES } from '../../lambdas/core/upstream/webhook-contract';
 import { requestJson, routeUrl } from '../api';
 import { defineCommand, print, printJson, wholeNumber } from '../command';
 import { UsageError } from '../exit-codes';
+import { closest, didYouMean } from '../flags';
 import { pageFooter, readPages } from '../paging';
 import { renderFields, renderTable } from '../table';
 import { writeErr } from '../terminal';
@@ -45,6 +48,11 @@ export const meetingsList = defineCommand({
     if (values.outcome !== undefined && !(OUTCOME_STATUSES as readonly string[]).includes(values.outcome))
       throw new UsageError(
         `--outcome takes one of ${OUTCOME_STATUSES.join(', ')}, not ${JSON.stringify(values.outcome)}`,
+      );
+    // The API takes any state (the service may add some before this CLI knows them); a typo here is refused.
+    if (values.state !== undefined && !(BOT_STATES as readonly string[]).includes(values.state))
+      throw new UsageError(
+        `--state takes a bot state, not ${JSON.stringify(values.state)}${didYouMean(closest(values.state, BOT_STATES))}: one of ${BOT_STATES.join(', ')}`,
       );
     const limit = wholeNumber('limit', values.limit, 1, MAX_PAGE_SIZE);
     const api = await target();
@@ -107,6 +115,39 @@ export const meetingsShow = defineCommand({
     );
     if (values.json === true) printJson(raw);
     else print(describeMeeting(value));
+    return undefined;
+  },
+});
+
+export const meetingsParticipants = defineCommand({
+  words: ['meetings', 'participants'],
+  args: ['<bot>'],
+  summary: "Who was in a meeting: each participant's name, whether they hosted, when they joined and left.",
+  options: {},
+  async run({ values, args, target }) {
+    const api = await target();
+    const { raw, value } = await requestJson(
+      api,
+      routeUrl(api, READ_API_ROUTES.participants, { bot_id: args[0] ?? '' }),
+      participantList,
+    );
+    if (values.json === true) {
+      printJson(raw);
+      return undefined;
+    }
+    print(
+      renderTable<(typeof value.participants)[number]>(
+        [
+          { header: 'NAME', value: (p) => p.name },
+          { header: 'HOST', value: (p) => (p.is_host ? 'yes' : '') },
+          { header: 'JOINED', value: (p) => p.joined_at },
+          { header: 'LEFT', value: (p) => p.left_at },
+          { header: 'PARTICIPANT', value: (p) => p.participant_uuid },
+        ],
+        value.participants,
+      ),
+    );
+    writeErr(`${value.participants.length} ${value.participants.length === 1 ? 'participant' : 'participants'}\n`);
     return undefined;
   },
 });

@@ -31,6 +31,11 @@ describe('one-line errors', () => {
       [['--jsn', 'meetings', 'list'], 'unknown option --jsn (did you mean --json?)'],
       [['meetings', 'list', '--zzzzzz'], 'unknown option --zzzzzz'],
       [['meeting', 'list'], 'no command "meeting" (did you mean meetings?)'],
+      [['meetings', 'lst'], 'no lst (did you mean meetings list?); one of list, show, participants, why'],
+      [
+        ['meetings', 'list', '--state', 'ende', '--endpoint', 'http://127.0.0.1:1'],
+        '--state takes a bot state, not "ende" (did you mean ended?): one of ready, scheduled',
+      ],
     ] as const;
     const results = new Map(cases.map(([args]) => [args, cli([...args])]));
     for (const [args, expected] of cases) {

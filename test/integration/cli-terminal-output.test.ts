@@ -41,6 +41,20 @@ const server = createServer((request, response) => {
   const json = (status: number, body: unknown) =>
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   if (path === '/meetings') return json(200, { meetings: [meeting], next_cursor: null });
+  if (path.endsWith('/participants'))
+    return json(200, {
+      bot_id: 'bot_1',
+      participants: [
+        {
+          participant_uuid: `p-1${ESCAPES}`,
+          name: `Mallory${ESCAPES}`,
+          user_uuid: null,
+          is_host: true,
+          joined_at: '2026-11-20T12:00:00.000Z',
+          left_at: null,
+        },
+      ],
+    });
   if (path.endsWith('/transcript'))
     return response.writeHead(200, { 'content-type': 'text/plain' }).end(`[00:00:01] Mallory${ESCAPES}: hi\r\n`);
   if (path.startsWith('/meetings/missing')) return json(404, { error: `No meeting ${ESCAPES}` });
@@ -82,6 +96,7 @@ describe('CLI output of hostile text', () => {
     ['meetings list', ['meetings', 'list']],
     ['meetings show', ['meetings', 'show', 'bot_1']],
     ['meetings why', ['meetings', 'why', 'bot_1']],
+    ['meetings participants', ['meetings', 'participants', 'bot_1']],
     ['transcript', ['transcript', 'bot_1']],
     ['an error', ['meetings', 'show', 'missing']],
   ])('%s writes no control character to the terminal', async (_what, argv) => {
@@ -89,6 +104,13 @@ describe('CLI output of hostile text', () => {
     expect(`${out}${err}`.length).toBeGreaterThan(0);
     expect(controlsIn(out)).toEqual([]);
     expect(controlsIn(err)).toEqual([]);
+  });
+
+  it('meetings participants lists each participant, one row each', async () => {
+    const { out, err } = await run('meetings', 'participants', 'bot_1');
+    expect(out.split('\n')[0]).toMatch(/^NAME\s+HOST\s+JOINED\s+LEFT\s+PARTICIPANT$/);
+    expect(out).toMatch(/Mallory.*yes\s+2026-11-20T12:00:00\.000Z/);
+    expect(err).toBe('1 participant\n');
   });
 
   it('--json keeps the exact text, escaped', async () => {
