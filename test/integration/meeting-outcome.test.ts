@@ -20,7 +20,13 @@ import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { pythonIsoTime, stateChange } from '../../local/simulator/payloads';
 import { testEventLog } from '../fixtures/event-log';
 import { launchedBot } from '../fixtures/launched-bots';
-import { createResources, type LocalPipeline, queuedMessage, startLocalPipeline } from '../fixtures/local-pipeline';
+import {
+  createResources,
+  type LocalPipeline,
+  queuedMessage,
+  recordingTelemetry,
+  startLocalPipeline,
+} from '../fixtures/local-pipeline';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 
 const service = new SimulatedServiceApi();
@@ -73,8 +79,8 @@ const webhook = (botId: string, [minutes, type, subType, from, to]: Step) =>
     createdAtMicros: (START + minutes * MINUTE) * 1000,
   });
 
-async function deliver(botId: string, steps: Step[]): Promise<void> {
-  for (const step of steps) await processQueuedEvent(queuedMessage(webhook(botId, step), new Date(NOW)), processing);
+async function deliver(botId: string, steps: Step[], deps: ProcessDependencies = processing): Promise<void> {
+  for (const step of steps) await processQueuedEvent(queuedMessage(webhook(botId, step), new Date(NOW)), deps);
 }
 
 const outcomeOf = async (botId: string) => (await meetingItem(resources.tableName, botId))?.outcome;
@@ -127,6 +133,29 @@ describe('the meeting outcome kept on the meeting item', () => {
         sentence: 'The bot recorded the meeting for 45 min, until it ended.',
       },
     });
+  });
+
+  it('counts MeetingOutcome once per meeting when its outcome becomes final, by status and reason', async () => {
+    const { telemetry, metrics } = recordingTelemetry();
+    const counted = { ...processing, telemetry };
+    const counts = () => metrics.filter((metric) => metric.name === 'MeetingOutcome');
+    await deliver('bot_counted_lobby', LOBBY_TIMEOUT, counted);
+    await deliver('bot_counted_lobby', LOBBY_TIMEOUT, counted); // redelivered: counted already
+    await deliver('bot_counted_reversed', [...LOBBY_TIMEOUT].reverse(), counted);
+    await deliver('bot_counted_recorded', RECORDED, counted);
+    expect(counts()).toEqual([
+      { name: 'MeetingOutcome', dimensions: { status: 'missed', reason: 'waiting_room_timeout_exceeded' } },
+      { name: 'MeetingOutcome', dimensions: { status: 'missed', reason: 'waiting_room_timeout_exceeded' } },
+      { name: 'MeetingOutcome', dimensions: { status: 'recorded', reason: 'meeting_ended' } },
+    ]);
+    // A meeting still going on is not counted; a sub-type no release knows is `other` in the metric only.
+    await deliver(
+      'bot_counted_new_reason',
+      [[0, 'could_not_join_meeting', 'brand_new_reason', 'joining', 'fatal_error']],
+      counted,
+    );
+    expect(await outcomeOf('bot_counted_new_reason')).toMatchObject({ reason: 'brand_new_reason' });
+    expect(counts().slice(3)).toEqual([{ name: 'MeetingOutcome', dimensions: { status: 'missed', reason: 'other' } }]);
   });
 
   it('follows the meeting while it goes on', async () => {
@@ -187,7 +216,8 @@ describe('the reconciler and the outcome', () => {
 describe('a cancelled schedule and the outcome', () => {
   const held: Executions = { start: async (name) => ({ executionArn: `arn:held:${name}` }), stop: async () => {} };
 
-  it('shows cancelled on the meeting of a launched bot deleted before it started', async () => {
+  it('shows cancelled on the meeting of a launched bot deleted before it started, counted once', async () => {
+    const { telemetry, metrics } = recordingTelemetry();
     const bot = await launchedBot(service, processing.table, 'cancelled-after-launch', NOW + 60 * MINUTE, NOW);
     expect(await outcomeOf(bot.id)).toBeUndefined(); // no state change heard yet: read as scheduled
     const result = await cancelSchedule('cancelled-after-launch', {
@@ -195,10 +225,13 @@ describe('a cancelled schedule and the outcome', () => {
       executions: held,
       upstream: upstream(),
       timing: DEFAULT_TIMING,
-      telemetry: silentTelemetry,
+      telemetry,
       now: () => NOW,
     });
     expect(result).toMatchObject({ status: 200, schedule: { status: 'cancelled' } });
+    expect(metrics.filter((metric) => metric.name === 'MeetingOutcome')).toEqual([
+      { name: 'MeetingOutcome', dimensions: { status: 'cancelled', reason: 'schedule_cancelled' } },
+    ]);
     expect(await outcomeOf(bot.id)).toEqual({
       status: 'cancelled',
       reason: 'schedule_cancelled',
