@@ -10,6 +10,8 @@ export const OTHER_REASON = 'other';
 export const metricReason = (reason: string): string =>
   (KNOWN_REASONS as readonly string[]).includes(reason) ? reason : OTHER_REASON;
 
+/** One point by status and reason (the dashboard), one by status alone (the alarm). */
 export function emitFinalOutcome(metrics: MetricSink, outcome: MeetingOutcome): void {
   metrics.emit(METRICS.meetingOutcome, 1, { status: outcome.status, reason: metricReason(outcome.reason) });
+  metrics.emit(METRICS.meetingOutcomeByStatus, 1, { status: outcome.status });
 }
