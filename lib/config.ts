@@ -271,6 +271,8 @@ const configFields = z.object({
   maxEventAgeSeconds: contextNumber.min(60).default(300),
   /** Alarm when this many webhooks fail the signature check within 5 minutes. */
   signatureRejectionThreshold: contextNumber.min(1).default(20),
+  /** Alarm when this percentage (or more) of an hour's finished meetings were missed or failed. */
+  missedMeetingsAlarmPercent: contextNumber.min(1).max(100).default(20),
   /** An erasure also asks the service to delete its copy of the meeting (`POST bots/{id}/delete_data`). */
   eraseUpstream: contextBoolean.default(false),
   /** When the service says `data_deleted` (its copy is gone), the meeting is erased here too, with a receipt. */

@@ -262,6 +262,7 @@ export class MeetingPipelineStack extends Stack {
       ...(config.alarmEmail !== undefined && { alarmEmail: config.alarmEmail }),
       maxEventAgeSeconds: config.maxEventAgeSeconds,
       signatureRejectionThreshold: config.signatureRejectionThreshold,
+      missedMeetingsAlarmPercent: config.missedMeetingsAlarmPercent,
     });
 
     new CfnOutput(this, STACK_OUTPUTS.webhookUrl, {

@@ -32,6 +32,7 @@ import { EVENT_FAILURE_REASONS } from '../lambdas/core/events/failure-reasons';
 import { STATS_QUESTIONS } from '../lambdas/core/lake/lake-questions-contract';
 import { LAKE_ROUTE_REFUSALS } from '../lambdas/core/lake/lake-search-routes';
 import { LAKE_TABLE_NAMES } from '../lambdas/core/lake/lake-tables';
+import type { OutcomeStatus } from '../lambdas/core/outcome/outcome-reasons';
 import {
   type DimensionArgs,
   METRICS,
@@ -59,6 +60,8 @@ export interface MonitoringProps {
   maxEventAgeSeconds: number;
   /** Signature rejections per 5 minutes before it alarms (a few are probes; many mean a wrong secret). */
   signatureRejectionThreshold: number;
+  /** The share (percent) of an hour's finished meetings missed or failed before it alarms. */
+  missedMeetingsAlarmPercent: number;
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -81,6 +84,25 @@ export const COMPANY_SYNC_SERVICES = [SERVICES.calendarUserSync, SERVICES.calend
  * provider's quota: lower calendarUserSyncConcurrency, or ask the provider for more.
  */
 export const PROVIDER_THROTTLED_ALARM = { perFiveMinutes: 10, periods: 3 } as const;
+
+/**
+ * The missed-meetings alarm: meetings whose outcome became final in an hour, by the functions that apply
+ * state changes, and the fewest finished meetings that hour for a share to count (one missed of one is no 100 %).
+ * Cancelled meetings are left out: the bot was never meant to join them.
+ */
+export const MISSED_MEETINGS_ALARM = {
+  period: Duration.hours(1),
+  minMeetings: 5,
+  services: [SERVICES.processEvents, SERVICES.reconciler],
+  badStatuses: ['missed', 'failed'],
+  finishedStatuses: ['recorded', 'partial', 'missed', 'failed'],
+} as const satisfies {
+  period: Duration;
+  minMeetings: number;
+  services: readonly ServiceName[];
+  badStatuses: readonly OutcomeStatus[];
+  finishedStatuses: readonly OutcomeStatus[];
+};
 
 /**
  * A metric the functions emit, as CloudWatch stores it: the `service` dimension plus
@@ -280,6 +302,30 @@ export class Monitoring extends Construct {
       }),
       LAKE_DAYS_AWAITING_COMPACTION_ALARM + 1,
     );
+    // Per status and function (an alarm needs exact dimensions): missed + failed over every finished meeting.
+    const { period, minMeetings, services, badStatuses, finishedStatuses } = MISSED_MEETINGS_ALARM;
+    const outcomeId = (status: string, s: number) => `${status}${s}`;
+    const sumOf = (statuses: readonly string[]) =>
+      `(${statuses.flatMap((status) => services.map((_, s) => `FILL(${outcomeId(status, s)},0)`)).join(' + ')})`;
+    const missedShare = new MathExpression({
+      expression: `IF(${sumOf(finishedStatuses)} >= ${minMeetings}, 100 * ${sumOf(badStatuses)} / ${sumOf(finishedStatuses)}, 0)`,
+      usingMetrics: Object.fromEntries(
+        finishedStatuses.flatMap((status) =>
+          services.map((service, s) => [
+            outcomeId(status, s),
+            app(METRICS.meetingOutcomeByStatus, service, { status }).with({ period }),
+          ]),
+        ),
+      ),
+      label: 'Missed or failed meetings (% of finished, hourly)',
+      period,
+    });
+    alarm(
+      'MissedMeetings',
+      `${props.missedMeetingsAlarmPercent} % or more of the meetings that finished in an hour (at least ${minMeetings}) were missed or failed. The dashboard's "Meeting outcomes by reason" says why; docs/operating.md says what each reason asks of you.`,
+      missedShare,
+      props.missedMeetingsAlarmPercent,
+    );
     alarm(
       'LaunchFailures',
       'A scheduled bot could not be launched; the schedule says why.',
@@ -403,6 +449,19 @@ export class Monitoring extends Construct {
         app(METRICS.upstreamUnauthorized, SERVICES.archive),
         app(METRICS.upstreamRateLimited, SERVICES.archive),
         app(METRICS.upstreamRateLimited, SERVICES.launchBot),
+      ]),
+    );
+    const { meetingOutcome } = METRICS;
+    this.dashboard.addWidgets(
+      graph('Meeting outcomes: missed or failed (%)', [missedShare]),
+      graph('Meeting outcomes by reason', [
+        // Every reason there is, from every function: a SEARCH draws them (it cannot be alarmed on; it need not be).
+        new MathExpression({
+          expression: `SEARCH('{${METRICS_NAMESPACE},${['service', ...meetingOutcome.dimensions].join(',')}} MetricName="${meetingOutcome.name}"', 'Sum', ${period.toSeconds()})`,
+          usingMetrics: {},
+          label: '',
+          period,
+        }),
       ]),
     );
     this.dashboard.addWidgets(

@@ -135,6 +135,16 @@ export const METRICS = {
   erasedLateWritesRemoved: metric('ErasedLateWritesRemoved', 'Count'),
   /** Meetings past `meetingRetentionDays` queued for erasure by a retention run. */
   retentionErasuresQueued: metric('RetentionErasuresQueued', 'Count'),
+  /**
+   * Meetings whose outcome became final, once each, by `status` (a final one of OUTCOME_STATUSES) and `reason`
+   * (one of KNOWN_REASONS, else `other`: a closed set); the missed-meetings alarm sums it by status.
+   */
+  meetingOutcome: metric('MeetingOutcome', 'Count', ['status', 'reason']),
+  /**
+   * The same points by `status` alone, the dimension set the missed-meetings alarm selects (an alarm cannot
+   * sum a metric over reasons, and a SEARCH cannot be alarmed on).
+   */
+  meetingOutcomeByStatus: metric('MeetingOutcome', 'Count', ['status']),
   /** Rows written to the lake's recent files, by table (meetings, utterances, participants). */
   lakeRowsWritten: metric('LakeRowsWritten', 'Count', ['table']),
   /** Days whose per-meeting files were compacted into one file per table. */

@@ -18,7 +18,12 @@ import { createCalendarSyncRun } from '../../lambdas/calendars/adapter';
 import { createUserSyncHandler } from '../../lambdas/calendars/user-sync-adapter';
 import { CALENDAR_LIMITS, EXPANSION_LIMITS } from '../../lambdas/core/calendar/calendar-limits';
 import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
-import { processQueuedEvent, type QueuedMessage } from '../../lambdas/core/events/process-event';
+import {
+  applyValidatedEvent,
+  decodeWebhook,
+  processQueuedEvent,
+  type QueuedMessage,
+} from '../../lambdas/core/events/process-event';
 import { acceptWebhook } from '../../lambdas/core/ingress/accept-webhook';
 import { compactClosedDays } from '../../lambdas/core/lake/lake-compaction';
 import { lakeDayOf, lakeKeys } from '../../lambdas/core/lake/lake-layout';
@@ -39,7 +44,7 @@ import { documentClient } from '../../lambdas/shared/dynamo-client';
 import { createTelemetry, type PowertoolsTelemetry, withPowertools } from '../../lambdas/shared/powertools';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
-import { CALENDAR_PROVIDERS } from '../../lib/monitoring';
+import { CALENDAR_PROVIDERS, MISSED_MEETINGS_ALARM } from '../../lib/monitoring';
 import type { LocalResources } from '../../local/resources';
 import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
@@ -63,6 +68,8 @@ interface MetricIdentity {
   namespace: string;
   name: string;
   dimensions: Record<string, string>;
+  /** The values of the points, where the EMF document says (one document may hold many). */
+  values?: number[];
 }
 
 const identity = (m: MetricIdentity) =>
@@ -134,8 +141,11 @@ async function emittedBy(service: ServiceName, run: () => Promise<unknown>): Pro
     for (const directive of document._aws.CloudWatchMetrics) {
       for (const keys of directive.Dimensions) {
         const dimensions = Object.fromEntries(keys.map((key) => [key, String(document[key])]));
-        for (const metric of directive.Metrics)
-          found.push({ namespace: directive.Namespace, name: metric.Name, dimensions });
+        for (const metric of directive.Metrics) {
+          const value = document[metric.Name];
+          const values = (Array.isArray(value) ? value : [value]).map(Number);
+          found.push({ namespace: directive.Namespace, name: metric.Name, dimensions, values });
+        }
       }
     }
   }
@@ -377,6 +387,75 @@ function companyCalendarTrouble(service: (typeof SERVICES)['calendarUserSync' | 
 }
 
 /** Each alarmed code path, run as the function that runs it in AWS. */
+/** A state change that ends a meeting with each status the missed-meetings alarm counts: [type, sub-type, from, to]. */
+const FINISHED_AS: Record<
+  (typeof MISSED_MEETINGS_ALARM.finishedStatuses)[number],
+  [string, string | null, string, string]
+> = {
+  recorded: ['meeting_ended', null, 'joined_recording', 'post_processing'],
+  partial: ['fatal_error', 'heartbeat_timeout', 'joined_recording', 'fatal_error'],
+  missed: ['could_not_join_meeting', 'request_to_join_denied', 'joining', 'fatal_error'],
+  failed: ['fatal_error', 'out_of_credits', 'scheduled', 'fatal_error'],
+};
+
+/**
+ * Meetings that finish with these statuses, one each, as `service` applies their state changes: the
+ * consumer from the queue, the reconciler what it observed (applyValidatedEvent, with its own telemetry).
+ */
+function meetingsFinish(
+  service: typeof SERVICES.processEvents | typeof SERVICES.reconciler,
+  statuses: ReadonlyArray<keyof typeof FINISHED_AS> = MISSED_MEETINGS_ALARM.finishedStatuses,
+): Promise<MetricIdentity[]> {
+  return invocation(service, async (telemetry) => {
+    const processing = processDependencies(resources, telemetry);
+    const at = new Date('2026-11-20T12:00:00Z');
+    for (const status of statuses) {
+      const [eventType, subType, oldState, newState] = FINISHED_AS[status];
+      const change = { eventType, subType, oldState, newState, createdAtMicros: at.getTime() * 1000 };
+      const message = queuedMessage(stateChange(`bot_outcome_${randomUUID()}`, change), at);
+      if (service === SERVICES.processEvents) await processQueuedEvent(message, processing);
+      else {
+        const event = { webhook: decodeWebhook(message.body), text: message.body, receivedAt: at.toISOString() };
+        await applyValidatedEvent(event, processing);
+      }
+    }
+  });
+}
+
+type CfnAlarmQuery = { Id: string; Expression?: string; MetricStat?: { Metric: CfnMetric; Stat: string } };
+
+/**
+ * The value an alarm's metric math takes over these emitted points (each watched metric's Sum; a metric
+ * with no point is missing, as in CloudWatch). Only FILL(id,0), IF, numbers and arithmetic are modelled:
+ * anything else fails to evaluate.
+ */
+function alarmValue(queries: CfnAlarmQuery[], emitted: MetricIdentity[]): number {
+  const values: Record<string, number | undefined> = {};
+  for (const { Id, MetricStat } of queries) {
+    if (MetricStat === undefined) continue;
+    const { Namespace = '', MetricName = '', Dimensions = [] } = MetricStat.Metric;
+    expect(MetricStat.Stat).toBe('Sum');
+    const watched = identity({
+      namespace: Namespace,
+      name: MetricName,
+      dimensions: Object.fromEntries(Dimensions.map((d) => [d.Name, String(d.Value)])),
+    });
+    const points = emitted.filter((m) => identity(m) === watched).flatMap((m) => m.values ?? []);
+    values[Id] = points.length === 0 ? undefined : points.reduce((sum, value) => sum + value, 0);
+  }
+  const [returned, ...more] = queries.filter((q) => q.Expression !== undefined);
+  expect(more).toEqual([]);
+  const script = String(returned?.Expression)
+    .replace(/FILL\((\w+),0\)/g, (_, id: string) => `(v[${JSON.stringify(id)}] ?? 0)`)
+    .replace(/\bIF\(/g, 'iff(');
+  expect(script).toMatch(/^[\s\w()[\]"?.,+*/>=-]*$/);
+  const evaluate = new Function('v', 'iff', `return ${script};`) as (
+    v: Record<string, number | undefined>,
+    iff: (condition: boolean, then: number, otherwise: number) => number,
+  ) => number;
+  return evaluate(values, (condition, then, otherwise) => (condition ? then : otherwise));
+}
+
 const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
   [
     'the ingress refuses a webhook signed with another secret',
@@ -546,6 +625,9 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
         ),
     ],
   ),
+  // Last: the reconciler run above would check these meetings too.
+  ['meetings finish recorded, partial, missed and failed (consumer)', () => meetingsFinish(SERVICES.processEvents)],
+  ['meetings finish recorded, partial, missed and failed (reconciler)', () => meetingsFinish(SERVICES.reconciler)],
 ];
 
 describe('alarms and the metrics the code emits', () => {
@@ -585,6 +667,39 @@ describe('alarms and the metrics the code emits', () => {
       unmatched.map((m) => `${m.alarm}: ${identity(m)}`),
       `emitted:\n${[...emitted].join('\n')}`,
     ).toEqual([]);
+  });
+
+  it('fires MissedMeetings from the points the code emits: from a share and a count, summed over both functions', async () => {
+    const [alarm, ...others] = Object.entries(template.findResources('AWS::CloudWatch::Alarm'))
+      .filter(([id]) => id.startsWith('MonitoringMissedMeetings'))
+      .map(([, resource]) => resource.Properties as { Threshold: number; Metrics: CfnAlarmQuery[] });
+    expect(others).toEqual([]);
+    if (alarm === undefined) throw new Error('no MissedMeetings alarm');
+    const fires = (emitted: MetricIdentity[]) => alarmValue(alarm.Metrics, emitted) >= alarm.Threshold;
+    expect(alarm.Threshold).toBe(20);
+    const oneOfFive = await meetingsFinish(SERVICES.processEvents, [
+      'recorded',
+      'recorded',
+      'partial',
+      'recorded',
+      'missed',
+    ]);
+    expect(alarmValue(alarm.Metrics, oneOfFive)).toBe(20);
+    expect(fires(oneOfFive)).toBe(true);
+    // One missed meeting of one is no 100 %: too few meetings finished in the hour.
+    const oneFailed = await meetingsFinish(SERVICES.reconciler, ['failed']);
+    expect(fires(oneFailed)).toBe(false);
+    // The reconciler's count with the consumer's: 2 of 6.
+    expect(alarmValue(alarm.Metrics, [...oneOfFive, ...oneFailed])).toBeCloseTo(100 / 3);
+    const oneOfSix = await meetingsFinish(SERVICES.processEvents, [
+      'recorded',
+      'recorded',
+      'recorded',
+      'recorded',
+      'recorded',
+      'failed',
+    ]);
+    expect(fires(oneOfSix)).toBe(false);
   });
 
   it('watches EventFailed for each reason the processing emits, and it emits every listed reason', async () => {

@@ -54,6 +54,7 @@ describe('configuration', () => {
       accessLogRetentionDays: 90,
       maxEventAgeSeconds: 300,
       signatureRejectionThreshold: 20,
+      missedMeetingsAlarmPercent: 20,
       eraseUpstream: false,
       eraseOnUpstreamDelete: true,
       calendarEventProducers: [],

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons';
 import { SERVICES } from '../../lambdas/core/telemetry';
 import { parseConfig } from '../../lib/config';
-import { CALENDAR_PROVIDERS } from '../../lib/monitoring';
+import { CALENDAR_PROVIDERS, MISSED_MEETINGS_ALARM } from '../../lib/monitoring';
 import { sharedTemplate } from './synth';
 
 let template: Template;
@@ -203,5 +203,52 @@ describe('monitoring', () => {
       expect(
         ((alarm?.Properties.Metrics ?? []) as Array<{ MetricStat?: unknown }>).filter((m) => m.MetricStat),
       ).toHaveLength(4);
+  });
+
+  it("pages when a configured share of an hour's finished meetings were missed or failed, from a minimum count", () => {
+    const custom = sharedTemplate({ missedMeetingsAlarmPercent: 35 });
+    const byId = (from: Template) =>
+      Object.entries(from.findResources('AWS::CloudWatch::Alarm'))
+        .filter(([id]) => id.startsWith('MonitoringMissedMeetings'))
+        .map(([, alarm]) => alarm);
+    const [alarm, ...more] = byId(template);
+    expect(more).toEqual([]);
+    expect(alarm?.Properties).toMatchObject({ Threshold: 20, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(byId(custom)[0]?.Properties).toMatchObject({ Threshold: 35 });
+    const metrics = alarm?.Properties.Metrics as Array<{
+      Expression?: string;
+      MetricStat?: {
+        Period: number;
+        Metric: { MetricName: string; Dimensions: Array<{ Name: string; Value: string }> };
+      };
+    }>;
+    const watched = metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat] : []));
+    // By status alone (an alarm selects exact dimensions), hourly, from both functions that apply state changes.
+    expect(new Set(watched.map((m) => m.Metric.MetricName))).toEqual(new Set(['MeetingOutcome']));
+    expect(new Set(watched.map((m) => m.Period))).toEqual(new Set([3600]));
+    const pairs = watched.map((m) => Object.fromEntries(m.Metric.Dimensions.map((d) => [d.Name, d.Value])));
+    expect(pairs).toHaveLength(8);
+    for (const status of MISSED_MEETINGS_ALARM.finishedStatuses)
+      for (const service of [SERVICES.processEvents, SERVICES.reconciler])
+        expect(pairs).toContainEqual({ service, status });
+    const [share] = metrics.filter((m) => m.Expression !== undefined);
+    expect(share?.Expression).toMatch(new RegExp(`^IF\\(.+ >= ${MISSED_MEETINGS_ALARM.minMeetings}, 100 \\* `));
+  });
+
+  it('shows the missed share and every outcome reason on the dashboard (a SEARCH, not alarmed on)', () => {
+    const [dashboard] = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    expect(body).toContain('Meeting outcomes by reason');
+    // By exactly the dimensions the points carry with their reason: the status-only copies are not drawn twice.
+    expect(body).toContain("SEARCH('{MeetingPipeline,service,status,reason} MetricName=");
+    expect(body).toContain("MeetingOutcome\\\\\\\"', 'Sum', 3600)");
+    expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).not.toContain('SEARCH(');
+  });
+
+  it('refuses a missed-meetings percentage outside 1-100, at synth', () => {
+    for (const missedMeetingsAlarmPercent of [0, 101])
+      expect(() =>
+        parseConfig({ upstreamBaseUrl: 'https://m.example.org/api/v1/', missedMeetingsAlarmPercent }),
+      ).toThrow(/missedMeetingsAlarmPercent/);
   });
 });

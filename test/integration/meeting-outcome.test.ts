@@ -9,7 +9,7 @@ import { type ReconcileDependencies, reconcileMeetings } from '../../lambdas/cor
 import type { Executions } from '../../lambdas/core/schedule/executions';
 import { DEFAULT_TIMING } from '../../lambdas/core/schedule/schedule-request';
 import { cancelSchedule } from '../../lambdas/core/schedule/schedules';
-import { SERVICES, silentTelemetry } from '../../lambdas/core/telemetry';
+import { METRICS, SERVICES, silentTelemetry } from '../../lambdas/core/telemetry';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
 import { processEventsDependencies } from '../../lambdas/process-events/adapter';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
@@ -20,7 +20,14 @@ import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { pythonIsoTime, stateChange } from '../../local/simulator/payloads';
 import { testEventLog } from '../fixtures/event-log';
 import { launchedBot } from '../fixtures/launched-bots';
-import { createResources, type LocalPipeline, queuedMessage, startLocalPipeline } from '../fixtures/local-pipeline';
+import {
+  createResources,
+  type LocalPipeline,
+  queuedMessage,
+  type RecordedMetric,
+  recordingTelemetry,
+  startLocalPipeline,
+} from '../fixtures/local-pipeline';
 import { botItems, meetingItem } from '../fixtures/store-reader';
 
 const service = new SimulatedServiceApi();
@@ -73,8 +80,19 @@ const webhook = (botId: string, [minutes, type, subType, from, to]: Step) =>
     createdAtMicros: (START + minutes * MINUTE) * 1000,
   });
 
-async function deliver(botId: string, steps: Step[]): Promise<void> {
-  for (const step of steps) await processQueuedEvent(queuedMessage(webhook(botId, step), new Date(NOW)), processing);
+async function deliver(botId: string, steps: Step[], deps: ProcessDependencies = processing): Promise<void> {
+  for (const step of steps) await processQueuedEvent(queuedMessage(webhook(botId, step), new Date(NOW)), deps);
+}
+
+/** The MeetingOutcome points by status and reason, once each is checked to go out by status alone too (the alarm's). */
+function countedOutcomes(metrics: RecordedMetric[]): Array<Record<string, string> | undefined> {
+  const points = metrics.filter((metric) => metric.name === METRICS.meetingOutcome.name);
+  const byReason = points.filter((point) => point.dimensions?.reason !== undefined);
+  const byStatus = points.filter((point) => point.dimensions?.reason === undefined);
+  expect(byStatus.map((point) => point.dimensions)).toEqual(
+    byReason.map((point) => ({ status: point.dimensions?.status })),
+  );
+  return byReason.map((point) => point.dimensions);
 }
 
 const outcomeOf = async (botId: string) => (await meetingItem(resources.tableName, botId))?.outcome;
@@ -127,6 +145,29 @@ describe('the meeting outcome kept on the meeting item', () => {
         sentence: 'The bot recorded the meeting for 45 min, until it ended.',
       },
     });
+  });
+
+  it('counts MeetingOutcome once per meeting when its outcome becomes final, by status and reason', async () => {
+    const { telemetry, metrics } = recordingTelemetry();
+    const counted = { ...processing, telemetry };
+    const counts = () => countedOutcomes(metrics);
+    await deliver('bot_counted_lobby', LOBBY_TIMEOUT, counted);
+    await deliver('bot_counted_lobby', LOBBY_TIMEOUT, counted); // redelivered: counted already
+    await deliver('bot_counted_reversed', [...LOBBY_TIMEOUT].reverse(), counted);
+    await deliver('bot_counted_recorded', RECORDED, counted);
+    expect(counts()).toEqual([
+      { status: 'missed', reason: 'waiting_room_timeout_exceeded' },
+      { status: 'missed', reason: 'waiting_room_timeout_exceeded' },
+      { status: 'recorded', reason: 'meeting_ended' },
+    ]);
+    // A meeting still going on is not counted; a sub-type no release knows is `other` in the metric only.
+    await deliver(
+      'bot_counted_new_reason',
+      [[0, 'could_not_join_meeting', 'brand_new_reason', 'joining', 'fatal_error']],
+      counted,
+    );
+    expect(await outcomeOf('bot_counted_new_reason')).toMatchObject({ reason: 'brand_new_reason' });
+    expect(counts().slice(3)).toEqual([{ status: 'missed', reason: 'other' }]);
   });
 
   it('follows the meeting while it goes on', async () => {
@@ -187,7 +228,8 @@ describe('the reconciler and the outcome', () => {
 describe('a cancelled schedule and the outcome', () => {
   const held: Executions = { start: async (name) => ({ executionArn: `arn:held:${name}` }), stop: async () => {} };
 
-  it('shows cancelled on the meeting of a launched bot deleted before it started', async () => {
+  it('shows cancelled on the meeting of a launched bot deleted before it started, counted once', async () => {
+    const { telemetry, metrics } = recordingTelemetry();
     const bot = await launchedBot(service, processing.table, 'cancelled-after-launch', NOW + 60 * MINUTE, NOW);
     expect(await outcomeOf(bot.id)).toBeUndefined(); // no state change heard yet: read as scheduled
     const result = await cancelSchedule('cancelled-after-launch', {
@@ -195,10 +237,11 @@ describe('a cancelled schedule and the outcome', () => {
       executions: held,
       upstream: upstream(),
       timing: DEFAULT_TIMING,
-      telemetry: silentTelemetry,
+      telemetry,
       now: () => NOW,
     });
     expect(result).toMatchObject({ status: 200, schedule: { status: 'cancelled' } });
+    expect(countedOutcomes(metrics)).toEqual([{ status: 'cancelled', reason: 'schedule_cancelled' }]);
     expect(await outcomeOf(bot.id)).toEqual({
       status: 'cancelled',
       reason: 'schedule_cancelled',

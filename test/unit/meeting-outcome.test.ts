@@ -7,6 +7,7 @@ import {
   deriveScheduleOutcome,
   type OutcomeEvent,
 } from '../../lambdas/core/outcome/meeting-outcome';
+import { OTHER_REASON } from '../../lambdas/core/outcome/outcome-metric';
 import {
   KNOWN_REASONS,
   OUTCOME_STATUSES,
@@ -390,5 +391,18 @@ describe('the outcome contract in docs/read-api.md', () => {
     const listed = (name: string) => new RegExp(`^\\| \`${name}\` +\\|`, 'm').test(doc);
     expect(OUTCOME_STATUSES.filter((status) => !listed(status))).toEqual([]);
     expect(KNOWN_REASONS.filter((reason) => !listed(reason))).toEqual([]);
+  });
+});
+
+describe('what operators do about outcomes, in docs/operating.md', () => {
+  it('names every status and every reason (and the metric-only `other`) in its missed-meetings section', () => {
+    const doc = readFileSync(resolve(import.meta.dirname, '../../docs/operating.md'), 'utf8');
+    const section = doc.slice(
+      doc.indexOf('## Missed and failed meetings'),
+      doc.indexOf('## Rotating the signing secret'),
+    );
+    const named = (code: string) => section.includes(`\`${code}\``);
+    expect(section.length).toBeGreaterThan(0);
+    expect([...OUTCOME_STATUSES, ...KNOWN_REASONS, OTHER_REASON].filter((code) => !named(code))).toEqual([]);
   });
 });

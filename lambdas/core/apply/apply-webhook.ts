@@ -21,6 +21,8 @@ export interface AppliedEffects {
   erased?: boolean;
   /** A state change: the meeting's outcome with it counted. */
   outcome?: MeetingOutcome;
+  /** A state change made the meeting's outcome final (once per meeting). */
+  outcomeBecameFinal?: boolean;
 }
 
 /** What one webhook does to the store. Idempotent and order-independent: replay calls it too. */

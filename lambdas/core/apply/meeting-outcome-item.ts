@@ -5,6 +5,7 @@
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deriveMeetingOutcome, type MeetingOutcome, type OutcomeEvent } from '../outcome/meeting-outcome';
+import { FINAL_OUTCOME_STATUSES } from '../outcome/outcome-reasons';
 import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../store/dynamo';
 import { ERASURE_ATTRIBUTE, keys, OUTCOME_ATTRIBUTE, SK_PREFIX } from '../store/table-layout';
 
@@ -21,12 +22,22 @@ export const CANCELLED_ATTRIBUTE = 'cancelledAt';
  */
 export const SERVICE_EVENTS_FIELD = 'service_events';
 
+export interface RefreshedOutcome {
+  outcome: MeetingOutcome;
+  /**
+   * This write made the outcome final (the item held none, or one not final): true for one write per
+   * meeting, so a redelivery or a concurrent delivery does not count the meeting again. A final outcome
+   * corrected later (its join event arrived after its end) is not counted again: the first one counts.
+   */
+  becameFinal: boolean;
+}
+
 /**
  * Derives the meeting's outcome and writes it on its item; undefined when the meeting has no item (or is
  * erased). A write derived from fewer facts than the one on the item (a concurrent, earlier read) is
  * refused, so the newest knowledge stays.
  */
-export async function refreshMeetingOutcome(table: TableAccess, botId: string): Promise<MeetingOutcome | undefined> {
+export async function refreshMeetingOutcome(table: TableAccess, botId: string): Promise<RefreshedOutcome | undefined> {
   const [history, { Item: meeting }] = await Promise.all([
     queryAllWithPrefix(table, keys.bot(botId), SK_PREFIX.stateChange, {
       projection: {
@@ -51,9 +62,10 @@ export async function refreshMeetingOutcome(table: TableAccess, botId: string): 
   const cancelled = meeting[CANCELLED_ATTRIBUTE] !== undefined;
   const outcome = deriveMeetingOutcome(history.flatMap(outcomeEventsOf), { cancelled });
   // Most state changes leave the outcome as it was (in the meeting, still): no write, no index copy.
-  if (sameOutcome(meeting[OUTCOME_ATTRIBUTE], outcome)) return outcome;
-  await writeIfCondition(() =>
-    table.db.send(
+  if (sameOutcome(meeting[OUTCOME_ATTRIBUTE], outcome)) return { outcome, becameFinal: false };
+  let replaced: unknown;
+  const written = await writeIfCondition(async () => {
+    const { Attributes } = await table.db.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: keys.meeting(botId),
@@ -69,10 +81,19 @@ export async function refreshMeetingOutcome(table: TableAccess, botId: string): 
           ':outcome': { ...outcome },
           ':basis': history.length + (cancelled ? 1 : 0),
         },
+        // Free: the outcome this write replaced, read atomically, so only one writer sees it not final.
+        ReturnValues: 'UPDATED_OLD',
       }),
-    ),
-  );
-  return outcome;
+    );
+    replaced = Attributes?.[OUTCOME_ATTRIBUTE];
+  });
+  return { outcome, becameFinal: written && isFinal(outcome) && !isFinal(replaced) };
+}
+
+function isFinal(outcome: unknown): boolean {
+  if (typeof outcome !== 'object' || outcome === null) return false;
+  const { status } = outcome as Record<string, unknown>;
+  return FINAL_OUTCOME_STATUSES.some((final) => final === status);
 }
 
 function sameOutcome(stored: unknown, outcome: MeetingOutcome): boolean {
@@ -89,7 +110,7 @@ export async function recordMeetingCancelled(
   table: TableAccess,
   botId: string,
   at: string,
-): Promise<MeetingOutcome | undefined> {
+): Promise<RefreshedOutcome | undefined> {
   await writeIfCondition(() =>
     table.db.send(
       new UpdateCommand({

@@ -24,6 +24,8 @@ export interface StateChangeResult {
   archiveRequested: boolean;
   /** The meeting's outcome with this event counted (undefined: the meeting is erased). */
   outcome?: MeetingOutcome;
+  /** This event made the meeting's outcome final (once per meeting: see refreshMeetingOutcome). */
+  outcomeBecameFinal?: boolean;
 }
 
 /**
@@ -129,8 +131,12 @@ export async function applyStateChange(
     }
   }
   // Last, from every stored state change: a crash before this is healed by the event's retry.
-  const outcome = await refreshMeetingOutcome(ctx.table, ctx.botId);
-  return { stateApplied, archiveRequested, ...(outcome !== undefined && { outcome }) };
+  const refreshed = await refreshMeetingOutcome(ctx.table, ctx.botId);
+  return {
+    stateApplied,
+    archiveRequested,
+    ...(refreshed !== undefined && { outcome: refreshed.outcome, outcomeBecameFinal: refreshed.becameFinal }),
+  };
 }
 
 /** What the launcher knows of a meeting once it has created the bot. */

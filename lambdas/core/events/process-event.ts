@@ -9,6 +9,7 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type AppliedEffects, applyWebhook } from '../apply/apply-webhook';
 import type { ArchiveQueue } from '../archive/archive-job';
 import type { DomainEventPublisher } from '../domain-events/publisher';
+import { emitFinalOutcome } from '../outcome/outcome-metric';
 import type { PayloadReader, PayloadStore } from '../queue/payload-store';
 import {
   type ClaimCheckPointer,
@@ -205,6 +206,10 @@ export async function applyValidatedEvent(event: ValidatedEvent, deps: ProcessDe
     if (claim === 'busy') throw new EventBusyError(idempotencyKey);
     try {
       effects = await applyWebhook(webhook, ctx, deps.archive);
+      // At once: only the delivery that wrote the final outcome counts it, a retry after a failure below will not.
+      if (effects.outcomeBecameFinal === true && effects.outcome !== undefined) {
+        emitFinalOutcome(telemetry.metrics, effects.outcome);
+      }
       // Before completing: a failed send leaves the event open, and its redelivery sends again (erasure is idempotent).
       if (deps.erasure !== undefined && isUpstreamDataDeleted(webhook)) {
         await deps.erasure.send({ kind: 'erase', bot_id: botId, reason: 'upstream-data-deleted' });

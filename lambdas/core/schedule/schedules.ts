@@ -19,6 +19,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ApiErrorBody, apiError } from '../api-error';
 import { recordMeetingCancelled } from '../apply/meeting-outcome-item';
 import { recordLaunchedMeeting } from '../apply/state-change';
+import { emitFinalOutcome } from '../outcome/outcome-metric';
 import { required } from '../required';
 import { type TableAccess, writeIfCondition } from '../store/dynamo';
 import { keys } from '../store/table-layout';
@@ -583,7 +584,8 @@ async function cancelLaunchedBot(
     if (!(error instanceof NotFoundError)) throw error;
   }
   // Before the schedule's write: a cancel retried after a crash here finds the schedule still launched.
-  await recordMeetingCancelled(deps.table, botId, new Date(deps.now()).toISOString());
+  const refreshed = await recordMeetingCancelled(deps.table, botId, new Date(deps.now()).toISOString());
+  if (refreshed?.becameFinal === true) emitFinalOutcome(deps.telemetry.metrics, refreshed.outcome);
   const guard = orderGuard(order);
   await writeIfCondition(() =>
     deps.table.db.send(
