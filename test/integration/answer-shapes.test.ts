@@ -180,7 +180,9 @@ describe('times: one form in every answer', () => {
     );
     let checked = 0;
     for (const entry of entries) checked += expectOneTimeForm(entry.DetailType, JSON.parse(entry.Detail));
-    expect(checked).toBeGreaterThanOrEqual(entries.length);
+    // Every event but meeting.outcome carries a time of its own (that one has only its entry's Time, when it was put).
+    const timed = entries.filter((entry) => entry.DetailType !== 'meeting.outcome');
+    expect(checked).toBeGreaterThanOrEqual(timed.length);
   });
 });
 
