@@ -37,9 +37,11 @@ import { botItems, dayListed } from '../fixtures/store-reader';
 const SEEDS = 100;
 /**
  * Which delivery of a newest-wins value was written, and which keys touched it, is bookkeeping, not meeting data;
- * so is `listedAt`, the time of the first state change applied (its day listing), which arrival order decides.
+ * so is `listedAt`, the time of the first state change applied (its day listing), which arrival order decides,
+ * and `outcomeBasis`, how many state changes were stored when the outcome last changed (its write guard): the
+ * outcome itself is compared.
  */
-const BOOKKEEPING = new Set(['version', 'summaryVersion', 'appliedKeys', 'summaryKeys', 'listedAt']);
+const BOOKKEEPING = new Set(['version', 'summaryVersion', 'appliedKeys', 'summaryKeys', 'listedAt', 'outcomeBasis']);
 
 let pipeline: LocalPipeline;
 let inOrder: { resources: LocalResources; deps: ProcessDependencies };
