@@ -22,7 +22,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type DomainEvent, domainEvents } from '../domain-events/catalogue';
 import type { DomainEventPublisher } from '../domain-events/publisher';
-import type { OwnReason } from '../outcome/outcome-reasons';
+import { SERVICE_REASONS } from '../outcome/outcome-reasons';
 import type { TableAccess } from '../store/dynamo';
 import { ERASURE_ATTRIBUTE, GSI, keys, OUTCOME_ATTRIBUTE, TRANSCRIPT_FINAL_ATTRIBUTE } from '../store/table-layout';
 import { METRICS, type Telemetry } from '../telemetry';
@@ -165,9 +165,7 @@ export async function archiveMeeting(
   let recording = progress.recording ?? null;
   const neverRecorded = neverRecordedBecause(Item?.[OUTCOME_ATTRIBUTE]);
   if (recording === null && neverRecorded === undefined) {
-    // A bot the events do not show joining (its join webhooks may be lost) is asked once, not waited for.
-    const inferred = (Item?.[OUTCOME_ATTRIBUTE] as { reason?: unknown } | undefined)?.reason === INFERRED_NO_JOIN;
-    recording = await archiveRecording(botId, deps, inferred ? {} : options);
+    recording = await archiveRecording(botId, deps, options);
     if (recording !== null) await saveProgress(table, botId, { ...progress, recording });
   }
   // None when the service recorded nothing (a bot that never joined): an empty transcript, and the record says so.
@@ -292,19 +290,17 @@ async function leaveStateIndex(table: TableAccess, botId: string): Promise<void>
   );
 }
 
-/** The outcome's reason (ours, inferred) when a meeting is over and no event says the bot joined. */
-const INFERRED_NO_JOIN: OwnReason = 'no_join_reported';
-
 /**
- * Why no recording can exist, when the meeting's outcome says the service never recorded it (missed:
- * never admitted, denied, the meeting gone; failed: never launched); undefined otherwise. An outcome
- * inferred only from missing join events is not enough: a lost webhook must not lose a recording.
+ * Why no recording can exist, when the service itself said the bot never recorded (missed or failed
+ * with one of its own sub-types: not admitted, denied, not launched, out of credits); undefined
+ * otherwise. An outcome we inferred (a bare fatal_error, no join event seen) is not enough: its join
+ * webhooks may be lost, or a crashed bot's recording still on its way, and a recording must not be lost.
  */
 function neverRecordedBecause(stored: unknown): string | undefined {
   if (typeof stored !== 'object' || stored === null) return undefined;
   const { status, reason } = stored as { status?: unknown; reason?: unknown };
   if ((status !== 'missed' && status !== 'failed') || typeof reason !== 'string') return undefined;
-  return reason === INFERRED_NO_JOIN ? undefined : reason;
+  return Object.hasOwn(SERVICE_REASONS, reason) ? reason : undefined;
 }
 
 /** Fetches a fresh link right before each download; an expired or broken download gets another link. */
