@@ -11,7 +11,7 @@
  * SIGNING_SECRET holds the secret itself and AWS_ENDPOINT_URL_* point at the emulators.
  * `meeting-pipeline quarantine` does the same from the stack's outputs.
  */
-import { parseLine } from '../cli/flags';
+import { scriptLine } from '../cli/flags';
 import { listQuarantined, quarantineListText, redriveQuarantined, redriveReportText } from '../cli/quarantine-tasks';
 
 const USAGE = `usage: npm run quarantine -- list | redrive [--dry-run]
@@ -22,19 +22,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-/** A mistake on the line is one line and exit 2 (no stack trace). */
-function usageError(message: string): never {
-  console.error(`npm run quarantine: ${message} (npm run quarantine -- --help shows the usage)`);
-  process.exit(2);
-}
-function readLine() {
-  try {
-    return parseLine(process.argv.slice(2), OPTIONS);
-  } catch (error) {
-    usageError((error as Error).message);
-  }
-}
-const line = readLine();
+const line = scriptLine('quarantine', OPTIONS);
+const { usageError } = line;
 const { values } = line;
 const [command, extra] = line.positionals;
 if (values.help) {

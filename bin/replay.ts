@@ -9,7 +9,7 @@
  * MeetingsTableName, ArchiveQueueUrl and the payload bucket), with the caller's
  * AWS credentials and region.
  */
-import { parseLine } from '../cli/flags';
+import { scriptLine } from '../cli/flags';
 import { replayBotEvents } from '../lambdas/core/events/replay';
 import { silentTelemetry } from '../lambdas/core/telemetry';
 import { describeIssues } from '../lambdas/core/validation';
@@ -30,19 +30,8 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-/** A mistake on the line is one line and exit 2 (no stack trace). */
-function usageError(message: string): never {
-  console.error(`npm run replay: ${message} (npm run replay -- --help shows the usage)`);
-  process.exit(2);
-}
-function readLine() {
-  try {
-    return parseLine(process.argv.slice(2), OPTIONS);
-  } catch (error) {
-    usageError((error as Error).message);
-  }
-}
-const line = readLine();
+const line = scriptLine('replay', OPTIONS);
+const { usageError } = line;
 if (line.values.help === true) {
   console.log(USAGE);
   process.exit(0);

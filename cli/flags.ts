@@ -78,6 +78,25 @@ export const didYouMean = (suggestion: string | undefined): string =>
 /** The values of `options` as node:util's parseArgs types them (defaults filled in): what parseLine's values hold. */
 export type FlagValues<O extends ParseArgsOptionsConfig> = ReturnType<typeof parseArgs<{ options: O }>>['values'];
 
+/**
+ * The line of an `npm run <script>` tool read with parseLine: a mistake is one line on stderr naming
+ * the script and its --help, and exit 2 (no stack trace).
+ */
+export function scriptLine<O extends ParseArgsOptionsConfig>(
+  script: string,
+  options: O,
+): { values: FlagValues<O>; positionals: string[]; usageError(message: string): never } {
+  const usageError = (message: string): never => {
+    console.error(`npm run ${script}: ${message} (npm run ${script} -- --help shows the usage)`);
+    process.exit(2);
+  };
+  try {
+    return { ...parseLine(process.argv.slice(2), options), usageError };
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+}
+
 export interface ParsedLine {
   values: Record<string, string | boolean | undefined>;
   positionals: string[];
