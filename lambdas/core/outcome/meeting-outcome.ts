@@ -8,6 +8,7 @@
  * or a state only a joined bot reaches) means something was recorded.
  */
 import { isoToMicros } from '../text/iso-micros';
+import { JOINED_BOT_STATES } from '../upstream/webhook-contract';
 import {
   type KnownReason,
   type OutcomeStatus,
@@ -48,14 +49,7 @@ export interface OutcomeContext {
 }
 
 /** States only a bot inside the meeting reaches. */
-const JOINED_STATES: readonly string[] = [
-  'joined_not_recording',
-  'joined_recording',
-  'joined_recording_paused',
-  'joined_recording_permission_denied',
-  'joining_breakout_room',
-  'leaving_breakout_room',
-];
+const JOINED_STATES: readonly string[] = JOINED_BOT_STATES;
 /** States that say the bot's run is over. */
 const OVER_STATES: readonly string[] = ['post_processing', 'ended', 'fatal_error', 'data_deleted'];
 /** Event types that say the bot's run is over, whatever came before. */

@@ -76,6 +76,16 @@ export const BOT_STATES = [
 ] as const;
 export type BotState = (typeof BOT_STATES)[number];
 
+/** States only a bot inside the meeting reaches (recording paused and breakout rooms included). */
+export const JOINED_BOT_STATES: readonly BotState[] = [
+  'joined_not_recording',
+  'joined_recording',
+  'joined_recording_paused',
+  'joined_recording_permission_denied',
+  'joining_breakout_room',
+  'leaving_breakout_room',
+];
+
 /** The state a bot reaches once the service deleted its recording, transcript and participants. */
 export const DATA_DELETED_STATE: BotState = 'data_deleted';
 export const FINAL_BOT_STATES: readonly BotState[] = ['ended', 'fatal_error', DATA_DELETED_STATE];
