@@ -1,6 +1,7 @@
 /** `meeting-pipeline <command>`: finds the command by its words, runs it, turns errors into exit codes. */
 import { type Command, TARGET_HELP } from './command';
 import { calendarsDelete, calendarsGet, calendarsPut, calendarsSync } from './commands/calendars';
+import { consoleCommand } from './commands/console';
 import { dlqList, dlqRedrive } from './commands/dlq';
 import { doctor } from './commands/doctor';
 import { erase } from './commands/erase';
@@ -37,6 +38,7 @@ export const COMMANDS: Command[] = [
   query,
   erase,
   mcp,
+  consoleCommand,
   schedulePut,
   scheduleGet,
   scheduleCancel,

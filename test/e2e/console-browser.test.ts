@@ -1,0 +1,294 @@
+/**
+ * The operator console in a real Chromium, against local mode with the simulated service, started
+ * as a user starts it (`meeting-pipeline console`, a child process): the launch token becomes an
+ * HttpOnly cookie and leaves the address bar; a missed-or-recorded meeting is followed from the
+ * overview to its timeline; a transcript line plays the recording from its moment (Range requests);
+ * names and transcript text an outsider controls show as text and run nothing; erasure asks for the
+ * bot id and shows the receipt; requests without the cookie, with a foreign Host or without the CSRF
+ * token are refused; axe-core finds no serious violation on any page. Screenshots go to
+ * .scratch/screenshots/console.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { participantJoinLeave, transcriptUpdate } from '../../local/simulator/payloads';
+import { signWebhook } from '../../local/simulator/webhook-signer';
+import { launchChromium, seriousAccessibilityViolations } from '../fixtures/browser';
+import {
+  archivedMeeting,
+  BIN,
+  CLI_ENTRY,
+  type CliLocalStack,
+  childEnvironment,
+  ROOT,
+  startCliLocalStack,
+} from '../fixtures/cli-local-stack';
+
+const SCREENSHOTS = join(ROOT, '.scratch/screenshots/console');
+const HOSTILE_NAME = '<img src=x onerror=alert(1)>';
+const HOSTILE_LINE = '<script>window.__pwned = 1</script> and <b>bold</b>';
+
+let local: CliLocalStack;
+let botId: string;
+/** A meeting known only from webhooks an outsider's words reached (after archiving, a transcript is final). */
+const hostileBot = `bot_hostile${randomUUID().slice(0, 8)}`;
+let consoleProcess: ChildProcess;
+let launchUrl: string;
+let origin: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const dialogs: string[] = [];
+
+async function sendWebhook(payload: ReturnType<typeof transcriptUpdate>): Promise<void> {
+  const { body, signature } = signWebhook(payload, local.signingSecret);
+  const answer = await fetch(local.stack.webhookUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+    body,
+  });
+  expect(answer.status).toBe(202);
+}
+
+async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The console as a user starts it; resolves with the address it printed. */
+function startConsole(args: string[]): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(join(BIN, 'tsx'), [CLI_ENTRY, 'console', '--endpoints-file', local.endpointsFile, ...args], {
+    cwd: ROOT,
+    env: childEnvironment(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /open (http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+)/.exec(out)?.[1];
+      if (url !== undefined) resolve({ child, url });
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on('exit', (code) => reject(new Error(`console exited (${code}): ${err}${out}`)));
+  });
+}
+
+/** A raw request to the console, Host and all as given (fetch would set its own Host). */
+function rawRequest(
+  path: string,
+  options: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: string; headers: Record<string, string | string[] | undefined> }> {
+  const { port } = new URL(origin);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: '127.0.0.1', port: Number(port), path, method: options.method ?? 'GET', headers: options.headers },
+      (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function screenshot(name: string, fullPage = true): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+}
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  local = await startCliLocalStack('console');
+  botId = await archivedMeeting(local, `console-${randomUUID().slice(0, 8)}`);
+  expect(botId).not.toBe('');
+  // What an outsider controls: a participant's name and what they say.
+  await sendWebhook(
+    participantJoinLeave(hostileBot, {
+      id: randomUUID(),
+      name: HOSTILE_NAME,
+      uuid: 'hostile-1',
+      isHost: false,
+      eventType: 'join',
+      timestampMs: Date.now(),
+    }),
+  );
+  await sendWebhook(
+    transcriptUpdate(hostileBot, {
+      speakerName: HOSTILE_NAME,
+      speakerUuid: 'hostile-1',
+      isHost: false,
+      timestampMs: Date.now(),
+      durationMs: 1_000,
+      text: HOSTILE_LINE,
+    }),
+  );
+  await until('the hostile line in the read API', async () => {
+    const answer = await fetch(`${local.endpoint}/meetings/${hostileBot}/transcript`);
+    const text = answer.ok ? await answer.text() : '';
+    return text.includes('__pwned') ? true : undefined;
+  });
+  const started = await startConsole([]);
+  consoleProcess = started.child;
+  launchUrl = started.url;
+  origin = new URL(launchUrl).origin;
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  consoleProcess?.kill('SIGINT');
+  await local?.stop();
+});
+
+describe('meeting-pipeline console in Chromium', () => {
+  it('exchanges the launch token for an HttpOnly, SameSite=Strict cookie and drops it from the address', async () => {
+    await page.goto(launchUrl);
+    expect(page.url()).toBe(`${origin}/`);
+    const cookies = await context.cookies(origin);
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Overview');
+  });
+
+  it('follows a meeting from the overview to its timeline and outcome sentence', async () => {
+    await page.goto(`${origin}/`);
+    const recorded = page.getByRole('link', { name: /Recorded/ });
+    await recorded.waitFor();
+    expect(Number(await recorded.locator('.count').textContent())).toBeGreaterThanOrEqual(1);
+    await screenshot('overview');
+    await recorded.click();
+    await page.getByRole('link', { name: botId }).click();
+    expect(page.url()).toBe(`${origin}/meetings/${botId}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    const sentence = await page.locator('.sentence').textContent();
+    expect(sentence).not.toBe('');
+    expect(await page.locator('table.list').first().textContent()).toContain('joined_meeting');
+    // The address alone reopens it.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    await screenshot('meeting');
+    await screenshot('meeting-first-screen', false);
+  });
+
+  it('shows what outsiders wrote as text and runs none of it', async () => {
+    await page.goto(`${origin}/meetings/${hostileBot}`);
+    await page.locator('.participant-name', { hasText: HOSTILE_NAME }).first().waitFor();
+    await page.locator('.transcript .text', { hasText: HOSTILE_LINE }).waitFor();
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.locator('main script, main b').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    await screenshot('hostile-text');
+  });
+
+  it("sets the recording to a transcript line's moment; the recording streams through Range requests", async () => {
+    const media: Array<{ status: number; range: string | undefined }> = [];
+    const listener = (response: import('playwright-core').Response) => {
+      if (response.url().includes('/recording/media'))
+        media.push({ status: response.status(), range: response.request().headers().range });
+    };
+    page.on('response', listener);
+    await page.goto(`${origin}/meetings/${botId}`);
+    const lines = page.locator('.transcript li');
+    await lines.first().waitFor();
+    const last = lines.nth((await lines.count()) - 1);
+    const offsetMs = Number(await last.getAttribute('data-offset-ms'));
+    expect(offsetMs).toBeGreaterThan(0);
+    await last.getByRole('button').click();
+    const position = await page
+      .locator('video')
+      .evaluate((video) => (video as unknown as { currentTime: number }).currentTime);
+    expect(position).toBeCloseTo(offsetMs / 1000, 1);
+    await expect.poll(() => media.length).toBeGreaterThan(0);
+    page.off('response', listener);
+    // The browser asks for the media by Range, and the archive answers with the part asked for.
+    expect(media[0]).toMatchObject({ status: 206 });
+    expect(media[0]?.range).toMatch(/^bytes=/);
+    const cookie = (await context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const part = await rawRequest(`/api/meetings/${botId}/recording/media`, {
+      headers: { cookie, range: 'bytes=0-99', host: new URL(origin).host },
+    });
+    expect(part.status).toBe(206);
+    expect(part.headers['content-range']).toMatch(/^bytes 0-99\//);
+    expect(part.headers['content-length']).toBe('100');
+  });
+
+  it('refuses requests without the cookie, with a foreign Host, without the CSRF token or with a wrong token', async () => {
+    const host = new URL(origin).host;
+    expect((await rawRequest('/api/meetings', { headers: { host } })).status).toBe(401);
+    expect((await rawRequest('/meetings', { headers: { host } })).status).toBe(401);
+    expect((await rawRequest('/?token=not-the-token', { headers: { host } })).status).toBe(403);
+    const cookie = (await context.cookies(origin)).map((c) => `${c.name}=${c.value}`).join('; ');
+    expect((await rawRequest('/api/meetings', { headers: { cookie, host } })).status).toBe(200);
+    expect((await rawRequest('/api/meetings', { headers: { cookie, host: 'evil.example:80' } })).status).toBe(421);
+    const unsigned = await rawRequest(`/api/meetings/${botId}`, { method: 'DELETE', headers: { cookie, host } });
+    expect(unsigned.status).toBe(403);
+    expect(unsigned.body).toContain('csrf');
+    // A route the CLI does not call is not reachable through the console.
+    expect((await rawRequest('/api/schedules/x', { method: 'GET', headers: { cookie, host } })).status).toBe(404);
+    const headers = (await rawRequest('/', { headers: { cookie, host } })).headers;
+    expect(headers['content-security-policy']).toContain("script-src 'self'");
+  });
+
+  it('has no serious accessibility violation on any page', async () => {
+    for (const path of ['/', '/meetings', `/meetings/${botId}`, '/no-such-page']) {
+      await page.goto(`${origin}${path}`);
+      await page.locator('main h1').waitFor();
+      await page.waitForLoadState('networkidle');
+      expect({ path, violations: await seriousAccessibilityViolations(page) }).toEqual({ path, violations: [] });
+    }
+  });
+
+  it('is usable on a narrow window', async () => {
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.goto(`${origin}/meetings/${botId}`);
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    const overflow = await page.evaluate(() => {
+      const view = globalThis as unknown as {
+        document: { documentElement: { scrollWidth: number } };
+        innerWidth: number;
+      };
+      return view.document.documentElement.scrollWidth - view.innerWidth;
+    });
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot('meeting-narrow');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('erases a meeting once its bot id is typed, and shows the receipt', async () => {
+    await page.goto(`${origin}/meetings/${botId}`);
+    const button = page.getByRole('button', { name: 'Erase meeting' });
+    await button.waitFor();
+    expect(await button.isDisabled()).toBe(true);
+    await page.getByLabel('Type the bot id to confirm').fill(botId.slice(0, -1));
+    expect(await button.isDisabled()).toBe(true);
+    await page.getByLabel('Type the bot id to confirm').fill(botId);
+    await button.click();
+    await page.getByText('Erased. Receipt').waitFor();
+    await screenshot('erased');
+    const after = await fetch(`${local.endpoint}/meetings/${botId}`);
+    expect(after.status).toBe(404);
+  });
+});
