@@ -1,16 +1,9 @@
 /** `dlq list` and `dlq redrive <name>`: the pipeline's dead-letter queues. */
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { defineCommand, print, printJson, wholeNumber } from '../command';
-import { redriveCalendarEvents } from '../dlq/calendar-redrive';
-import {
-  DEAD_LETTER_QUEUE_NAMES,
-  DEAD_LETTER_QUEUES,
-  type DeadLetterQueue,
-  type DeadLetterQueueName,
-} from '../dlq/dead-letter-queues';
-import type { DrainReport } from '../dlq/drain';
+import { DEAD_LETTER_QUEUE_NAMES, DEAD_LETTER_QUEUES, type DeadLetterQueueName } from '../dlq/dead-letter-queues';
 import { inspectQueue } from '../dlq/inspect';
-import { moveByHand, moveWithTask } from '../dlq/sqs-redrive';
+import { redriveDeadLetters } from '../dlq/redrive';
 import { CliError, EXIT, UsageError } from '../exit-codes';
 import { oneLine, renderTable } from '../table';
 import { requireResources } from '../target';
@@ -81,7 +74,9 @@ ${NAMES_HELP}`,
     const queue = resources.deadLetterQueues.find((q) => q.name === (name as DeadLetterQueueName));
     if (queue === undefined) throw new CliError(`This target has no ${name} DLQ (see dlq list).`, EXIT.notFound);
     const sqs = sqsClient();
-    const report = await redrive(queue, sqs, max === undefined ? {} : { max }, values.json === true);
+    const report = await redriveDeadLetters(queue, sqs, max === undefined ? {} : { max }, (line) => {
+      if (values.json !== true) writeErr(`${line}\n`);
+    });
     if (values.json === true) printJson(report);
     else
       print(
@@ -92,46 +87,3 @@ ${NAMES_HELP}`,
     return report.failed.length > 0 ? EXIT.error : undefined;
   },
 });
-
-interface RedriveOutcome {
-  name: DeadLetterQueueName;
-  via: 'move-task' | 'receive-send-delete' | 'put-events';
-  moved: number;
-  failed: DrainReport['failed'];
-}
-
-async function redrive(
-  queue: DeadLetterQueue,
-  sqs: ReturnType<typeof sqsClient>,
-  options: { max?: number },
-  quiet: boolean,
-): Promise<RedriveOutcome> {
-  const outcome = (via: RedriveOutcome['via'], report: DrainReport): RedriveOutcome => ({
-    name: queue.name,
-    via,
-    moved: report.forwarded.length,
-    failed: report.failed,
-  });
-  if (queue.sourceQueueUrl === undefined)
-    return outcome(
-      'put-events',
-      await redriveCalendarEvents(sqs, queue.url, {
-        ...options,
-        ...(queue.eventBusName !== undefined && { eventBusName: queue.eventBusName }),
-      }),
-    );
-  if (queue.arn !== undefined && options.max === undefined) {
-    const task = await moveWithTask(sqs, queue.arn, (moved, toMove) => {
-      if (!quiet) writeErr(`  moving: ${moved}${toMove === undefined ? '' : ` of ${toMove}`}\n`);
-    });
-    if (task.kind === 'finished') {
-      const failed =
-        task.status === 'COMPLETED'
-          ? []
-          : [{ messageId: '-', reason: `move task ${task.status}: ${task.failureReason ?? ''}` }];
-      return { name: queue.name, via: 'move-task', moved: task.moved, failed };
-    }
-    if (!quiet) writeErr(`SQS move tasks unavailable here (${task.reason}); moving message by message\n`);
-  }
-  return outcome('receive-send-delete', await moveByHand(sqs, queue.url, queue.sourceQueueUrl, options));
-}

@@ -14,7 +14,15 @@ import { listenOnLoopback } from '../../local/loopback-host';
 import { ApiError, requestJson, routeUrl } from '../api';
 import { CliError, localModeDownMessage, refusedLoopback } from '../exit-codes';
 import type { Target } from '../target';
-import { matchRoute, PASSED_CHANGES, PASSED_READS, RECORDING_MEDIA_ROUTE } from './console-routes';
+import {
+  listDeadLetterQueues,
+  OPERATION_CHANGES,
+  OPERATION_READS,
+  OperationRefused,
+  redriveDeadLetterQueue,
+  searchLake,
+} from './console-operations';
+import { type MatchedRoute, matchRoute, PASSED_CHANGES, PASSED_READS, RECORDING_MEDIA_ROUTE } from './console-routes';
 import { CSRF_HEADER, consoleSessions, LAUNCH_TOKEN_PARAMETER } from './console-session';
 
 /** No inline script or style, nothing from another origin, no framing. */
@@ -143,6 +151,27 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     }
   }
 
+  /** The CLI's own operations: answered as JSON, a refusal with its status and reason. */
+  async function operate(response: ServerResponse, operation: MatchedRoute, url: URL) {
+    const isChange = (Object.values(OPERATION_CHANGES) as string[]).includes(operation.route);
+    if (isChange && readOnly)
+      return refuse(response, 403, 'read-only', 'This console was started with --read-only: it changes nothing');
+    try {
+      switch (operation.route) {
+        case OPERATION_READS.deadLetterQueues:
+          return sendJson(response, 200, { queues: await listDeadLetterQueues(target) });
+        case OPERATION_READS.search:
+          return sendJson(response, 200, await searchLake(target, url.searchParams));
+        case OPERATION_CHANGES.redriveDeadLetters:
+          return sendJson(response, 200, await redriveDeadLetterQueue(target, operation.params.name ?? ''));
+      }
+    } catch (error) {
+      if (error instanceof OperationRefused) return refuse(response, error.status, error.code, error.message);
+      return refuse(response, 502, 'operation-failed', unreachableReason(target, error));
+    }
+    return refuse(response, 404, 'no-such-route', `The console has no ${operation.route}`);
+  }
+
   async function api(request: IncomingMessage, response: ServerResponse, url: URL) {
     const method = request.method ?? 'GET';
     const csrf = sessions.csrfFor(request.headers.cookie);
@@ -160,6 +189,12 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       return sendJson(response, 200, { csrf_token: csrf, read_only: readOnly, target: target.label });
     const media = matchRoute([RECORDING_MEDIA_ROUTE], method, apiPath);
     if (media !== undefined) return recordingMedia(request, response, media.params.bot_id ?? '');
+    const operation = matchRoute(
+      [...Object.values(OPERATION_READS), ...Object.values(OPERATION_CHANGES)],
+      method,
+      apiPath,
+    );
+    if (operation !== undefined) return operate(response, operation, url);
     return passThrough(request, response, url, apiPath);
   }
 

@@ -2,20 +2,26 @@
 import { render } from 'preact';
 import { consoleSession } from './api';
 import { Show, useLoad } from './load';
+import { DeliveriesPage } from './pages/deliveries';
 import { MeetingPage } from './pages/meeting';
 import { MeetingsPage } from './pages/meetings';
 import { OverviewPage } from './pages/overview';
+import { SearchPage } from './pages/search';
 import { Link, useLocation } from './router';
 
 const SECTIONS = [
   { href: '/', label: 'Overview' },
   { href: '/meetings', label: 'Meetings' },
+  { href: '/deliveries', label: 'Deliveries' },
+  { href: '/search', label: 'Search' },
 ];
 
 function Page(props: { url: URL }) {
   const { pathname } = props.url;
   if (pathname === '/') return <OverviewPage />;
   if (pathname === '/meetings') return <MeetingsPage />;
+  if (pathname === '/deliveries') return <DeliveriesPage />;
+  if (pathname === '/search') return <SearchPage />;
   const meeting = /^\/meetings\/([^/]+)$/.exec(pathname)?.[1];
   if (meeting !== undefined) return <MeetingPage botId={decodeURIComponent(meeting)} />;
   return (

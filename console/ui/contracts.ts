@@ -44,3 +44,6 @@ export interface DeliveryLogAnswer {
   }>;
   next_cursor: string | null;
 }
+
+export type { DeadLetterQueueView } from '../../cli/console/console-operations';
+export type { TranscriptHit, TranscriptSearchPage } from '../../lambdas/core/lake/lake-questions-contract';

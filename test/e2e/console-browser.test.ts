@@ -13,8 +13,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { participantJoinLeave, transcriptUpdate } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
 import { launchChromium, seriousAccessibilityViolations } from '../fixtures/browser';
@@ -253,12 +255,53 @@ describe('meeting-pipeline console in Chromium', () => {
   });
 
   it('has no serious accessibility violation on any page', async () => {
-    for (const path of ['/', '/meetings', `/meetings/${botId}`, '/no-such-page']) {
+    for (const path of [
+      '/',
+      '/meetings',
+      `/meetings/${botId}`,
+      '/deliveries',
+      '/search?words=runbook',
+      '/no-such-page',
+    ]) {
       await page.goto(`${origin}${path}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
       expect({ path, violations: await seriousAccessibilityViolations(page) }).toEqual({ path, violations: [] });
     }
+  });
+
+  it('shows a dead letter as text, and re-drives it after a confirmation', async () => {
+    const body = `{"poison": "${HOSTILE_NAME}"}`;
+    await sqsClient().send(new SendMessageCommand({ QueueUrl: local.deadLetterQueueUrl, MessageBody: body }));
+    await page.goto(`${origin}/deliveries`);
+    const row = page.locator('tr[data-queue="events"]');
+    await expect.poll(() => row.locator('.count').textContent()).toBe('1');
+    await row.getByText(/^Peek at/).click();
+    expect(await row.locator('.peek').textContent()).toBe(body);
+    expect(await page.locator('main img').count()).toBe(0);
+    await screenshot('deliveries');
+    await row.getByRole('button', { name: 'Re-drive events' }).click();
+    await row.getByRole('button', { name: 'Confirm re-drive of events' }).click();
+    await page.getByText('events: 1 moved back to the events queue').waitFor();
+    await expect.poll(() => row.locator('.count').textContent()).toBe('0');
+    const { Messages = [] } = await sqsClient().send(
+      new ReceiveMessageCommand({ QueueUrl: local.sourceQueueUrl, WaitTimeSeconds: 2, MaxNumberOfMessages: 10 }),
+    );
+    expect(Messages.map((m) => m.Body)).toContain(body);
+  });
+
+  it("searches every meeting's words and opens a hit at its moment", async () => {
+    await page.goto(`${origin}/search`);
+    await page.getByLabel('Words').fill('runbook');
+    await page.getByRole('button', { name: 'Search' }).click();
+    expect(new URL(page.url()).search).toBe('?words=runbook');
+    const hit = page.locator('.hits li').first();
+    await hit.waitFor();
+    await screenshot('search');
+    await hit.getByRole('link').click();
+    expect(page.url()).toMatch(/\/meetings\/[^/?]+\?t=\d+$/);
+    await page.locator('.transcript li.focused').waitFor();
+    expect(await page.locator('.transcript li.focused .text').textContent()).toMatch(/runbook/i);
   });
 
   it('is usable on a narrow window', async () => {
@@ -275,6 +318,32 @@ describe('meeting-pipeline console in Chromium', () => {
     expect(overflow).toBeLessThanOrEqual(0);
     await screenshot('meeting-narrow');
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('with --read-only, hides every change and refuses it', async () => {
+    const readOnly = await startConsole(['--read-only']);
+    try {
+      const other = await browser.newContext();
+      const view = await other.newPage();
+      await view.goto(readOnly.url);
+      await view.goto(`${new URL(readOnly.url).origin}/meetings/${botId}`);
+      await view.getByRole('heading', { name: 'Timeline' }).waitFor();
+      await view.getByRole('heading', { name: 'Deliveries' }).waitFor();
+      expect(await view.getByRole('button', { name: 'Erase meeting' }).count()).toBe(0);
+      const refused = await view.evaluate(async (id) => {
+        const session = (await (await fetch('/api/session')).json()) as { csrf_token: string };
+        const answer = await fetch(`/api/meetings/${id}`, {
+          method: 'DELETE',
+          headers: { 'x-csrf-token': session.csrf_token },
+        });
+        return { status: answer.status, body: await answer.text() };
+      }, botId);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toContain('read-only');
+      await other.close();
+    } finally {
+      readOnly.child.kill('SIGINT');
+    }
   });
 
   it('erases a meeting once its bot id is typed, and shows the receipt', async () => {

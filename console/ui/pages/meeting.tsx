@@ -2,11 +2,12 @@
  * One meeting: its outcome and timeline, the recording, the transcript (a line plays the
  * recording from there), participants, summary, its delivery log, and erasure.
  */
-import { useRef } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { ApiFailure, consoleSession, getJson, path } from '../api';
 import type { DeliveryLogAnswer, MeetingView, ParticipantAnswer, TranscriptAnswer } from '../contracts';
 import { Show, useLoad } from '../load';
 import { OutcomeBadge } from '../outcome';
+import { useLocation } from '../router';
 import { Time } from '../time';
 import { EraseMeeting } from './meeting-erase';
 import { Transcript } from './meeting-transcript';
@@ -35,6 +36,13 @@ export function MeetingPage(props: { botId: string }) {
   );
   const [session] = useLoad('session', consoleSession);
   const player = useRef<HTMLVideoElement>(null);
+  const moment = Number(useLocation().searchParams.get('t') ?? Number.NaN);
+  const focusMs = Number.isFinite(moment) && moment >= 0 ? moment : undefined;
+  const playerShown = meeting.state === 'ready' && meeting.value.recording?.status === 'archived';
+  // Opened at a moment (a search hit): the recording starts there.
+  useEffect(() => {
+    if (playerShown && focusMs !== undefined && player.current !== null) player.current.currentTime = focusMs / 1000;
+  }, [playerShown, focusMs]);
   const playFrom = (ms: number) => {
     const media = player.current;
     if (media === null) return;
@@ -136,7 +144,8 @@ export function MeetingPage(props: { botId: string }) {
           ) : (
             <Transcript
               transcript={answer}
-              {...(meeting.state === 'ready' && meeting.value.recording?.status === 'archived' && { playFrom })}
+              {...(playerShown && { playFrom })}
+              {...(focusMs !== undefined && { focusMs })}
             />
           )
         }

@@ -1,0 +1,106 @@
+/**
+ * What the console does besides passing API routes on: the CLI's own operations on the
+ * target's resources (dead-letter queues) and its lake search, answered as JSON for the pages.
+ * Each is the function the CLI command calls, so the console has no second path to the data.
+ */
+import { LakeQueryFailedError, LakeQueryRefusedError } from '../../lambdas/core/lake/lake-engine';
+import { LakeInputError, type TranscriptSearchInput } from '../../lambdas/core/lake/lake-questions-contract';
+import { searchTranscripts } from '../../lambdas/core/lake/lake-search';
+import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { DEAD_LETTER_QUEUES, type DeadLetterQueueName } from '../dlq/dead-letter-queues';
+import { inspectQueue } from '../dlq/inspect';
+import { redriveDeadLetters } from '../dlq/redrive';
+import { lakeEngineFor } from '../lake-engine';
+import type { Target } from '../target';
+
+/** The console's own routes (below /api): reads, then changes (refused with --read-only). */
+export const OPERATION_READS = {
+  deadLetterQueues: 'GET /dead-letter-queues',
+  search: 'GET /search',
+} as const;
+export const OPERATION_CHANGES = {
+  redriveDeadLetters: 'POST /dead-letter-queues/{name}/redrive',
+} as const;
+
+/** A refusal the page shows as is: its status and reason. */
+export class OperationRefused extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface DeadLetterQueueView {
+  name: DeadLetterQueueName;
+  holds: string;
+  redrives_to: string;
+  approximate_messages: number;
+  in_flight: number;
+  sample: { message_id: string; body: string } | null;
+}
+
+function resourcesOf(target: Target) {
+  if (target.resources === undefined)
+    throw new OperationRefused(
+      400,
+      'needs-stack-or-local',
+      'Dead-letter queues need a stack (--stack) or local mode (--local); --endpoint names only the HTTP API',
+    );
+  return target.resources;
+}
+
+export async function listDeadLetterQueues(target: Target): Promise<DeadLetterQueueView[]> {
+  const sqs = sqsClient();
+  return Promise.all(
+    resourcesOf(target).deadLetterQueues.map(async (queue) => {
+      const depth = await inspectQueue(sqs, queue.url);
+      return {
+        name: queue.name,
+        holds: DEAD_LETTER_QUEUES[queue.name].holds,
+        redrives_to: DEAD_LETTER_QUEUES[queue.name].redrive,
+        approximate_messages: depth.messages,
+        in_flight: depth.inFlight,
+        sample: depth.sample === null ? null : { message_id: depth.sample.messageId, body: depth.sample.body },
+      };
+    }),
+  );
+}
+
+export async function redriveDeadLetterQueue(target: Target, name: string) {
+  const queue = resourcesOf(target).deadLetterQueues.find((q) => q.name === name);
+  if (queue === undefined)
+    throw new OperationRefused(404, 'no-such-queue', `This target has no ${name} dead-letter queue`);
+  const report = await redriveDeadLetters(queue, sqsClient(), {});
+  return { name: report.name, via: report.via, moved: report.moved, failed: report.failed };
+}
+
+/** The lake's keyword search, as `meeting-pipeline search` asks it (Athena, or DuckDB in local mode). */
+export async function searchLake(target: Target, query: URLSearchParams) {
+  const limit = query.get('limit');
+  const input: TranscriptSearchInput = { words: query.get('words') ?? '' };
+  for (const key of ['from', 'to', 'speaker', 'cursor'] as const) {
+    const value = query.get(key);
+    if (value !== null && value !== '') input[key] = value;
+  }
+  if (limit !== null) input.limit = Number(limit);
+  let engine: Awaited<ReturnType<typeof lakeEngineFor>>;
+  try {
+    engine = await lakeEngineFor(target);
+  } catch (error) {
+    throw new OperationRefused(400, 'no-lake', (error as Error).message);
+  }
+  try {
+    return await searchTranscripts(engine, input);
+  } catch (error) {
+    if (error instanceof LakeInputError || error instanceof LakeQueryRefusedError)
+      throw new OperationRefused(400, 'invalid-search', error.message);
+    if (error instanceof LakeQueryFailedError)
+      throw new OperationRefused(502, 'search-failed', `The search failed: ${error.message}`);
+    throw error;
+  } finally {
+    engine.close();
+  }
+}
