@@ -179,6 +179,12 @@ describe('meeting-pipeline console in Chromium', () => {
     const recorded = page.getByRole('link', { name: /Recorded/ });
     await recorded.waitFor();
     expect(Number(await recorded.locator('.count').textContent())).toBeGreaterThanOrEqual(1);
+    // The 30-day chart: a bar a day, today's holding this run's meetings.
+    await page.locator('figure.chart').waitFor();
+    expect(await page.locator('figure.chart svg g').count()).toBe(30);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(await page.locator('figure.chart svg g title').last().textContent()).toMatch(new RegExp(`^${today}: [1-9]`));
+    await page.getByRole('link', { name: /in the events dead-letter queue/ }).waitFor();
     await screenshot('overview');
     await recorded.click();
     await page.getByRole('link', { name: botId }).click();

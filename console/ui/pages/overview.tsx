@@ -7,6 +7,8 @@ import { type MeetingList, type MeetingListEntry, OUTCOME_STATUSES } from '../co
 import { Show, useLoad } from '../load';
 import { STATUS_WORDS } from '../outcome';
 import { Link } from '../router';
+import { OutcomeChart } from './outcome-chart';
+import { QueueCounts } from './queue-counts';
 
 const DAY_MS = 86_400_000;
 /** Pages of the largest size read per day at most: a busy day is counted "at least". */
@@ -113,6 +115,10 @@ export function OverviewPage() {
           );
         }}
       </Show>
+      <h2>Waiting for someone</h2>
+      <QueueCounts />
+      <h2>The last 30 days</h2>
+      <OutcomeChart />
     </section>
   );
 }
