@@ -8,6 +8,7 @@ import { benchArchive } from './archive';
 import { benchBundle } from './bundle';
 import { benchCalendar, expandHostileFeedChild, FEED_CHILD } from './calendar';
 import { benchCompanyCalendars, REDUCED_SCALE } from './company-calendars';
+import { benchConsole } from './console';
 import { benchEvents } from './events';
 import { benchLake, LAKE_REDUCED_MEETINGS } from './lake';
 import { benchQuarantineFlood } from './quarantine-flood';
@@ -32,6 +33,7 @@ const sections = {
   // Alone (`-- company`) at full scale, minutes on dynalite; reduced in the full run.
   company: () => benchCompanyCalendars(only === 'company' ? undefined : REDUCED_SCALE),
   bundle: benchBundle,
+  console: benchConsole,
   events: benchEvents,
   archive: benchArchive,
   // Alone (`-- lake`) 10,000 meetings (BENCH_LAKE_MEETINGS to change), minutes; a tenth in the full run.

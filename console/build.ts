@@ -47,4 +47,6 @@ export function consoleBuildIsStale(outDir = CONSOLE_DIST_DIR): boolean {
   );
 }
 
-if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename)) await buildConsole();
+// `tsx console/build.ts [OUT_DIR]`: dist/ by default.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename))
+  await buildConsole(process.argv[2] === undefined ? CONSOLE_DIST_DIR : resolve(process.argv[2]));
