@@ -29,6 +29,8 @@ export interface TargetOptions {
 export interface PipelineResources {
   deadLetterQueues: DeadLetterQueue[];
   eventsQueueUrl?: string;
+  /** Where archive jobs go (a replay of an ended meeting queues one). */
+  archiveQueueUrl?: string;
   payloadBucket?: string;
   tableName?: string;
   signingSecretId?: string;
@@ -93,6 +95,7 @@ export function targetFromStackOutputs(stackName: string, outputs: StackOutputs,
   const optional = (key: keyof typeof STACK_OUTPUTS) => outputs[STACK_OUTPUTS[key]];
   const resources: PipelineResources = { deadLetterQueues, local: false };
   const eventsQueueUrl = optional('eventsQueueUrl');
+  const archiveQueueUrl = optional('archiveQueueUrl');
   const payloadBucket = optional('payloadBucket');
   const tableName = optional('tableName');
   const signingSecretId = optional('signingSecretName');
@@ -109,6 +112,7 @@ export function targetFromStackOutputs(stackName: string, outputs: StackOutputs,
     resources: {
       ...resources,
       ...(eventsQueueUrl !== undefined && { eventsQueueUrl }),
+      ...(archiveQueueUrl !== undefined && { archiveQueueUrl }),
       ...(payloadBucket !== undefined && { payloadBucket }),
       ...(tableName !== undefined && { tableName }),
       ...(signingSecretId !== undefined && { signingSecretId }),
@@ -134,6 +138,7 @@ export function targetFromLocalEndpoints(file: string, endpoints: LocalEndpoints
           : [{ name: 'archive' as const, url: sqs.archiveDeadLetterQueueUrl, sourceQueueUrl: sqs.archiveQueueUrl }]),
       ],
       eventsQueueUrl: sqs.eventsQueueUrl,
+      archiveQueueUrl: sqs.archiveQueueUrl,
       payloadBucket: endpoints.s3.payloadBucket,
       tableName: endpoints.dynamodb.tableName,
       ...(endpoints.s3.recordingsBucket !== undefined && {

@@ -3,10 +3,17 @@
  * target's resources (dead-letter queues) and its lake search, answered as JSON for the pages.
  * Each is the function the CLI command calls, so the console has no second path to the data.
  */
+
+import { replayBotEvents } from '../../lambdas/core/events/replay';
 import { LakeQueryFailedError, LakeQueryRefusedError } from '../../lambdas/core/lake/lake-engine';
 import { LakeInputError, type TranscriptSearchInput } from '../../lambdas/core/lake/lake-questions-contract';
 import { searchTranscripts } from '../../lambdas/core/lake/lake-search';
+import { silentTelemetry } from '../../lambdas/core/telemetry';
+import { processEventsDependencies } from '../../lambdas/process-events/adapter';
+import { processEventsEnvironmentSchema } from '../../lambdas/process-events/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { documentClient } from '../../lambdas/shared/dynamo-client';
+import { s3Client } from '../../lambdas/shared/s3-client';
 import { DEAD_LETTER_QUEUES, type DeadLetterQueueName } from '../dlq/dead-letter-queues';
 import { inspectQueue } from '../dlq/inspect';
 import { redriveDeadLetters } from '../dlq/redrive';
@@ -20,6 +27,7 @@ export const OPERATION_READS = {
 } as const;
 export const OPERATION_CHANGES = {
   redriveDeadLetters: 'POST /dead-letter-queues/{name}/redrive',
+  replayMeeting: 'POST /meetings/{bot_id}/replay',
 } as const;
 
 /** A refusal the page shows as is: its status and reason. */
@@ -103,4 +111,41 @@ export async function searchLake(target: Target, query: URLSearchParams) {
   } finally {
     engine.close();
   }
+}
+
+/**
+ * Re-applies a meeting's stored webhooks (the ledger keeps their bodies for the dedup retention),
+ * as `npm run replay -- --bot <bot>` does; `apply` false reports what it would do. Applying drops
+ * nothing: what was applied already is recognised and skipped.
+ */
+export async function replayMeeting(target: Target, botId: string, apply: boolean) {
+  const resources = resourcesOf(target);
+  const environment = processEventsEnvironmentSchema.safeParse({
+    TABLE_NAME: resources.tableName,
+    ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
+    PAYLOAD_BUCKET: resources.payloadBucket,
+    DEDUP_RETENTION_DAYS: '7',
+    // A replay publishes no domain events: they were published when the webhooks were first applied.
+    EVENT_BUS_NAME: 'replay-publishes-nothing',
+  });
+  if (!environment.success)
+    throw new OperationRefused(
+      400,
+      'cannot-replay',
+      'This target names no table, payload bucket or archive queue (the stack outputs MeetingsTableName, PayloadBucketName, ArchiveQueueUrl)',
+    );
+  const dependencies = processEventsDependencies(
+    environment.data,
+    { db: documentClient(), sqs: sqsClient(), s3: s3Client() },
+    silentTelemetry,
+  );
+  const report = await replayBotEvents(botId, dependencies, { rebuild: false, apply });
+  return {
+    bot_id: report.botId,
+    applied: report.applied,
+    events: report.events,
+    replayed: report.replayed,
+    missing_from_ledger: report.missingFromLedger,
+    failures: report.failures.map((f) => ({ idempotency_key: f.idempotencyKey, error: f.error })),
+  };
 }

@@ -20,6 +20,7 @@ import {
   OPERATION_READS,
   OperationRefused,
   redriveDeadLetterQueue,
+  replayMeeting,
   searchLake,
 } from './console-operations';
 import { type MatchedRoute, matchRoute, PASSED_CHANGES, PASSED_READS, RECORDING_MEDIA_ROUTE } from './console-routes';
@@ -153,7 +154,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 
   /** The CLI's own operations: answered as JSON, a refusal with its status and reason. */
   async function operate(response: ServerResponse, operation: MatchedRoute, url: URL) {
-    const isChange = (Object.values(OPERATION_CHANGES) as string[]).includes(operation.route);
+    // A replay's dry run (`?apply=false`) changes nothing, so a read-only console may ask it.
+    const dryRun = operation.route === OPERATION_CHANGES.replayMeeting && url.searchParams.get('apply') !== 'true';
+    const isChange = (Object.values(OPERATION_CHANGES) as string[]).includes(operation.route) && !dryRun;
     if (isChange && readOnly)
       return refuse(response, 403, 'read-only', 'This console was started with --read-only: it changes nothing');
     try {
@@ -162,6 +165,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
           return sendJson(response, 200, { queues: await listDeadLetterQueues(target) });
         case OPERATION_READS.search:
           return sendJson(response, 200, await searchLake(target, url.searchParams));
+        case OPERATION_CHANGES.replayMeeting:
+          return sendJson(response, 200, await replayMeeting(target, operation.params.bot_id ?? '', !dryRun));
         case OPERATION_CHANGES.redriveDeadLetters:
           return sendJson(response, 200, await redriveDeadLetterQueue(target, operation.params.name ?? ''));
       }

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MeetingView } from '../../lambdas/core/read/read-api-contract';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { participantJoinLeave, transcriptUpdate } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
@@ -336,6 +337,10 @@ describe('meeting-pipeline console in Chromium', () => {
       await view.getByRole('heading', { name: 'Timeline' }).waitFor();
       await view.getByRole('heading', { name: 'Deliveries' }).waitFor();
       expect(await view.getByRole('button', { name: 'Erase meeting' }).count()).toBe(0);
+      // A replay's dry run changes nothing and is allowed; the replay itself is not offered.
+      await view.getByRole('button', { name: 'Check what a replay would do' }).click();
+      await view.getByText(/^Dry run:/).waitFor();
+      expect(await view.getByRole('button', { name: /^Re-apply/ }).count()).toBe(0);
       const refused = await view.evaluate(async (id) => {
         const session = (await (await fetch('/api/session')).json()) as { csrf_token: string };
         const answer = await fetch(`/api/meetings/${id}`, {
@@ -350,6 +355,20 @@ describe('meeting-pipeline console in Chromium', () => {
     } finally {
       readOnly.child.kill('SIGINT');
     }
+  });
+
+  it("replays a meeting's stored webhooks after a dry run, doubling nothing", async () => {
+    const before = (await (await fetch(`${local.endpoint}/meetings/${botId}`)).json()) as MeetingView;
+    await page.goto(`${origin}/meetings/${botId}`);
+    await page.getByRole('button', { name: 'Check what a replay would do' }).click();
+    const dryRun = page.getByText(/^Dry run: \d+ stored webhook\(s\) would be re-applied/);
+    await dryRun.waitFor();
+    const stored = Number(/(\d+) stored/.exec((await dryRun.textContent()) ?? '')?.[1]);
+    expect(stored).toBeGreaterThan(5);
+    await page.getByRole('button', { name: `Re-apply ${stored} webhook(s)` }).click();
+    await page.getByText(`Re-applied ${stored} of ${stored} webhook(s).`).waitFor();
+    const after = (await (await fetch(`${local.endpoint}/meetings/${botId}`)).json()) as MeetingView;
+    expect({ ...after, timeline: after.timeline.length }).toEqual({ ...before, timeline: before.timeline.length });
   });
 
   it('erases a meeting once its bot id is typed, and shows the receipt', async () => {

@@ -67,6 +67,7 @@ describe('the deployed stack as a target', () => {
     expect(target.resources).toEqual({
       local: false,
       eventsQueueUrl: `${SQS}/events`,
+      archiveQueueUrl: `${SQS}/archive.fifo`,
       payloadBucket: 'payload-bucket',
       tableName: 'meetings-table',
       deadLetterQueues: [

@@ -10,6 +10,7 @@ import { OutcomeBadge } from '../outcome';
 import { useLocation } from '../router';
 import { Time } from '../time';
 import { EraseMeeting } from './meeting-erase';
+import { ReplayMeeting } from './meeting-replay';
 import { Transcript } from './meeting-transcript';
 
 /** A part that may not exist yet (no transcript before the meeting): 404 is "none", not a failure. */
@@ -220,14 +221,18 @@ export function MeetingPage(props: { botId: string }) {
         }
       </Show>
       <Show loaded={session} what="the console session">
-        {(s) =>
-          s.read_only ? null : (
-            <>
-              <h2>Erase</h2>
-              <EraseMeeting botId={botId} />
-            </>
-          )
-        }
+        {(s) => (
+          <>
+            <h2>Replay</h2>
+            <ReplayMeeting botId={botId} readOnly={s.read_only} />
+            {s.read_only ? null : (
+              <>
+                <h2>Erase</h2>
+                <EraseMeeting botId={botId} />
+              </>
+            )}
+          </>
+        )}
       </Show>
     </article>
   );
