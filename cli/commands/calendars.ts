@@ -264,7 +264,8 @@ export const calendarsPut = defineCommand({
 export const calendarsGet = defineCommand({
   words: ['calendars', 'get'],
   args: ['<id>'],
-  summary: "The calendar <id>: its source and rules; for a company source each user's state, last sync and events.",
+  summary:
+    "The calendar <id>: its source and rules, its meetings of the last 7 days by outcome (missed and failed by reason); for a company source each user's state, last sync, events and meetings.",
   options: {},
   run: async ({ values, args, target }) => show(target, calendarId(args[0]), 'GET', values.json === true),
 });

@@ -142,6 +142,16 @@ describe('a recording smaller than the archived one', () => {
     },
   );
 
+  it('the simulator refuses a shrinking kind it does not know, naming the ones it does', async () => {
+    await expect(
+      upstream().createBot({
+        meeting_url: 'https://meet.google.com/abc-defg-hij',
+        bot_name: 'Notes',
+        metadata: { [RECORDING_REFETCH_METADATA_KEY]: 'tiny' },
+      }),
+    ).rejects.toThrow(/400: .*simulator_recording_refetch .*tiny.* is not one of empty, half/);
+  });
+
   it('still replaces a smaller object with a larger download, and counts nothing', async () => {
     const bot = endedBot(service, { size: RECORDING_BYTES, seed: SEED });
     await s3Client().send(
