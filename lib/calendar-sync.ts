@@ -190,6 +190,8 @@ export class CalendarSync extends Construct {
       'dynamodb:DeleteItem',
       'dynamodb:Query',
     ];
+    // GET /calendars/{id} reads its recent meetings' schedules and meeting items in batches (recent-outcomes.ts).
+    grantTableItems(this.apiFunction, props.table, ['dynamodb:BatchGetItem'], ['schedule', 'bot']);
     for (const fn of [this.apiFunction, this.syncFunction, this.userSyncFunction]) {
       grantTableItems(fn, props.table, tableActions);
       // Only under this purpose: the key opens nothing else, even for these roles. Company users have no feed address.

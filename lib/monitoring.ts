@@ -225,6 +225,11 @@ export class Monitoring extends Construct {
       app(METRICS.archiveFailed, SERVICES.archive),
     );
     alarm(
+      'RecordingShrankRefused',
+      "A recording download was smaller than (or empty where) the meeting's archived recording: the archived one was kept and the download refused (the service can upload an empty file over a finished recording when its bot task runs again). The archive record's refusedRecording says which and why.",
+      app(METRICS.recordingShrankRefused, SERVICES.archive),
+    );
+    alarm(
       'ReconcilerUnknownBots',
       'The service answered 404 for a bot three checks running; the reconciler set it aside (serviceMisses, unknownToService on the meeting).',
       app(METRICS.reconcilerUnknownBot, SERVICES.reconciler),
@@ -435,6 +440,7 @@ export class Monitoring extends Construct {
         [
           app(METRICS.meetingArchived, SERVICES.archive),
           app(METRICS.archiveFailed, SERVICES.archive),
+          app(METRICS.recordingShrankRefused, SERVICES.archive),
           ...CUT_OFF_REASONS.map((reason) => app(METRICS.downloadCutOff, SERVICES.archive, { reason })),
         ],
         [app(METRICS.archiveBytes, SERVICES.archive)],

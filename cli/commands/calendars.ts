@@ -10,6 +10,7 @@ import { CALENDAR_ID } from '../../lambdas/core/calendar/calendar-source';
 import { requestJson, routeUrl } from '../api';
 import { defineCommand, print, printJson, wholeNumber } from '../command';
 import { UsageError } from '../exit-codes';
+import { describeRecentOutcomes, type RecentOutcomesAnswer, recentOutcomesAnswer } from '../recent-outcomes';
 import { renderFields, renderTable } from '../table';
 import type { Target } from '../target';
 
@@ -21,6 +22,7 @@ const userRow = z.looseObject({
   last_sync: z.string().nullish(),
   events_seen: z.number(),
   backoff_until: z.string().nullish(),
+  recent_outcomes: recentOutcomesAnswer.nullish(),
 });
 const calendarAnswer = z.looseObject({
   calendar_id: z.string(),
@@ -34,8 +36,15 @@ const calendarAnswer = z.looseObject({
   last_sync: z.looseObject({ at: z.string(), outcome: z.string() }).nullish(),
   users: z.array(userRow).optional(),
   totals: z
-    .looseObject({ users: z.number(), pending: z.number(), connected: z.number(), disconnected: z.number() })
+    .looseObject({
+      users: z.number(),
+      pending: z.number(),
+      connected: z.number(),
+      disconnected: z.number(),
+      recent_outcomes: recentOutcomesAnswer.optional(),
+    })
     .optional(),
+  recent_outcomes: recentOutcomesAnswer.optional(),
 });
 type CalendarAnswer = z.infer<typeof calendarAnswer>;
 
@@ -133,7 +142,13 @@ export function calendarBody(flags: CalendarFlags): Record<string, unknown> {
   };
 }
 
-/** A calendar for people: its fields, then one line per user for a company source. */
+const recentLabel = (r: RecentOutcomesAnswer | null | undefined) =>
+  r === undefined || r === null ? undefined : `last ${r.days} days`;
+
+/**
+ * A calendar for people: its fields, then one line per user for a company source, then each user's
+ * recent outcomes (an admin reads who loses meetings, and why).
+ */
 export function describeCalendar(c: CalendarAnswer): string {
   const config = (c.provider === undefined ? undefined : c[c.provider]) as Record<string, unknown> | undefined;
   const fields: Array<[string, string | number | null | undefined]> = [
@@ -149,7 +164,13 @@ export function describeCalendar(c: CalendarAnswer): string {
     ['updated at', c.updated_at],
   ];
   if (c.users === undefined)
-    return renderFields([...fields, ['last sync', c.last_sync ? `${c.last_sync.at} ${c.last_sync.outcome}` : null]]);
+    return renderFields([
+      ...fields,
+      ['last sync', c.last_sync ? `${c.last_sync.at} ${c.last_sync.outcome}` : null],
+      ...(c.recent_outcomes === undefined
+        ? []
+        : ([[recentLabel(c.recent_outcomes), describeRecentOutcomes(c.recent_outcomes)]] as Array<[string, string]>)),
+    ]);
   const t = c.totals;
   const summary =
     t === undefined
@@ -169,7 +190,20 @@ export function describeCalendar(c: CalendarAnswer): string {
           ],
           c.users,
         );
-  return `${renderFields([...fields, ['users', summary]])}\n\n${table}`;
+  const recent = t?.recent_outcomes;
+  const perUser = c.users.flatMap((u) =>
+    u.recent_outcomes === undefined || u.recent_outcomes === null
+      ? []
+      : [[u.user, describeRecentOutcomes(u.recent_outcomes)] as [string, string]],
+  );
+  const notRead = c.users.length - perUser.length;
+  const outcomes =
+    recent === undefined
+      ? ''
+      : `\n\nMeetings of the ${recentLabel(recent)}: ${describeRecentOutcomes(recent)}${
+          perUser.length === 0 ? '' : `\n${renderFields(perUser)}`
+        }${notRead > 0 ? `\n(${notRead} more user(s) not read in one answer)` : ''}`;
+  return `${renderFields([...fields, ['users', summary]])}\n\n${table}${outcomes}`;
 }
 
 const urlOf = (api: Target, route: string, id: string) => routeUrl(api, route, { id });
@@ -230,7 +264,8 @@ export const calendarsPut = defineCommand({
 export const calendarsGet = defineCommand({
   words: ['calendars', 'get'],
   args: ['<id>'],
-  summary: "The calendar <id>: its source and rules; for a company source each user's state, last sync and events.",
+  summary:
+    "The calendar <id>: its source and rules, its meetings of the last 7 days by outcome (missed and failed by reason); for a company source each user's state, last sync, events and meetings.",
   options: {},
   run: async ({ values, args, target }) => show(target, calendarId(args[0]), 'GET', values.json === true),
 });

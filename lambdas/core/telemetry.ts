@@ -80,6 +80,11 @@ export const METRICS = {
   upstreamServerError: metric('UpstreamServerError', 'Count', ['status']),
   meetingArchived: metric('MeetingArchived', 'Count'),
   archiveBytes: metric('ArchiveBytes', 'Bytes'),
+  /**
+   * A download smaller than (or empty where) the meeting's archived recording, refused: the archived object
+   * is kept (the service may upload an empty file over a finished recording when its bot task runs again).
+   */
+  recordingShrankRefused: metric('RecordingShrankRefused', 'Count'),
   archiveFailed: metric('ArchiveFailed', 'Count'),
   /**
    * Downloads (recordings, calendar feeds) cut off past their deadline or below their minimum

@@ -40,7 +40,13 @@ import {
   unexpectedFieldsMessage,
   zoomCredentialsMessage,
 } from './bot-rules';
-import { BOT_SCENARIOS, scenarioNameOf, scenarioProblem } from './bot-scenarios';
+import {
+  BOT_SCENARIOS,
+  recordingRefetchProblem,
+  scenarioNameOf,
+  scenarioProblem,
+  servedRecordingBytes,
+} from './bot-scenarios';
 import type { PyValue } from './python-json';
 
 export interface SimulatedBot {
@@ -212,6 +218,8 @@ export class SimulatedServiceApi {
   private storage: Server | undefined;
   /** TLS connections the storage host accepted (a refused download never opens one). */
   storageConnections = 0;
+  /** Recording downloads served so far, by bot id (a shrinking recording serves less after the first). */
+  private readonly recordingDownloads = new Map<string, number>();
 
   get baseUrl(): string {
     return `${this.origin}/api/v1/`;
@@ -469,7 +477,9 @@ export class SimulatedServiceApi {
     if (request.metadata != null)
       refuse(
         'metadata',
-        metadataProblem(request.metadata) ?? scenarioProblem(request.metadata as Record<string, unknown>),
+        metadataProblem(request.metadata) ??
+          scenarioProblem(request.metadata as Record<string, unknown>) ??
+          recordingRefetchProblem(request.metadata as Record<string, unknown>),
       );
     const joinAt = request.join_at ?? null;
     if (joinAt !== null) refuse('join_at', joinAtProblem(joinAt, now));
@@ -665,7 +675,10 @@ export class SimulatedServiceApi {
         .end('<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>');
       return;
     }
-    const { size, seed, contentType } = bot.recording;
+    const { seed, contentType } = bot.recording;
+    const earlier = this.recordingDownloads.get(botId) ?? 0;
+    this.recordingDownloads.set(botId, earlier + 1);
+    const size = servedRecordingBytes(bot.metadata, bot.recording.size, earlier);
     response.writeHead(200, { 'content-type': contentType, 'content-length': String(size) });
     const chunks = recordingChunks(seed, size);
     let sent = 0;

@@ -60,3 +60,34 @@ export function joinsMeeting(name: BotScenarioName): boolean {
   const { path } = BOT_SCENARIOS[name];
   return path === 'recorded' || path === 'removed';
 }
+
+/**
+ * The bot metadata key that makes its recording shrink after the first download: the service's bot task
+ * ran again and uploaded a smaller file over the finished one (Attendee issue 587). `empty` serves no
+ * bytes, `half` half of them; the first download is always the whole recording.
+ */
+export const RECORDING_REFETCH_METADATA_KEY = 'simulator_recording_refetch';
+
+export const RECORDING_REFETCH_KINDS = ['empty', 'half'] as const;
+export type RecordingRefetch = (typeof RECORDING_REFETCH_KINDS)[number];
+
+const isRefetchKind = (value: unknown): value is RecordingRefetch =>
+  (RECORDING_REFETCH_KINDS as readonly unknown[]).includes(value);
+
+/** Why the metadata's re-fetch kind cannot be played (an unknown one), or undefined. */
+export function recordingRefetchProblem(metadata: Record<string, unknown> | null): string | undefined {
+  const value = metadata?.[RECORDING_REFETCH_METADATA_KEY];
+  if (value === undefined || isRefetchKind(value)) return undefined;
+  return `${RECORDING_REFETCH_METADATA_KEY} ${JSON.stringify(value)} is not one of ${RECORDING_REFETCH_KINDS.join(', ')}`;
+}
+
+/** The bytes a download serves of a recording of `size` after `earlierDownloads` downloads of it. */
+export function servedRecordingBytes(
+  metadata: Record<string, unknown> | null,
+  size: number,
+  earlierDownloads: number,
+): number {
+  const kind = metadata?.[RECORDING_REFETCH_METADATA_KEY];
+  if (earlierDownloads === 0 || !isRefetchKind(kind)) return size;
+  return kind === 'empty' ? 0 : Math.floor(size / 2);
+}

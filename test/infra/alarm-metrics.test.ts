@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { Context, SQSEvent } from 'aws-lambda';
@@ -46,10 +47,13 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
 import { CALENDAR_PROVIDERS, MISSED_MEETINGS_ALARM } from '../../lib/monitoring';
 import type { LocalResources } from '../../local/resources';
+import { SimulatedServiceApi } from '../../local/simulator/api-server';
+import { RECORDING_REFETCH_METADATA_KEY } from '../../local/simulator/bot-scenarios';
 import { stateChange } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
 import { unversionedObjects } from '../../local/unversioned-object-versions';
 import { calendarHarness, startFeedServer, testEvent, testFeed } from '../fixtures/calendar-harness';
+import { endedBot } from '../fixtures/ended-meeting';
 import { testEventLog } from '../fixtures/event-log';
 import { localArchive } from '../fixtures/local-archive';
 import { localIngress } from '../fixtures/local-ingress';
@@ -296,6 +300,49 @@ const upstream = (path: 'refuse' | 'fail', telemetry: PowertoolsTelemetry) =>
   });
 
 /**
+ * The archive job of a meeting whose recording is in the bucket already (an earlier release's copy,
+ * without our size on it), when the simulated service now serves it empty: the archived copy is kept.
+ */
+function recordingShrank() {
+  return invocation(SERVICES.archive, async (telemetry) => {
+    const service = new SimulatedServiceApi();
+    await service.start();
+    try {
+      service.apiKeys.set('k', 'all');
+      const bot = endedBot(service, { size: 64 * 1024, seed: 5 });
+      bot.metadata = { [RECORDING_REFETCH_METADATA_KEY]: 'empty' };
+      const client = new UpstreamClient({ baseUrl: service.baseUrl, apiKey: async () => 'k', telemetry });
+      const first = await fetch((await client.getRecording(bot.id))!.url);
+      await s3Client().send(
+        new PutObjectCommand({
+          Bucket: resources.recordingsBucket,
+          Key: `meetings/${bot.id}/recording.mp4`,
+          Body: Buffer.from(await first.arrayBuffer()),
+          ContentType: 'video/mp4',
+        }),
+      );
+      const { deps } = localArchive(resources, {
+        upstream: client,
+        overrides: { UPSTREAM_BASE_URL: service.baseUrl, ALLOW_LOOPBACK_DOWNLOADS: 'true' },
+        telemetry,
+      });
+      const event = {
+        Records: [
+          {
+            messageId: 'm1',
+            body: JSON.stringify({ bot_id: bot.id, reason: 'ended' }),
+            attributes: { ApproximateReceiveCount: '1', MessageGroupId: bot.id },
+          },
+        ],
+      } as unknown as SQSEvent;
+      expect(await createArchiveHandler(deps)(event)).toEqual({ batchItemFailures: [] });
+    } finally {
+      await service.stop();
+    }
+  });
+}
+
+/**
  * A feed that reaches every calendar limit, synced by `service` as it runs in AWS
  * (the route for `calendars`, the scheduled run for `calendar-sync`), with limits
  * small enough to reach them in a few events: three syncs for the schedule limits,
@@ -508,6 +555,7 @@ const scenarios: Array<[string, () => Promise<MetricIdentity[]>]> = [
         expect(failure).toMatchObject({ name: 'FullBatchFailureError' });
       }),
   ],
+  ['the service serves an empty recording where one is archived', recordingShrank],
   [
     'a launch fails for good',
     () =>
@@ -700,6 +748,25 @@ describe('alarms and the metrics the code emits', () => {
       'failed',
     ]);
     expect(fires(oneOfSix)).toBe(false);
+  });
+
+  it('fires RecordingShrankRefused from the point the archive emits when it keeps the archived recording', async () => {
+    const alarms = Object.entries(template.findResources('AWS::CloudWatch::Alarm'))
+      .filter(([id]) => id.startsWith('MonitoringRecordingShrankRefused'))
+      .map(([, resource]) => resource.Properties as CfnMetric & { Threshold: number; Statistic: string });
+    expect(alarms).toHaveLength(1);
+    const [alarm] = alarms;
+    if (alarm === undefined) throw new Error('no RecordingShrankRefused alarm');
+    expect(alarm.Statistic).toBe('Sum');
+    const watched = identity({
+      namespace: String(alarm.Namespace),
+      name: String(alarm.MetricName),
+      dimensions: Object.fromEntries((alarm.Dimensions ?? []).map((d) => [d.Name, String(d.Value)])),
+    });
+    const points = (await recordingShrank()).filter((metric) => identity(metric) === watched);
+    const sum = points.flatMap((point) => point.values ?? []).reduce((total, value) => total + value, 0);
+    expect(sum).toBe(1);
+    expect(sum >= alarm.Threshold).toBe(true);
   });
 
   it('watches EventFailed for each reason the processing emits, and it emits every listed reason', async () => {

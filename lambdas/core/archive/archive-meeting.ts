@@ -86,6 +86,8 @@ export interface ArchiveRecord {
   recording: ArchivedRecording | null;
   /** The outcome's reason when the service's events say the bot never recorded: no recording was asked for. */
   notRecordedReason?: string;
+  /** A newer download of the recording that was smaller than the archived one: refused, the archived one kept. */
+  refusedRecording?: RefusedRecording;
   /** `recorded`: false when the service had no recording, so no transcript (absent on records written before it). */
   transcript: { key: string; lines: number; bytes: number; recorded?: boolean };
   participants: { key: string; count: number; bytes: number };
@@ -93,9 +95,20 @@ export interface ArchiveRecord {
   filled: { utterances: number; correctedUtterances: number; participants: number };
 }
 
+/** Why a download did not replace the recording already archived for the meeting. */
+export interface RefusedRecording {
+  /** `empty`: the download had no bytes; `smaller`: fewer than the archived copy. */
+  reason: 'empty' | 'smaller';
+  /** The download's size: announced, else counted up to where it was refused. */
+  bytes: number;
+  /** The archived copy's size, kept. */
+  keptBytes: number;
+}
+
 /** What an unfinished run completed, kept on the meeting until the archive record replaces it. */
 interface ArchiveProgress {
   recording?: ArchivedRecording;
+  refused?: RefusedRecording;
 }
 
 /**
@@ -163,10 +176,12 @@ export async function archiveMeeting(
   const progress = (Item?.archiveProgress as ArchiveProgress | undefined) ?? {};
 
   let recording = progress.recording ?? null;
+  let refused = progress.refused;
   const neverRecorded = neverRecordedBecause(Item?.[OUTCOME_ATTRIBUTE]);
   if (recording === null && neverRecorded === undefined) {
-    recording = await archiveRecording(botId, deps, options);
-    if (recording !== null) await saveProgress(table, botId, { ...progress, recording });
+    ({ recording, refused } = await archiveRecording(botId, deps, options));
+    if (recording !== null)
+      await saveProgress(table, botId, { ...progress, recording, ...(refused !== undefined && { refused }) });
   }
   // None when the service recorded nothing (a bot that never joined): an empty transcript, and the record says so.
   const served = await upstream.getTranscript(botId);
@@ -199,6 +214,7 @@ export async function archiveMeeting(
     recordingStatus: recording === null ? 'none' : 'archived',
     recording,
     ...(neverRecorded !== undefined && recording === null && { notRecordedReason: neverRecorded }),
+    ...(refused !== undefined && { refusedRecording: refused }),
     transcript: {
       key: transcriptKey,
       lines: transcript.length,
@@ -303,15 +319,21 @@ function neverRecordedBecause(stored: unknown): string | undefined {
   return Object.hasOwn(SERVICE_REASONS, reason) ? reason : undefined;
 }
 
+/** The recording the run archives, and the download it refused for being smaller than the archived one. */
+interface RecordingCopy {
+  recording: ArchivedRecording | null;
+  refused?: RefusedRecording;
+}
+
 /** Fetches a fresh link right before each download; an expired or broken download gets another link. */
 async function archiveRecording(
   botId: string,
   deps: ArchiveDependencies,
   options: ArchiveOptions,
-): Promise<ArchivedRecording | null> {
+): Promise<RecordingCopy> {
   // Before asking the service: an upload completed by a run that crashed before recording it.
   const stored = await findUploadedRecording(botId, deps);
-  if (stored !== null) return stored;
+  if ('adopted' in stored) return { recording: stored.adopted };
   for (let attempt = 1; ; attempt++) {
     const link = await deps.upstream.getRecording(botId);
     if (link === null) {
@@ -322,11 +344,13 @@ async function archiveRecording(
           until,
         );
       }
-      return null;
+      return { recording: null };
     }
     try {
-      return await copyRecording(botId, link.url, deps);
+      return { recording: await copyRecording(botId, link.url, deps, stored.largest) };
     } catch (error) {
+      if (error instanceof RecordingShrankError && stored.largest !== undefined)
+        return keepArchived(botId, stored.largest, error, deps);
       if (error instanceof DownloadCutOffError) {
         // Another link now could not finish in the time left: the queue tries again later.
         deps.telemetry.metrics.emit(METRICS.downloadCutOff, 1, { reason: error.reason });
@@ -346,9 +370,44 @@ async function archiveRecording(
 /** Size metadata of a recording whose length the download did not announce. */
 const UNANNOUNCED = 'unannounced';
 
-async function copyRecording(botId: string, url: string, deps: ArchiveDependencies): Promise<ArchivedRecording> {
+/**
+ * A download smaller than the object already archived for the meeting. Told before a byte is read when
+ * the download announces its length; else when the body ends, before its upload can complete (the meter
+ * fails it), so the archived object is never overwritten and the recording is never held in memory.
+ */
+class RecordingShrankError extends Error {
+  override name = 'RecordingShrankError';
+  constructor(
+    readonly bytes: number,
+    readonly keptBytes: number,
+  ) {
+    super(`the download has ${bytes} bytes, fewer than the ${keptBytes} archived`);
+  }
+}
+
+/** An object under the meeting's recording prefix, by size. */
+interface StoredRecording {
+  key: string;
+  bytes: number;
+}
+
+/**
+ * Copies the service's recording into the bucket. `archived`: the largest object already there (not
+ * adopted as a whole upload of ours): a smaller download must not replace it (RecordingShrankError).
+ */
+async function copyRecording(
+  botId: string,
+  url: string,
+  deps: ArchiveDependencies,
+  archived: StoredRecording | undefined,
+): Promise<ArchivedRecording> {
   const download = await deps.openDownload(url);
-  const meter = new RecordingMeter(deps.maxRecordingBytes, download.contentLength);
+  const keptBytes = archived?.bytes ?? 0;
+  if (download.contentLength !== undefined && download.contentLength < keptBytes) {
+    download.stream.destroy();
+    throw new RecordingShrankError(download.contentLength, keptBytes);
+  }
+  const meter = new RecordingMeter(deps.maxRecordingBytes, download.contentLength, keptBytes);
   // A broken download fails the meter, which fails (and aborts) the upload. A download the
   // guard cut off (deadline, rate) keeps that reason, whichever of the two events comes first.
   const broke = (fallback: DownloadFailedError) => {
@@ -370,35 +429,72 @@ async function copyRecording(botId: string, url: string, deps: ArchiveDependenci
 /**
  * A recording an earlier run uploaded whole: its size matches what the service
  * announced. Its SHA-256 is computed again from the bucket (a read within the
- * region), not from another download.
+ * region), not from another download. Otherwise the largest object there (one
+ * without our size on it: an earlier release's, a restored one), which a smaller
+ * download must not replace.
  */
-async function findUploadedRecording(botId: string, deps: ArchiveDependencies): Promise<ArchivedRecording | null> {
+async function findUploadedRecording(
+  botId: string,
+  deps: ArchiveDependencies,
+): Promise<{ adopted: ArchivedRecording } | { largest: StoredRecording | undefined }> {
+  let largest: StoredRecording | undefined;
   for (const candidate of await deps.recordings.list(archiveKeys.recordingPrefix(botId))) {
+    if (candidate.bytes > (largest?.bytes ?? 0)) largest = candidate;
     const stored = await deps.recordings.head(candidate.key);
     const announced = stored?.metadata[ARCHIVE_METADATA.sourceBytes];
     if (stored === null || announced === undefined) continue;
     if (announced !== UNANNOUNCED && Number(announced) !== stored.bytes) continue;
-    const hash = createHash('sha256');
-    let bytes = 0;
-    for await (const chunk of await deps.recordings.read(stored.key)) {
-      hash.update(chunk as Buffer);
-      bytes += (chunk as Buffer).length;
-    }
-    if (bytes !== stored.bytes) continue;
+    const read = await readStored(stored.key, stored.contentType, deps);
+    if (read.bytes !== stored.bytes) continue;
     deps.telemetry.log.info('recording already in the bucket; adopted instead of copied again', {
       bot_id: botId,
       key: stored.key,
-      bytes,
+      bytes: read.bytes,
     });
-    return { key: stored.key, bytes, sha256: hash.digest('hex'), contentType: stored.contentType };
+    return { adopted: read };
   }
-  return null;
+  return { largest };
+}
+
+/** The stored object's size and SHA-256, streamed from the bucket. */
+async function readStored(key: string, contentType: string, deps: ArchiveDependencies): Promise<ArchivedRecording> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of await deps.recordings.read(key)) {
+    hash.update(chunk as Buffer);
+    bytes += (chunk as Buffer).length;
+  }
+  return { key, bytes, sha256: hash.digest('hex'), contentType };
+}
+
+/** The archived object stays the meeting's recording; the refused download is counted and recorded. */
+async function keepArchived(
+  botId: string,
+  archived: StoredRecording,
+  shrank: RecordingShrankError,
+  deps: ArchiveDependencies,
+): Promise<RecordingCopy> {
+  const head = await deps.recordings.head(archived.key);
+  const kept = await readStored(archived.key, head?.contentType ?? 'application/octet-stream', deps);
+  const refused: RefusedRecording = {
+    reason: shrank.bytes === 0 ? 'empty' : 'smaller',
+    bytes: shrank.bytes,
+    keptBytes: kept.bytes,
+  };
+  deps.telemetry.log.warn('recording download smaller than the archived one; the archived one is kept', {
+    bot_id: botId,
+    key: kept.key,
+    ...refused,
+  });
+  deps.telemetry.metrics.emit(METRICS.recordingShrankRefused, 1);
+  return { recording: kept, refused };
 }
 
 /**
  * Counts and hashes the bytes passing through, and stops past the size cap. A body
- * shorter than announced fails at its end, before the upload can complete, so the
- * bucket never holds a truncated recording.
+ * shorter than announced, or than the recording already archived (`keptBytes`),
+ * fails at its end, before the upload can complete, so the bucket never holds a
+ * truncated recording nor a smaller one over the archived one.
  */
 class RecordingMeter extends Transform {
   bytes = 0;
@@ -407,6 +503,7 @@ class RecordingMeter extends Transform {
   constructor(
     private readonly maxBytes: number,
     private readonly expectedBytes: number | undefined,
+    private readonly keptBytes: number,
   ) {
     super();
   }
@@ -416,6 +513,10 @@ class RecordingMeter extends Transform {
       callback(
         new DownloadFailedError(`the recording download ended after ${this.bytes} of ${this.expectedBytes} bytes`),
       );
+      return;
+    }
+    if (this.bytes < this.keptBytes) {
+      callback(new RecordingShrankError(this.bytes, this.keptBytes));
       return;
     }
     callback();

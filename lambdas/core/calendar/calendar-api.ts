@@ -32,7 +32,7 @@ import {
   type StoredCalendarSource,
   sourceOfRequest,
 } from './calendar-source';
-import { type CalendarEntry, scheduleOf } from './calendar-store';
+import { type CalendarEntry, entryScheduleId } from './calendar-store';
 import {
   type CompanyApiDependencies,
   companyScopes,
@@ -42,6 +42,7 @@ import {
   syncCompanyNow,
 } from './company-calendar-api';
 import { previewRow } from './preview-row';
+import { recentOutcomeDependencies, recentOutcomes } from './recent-outcomes';
 import { cancelCalendarSchedules, type SyncDependencies, type SyncResult, syncCalendar } from './sync-calendar';
 
 /** Route keys, shared by the stack (IAM-authorized routes) and local mode. */
@@ -74,7 +75,7 @@ const error = (status: number, code: string, message: string, extra?: { issues?:
 /** A sync holds its calendar this long at most (the sync function's timeout is shorter). */
 export const SYNC_LEASE_MS = 5 * 60_000;
 
-function icsView(source: CalendarSource) {
+async function icsView(source: CalendarSource, deps: CalendarApiDependencies) {
   return {
     calendar_id: source.calendarId,
     ics_url: source.maskedIcsUrl,
@@ -84,12 +85,15 @@ function icsView(source: CalendarSource) {
     created_at: utcTimestamp(source.createdAt),
     updated_at: utcTimestamp(source.updatedAt),
     last_sync: source.lastSync === undefined ? null : { ...source.lastSync, at: utcTimestamp(source.lastSync.at) },
+    recent_outcomes: await recentOutcomes(source.calendarId, recentOutcomeDependencies(deps)),
   };
 }
 
 /** What GET and PUT answer about a calendar. */
 const view = async (source: StoredCalendarSource, deps: CalendarApiDependencies) =>
-  isCompanySource(source) ? companyView(source, deps) : icsView(source);
+  isCompanySource(source)
+    ? companyView(source, deps, (scopeId) => recentOutcomes(scopeId, recentOutcomeDependencies(deps)))
+    : icsView(source, deps);
 
 /** What kind of source this is (a stored one or a request), for the refusal of a change of kind. */
 const kindOf = (source: StoredCalendarSource | ParsedCalendarRequest) =>
@@ -304,7 +308,7 @@ export async function previewCalendar(
 
 /** One schedule row of GET /schedules: the entry, and its schedule as it stands. */
 async function scheduleRow(entry: CalendarEntry, deps: CalendarApiDependencies) {
-  const id = entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : scheduleOf(entry);
+  const id = entryScheduleId(entry);
   const schedule = await getSchedule(id, deps.schedules);
   return {
     id,

@@ -4,7 +4,7 @@
  * claims that keep one bot per meeting across calendars.
  */
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAllWithPrefix, type TableAccess, writeIfCondition } from '../store/dynamo';
 import { type LeaseToken, releaseItemLease, takeItemLease, withoutLease } from '../store/item-lease';
 import { CALENDAR_ENTRY_SK_PREFIX, CALENDAR_SK_PREFIX, CALENDARS_PK, keys } from '../store/table-layout';
@@ -38,7 +38,15 @@ export interface CalendarEntry {
 }
 
 /** The schedule that sends this entry's bot. */
-export const scheduleOf = (entry: CalendarEntry): string => entry.adoptedScheduleId ?? entry.scheduleId;
+export const scheduleOf = (entry: Pick<CalendarEntry, 'adoptedScheduleId' | 'scheduleId'>): string =>
+  entry.adoptedScheduleId ?? entry.scheduleId;
+
+/** What a report reads of an entry. */
+export type EntryRef = Pick<CalendarEntry, 'scheduleId' | 'adoptedScheduleId' | 'coveredBy' | 'state' | 'slot'>;
+
+/** The schedule whose bot goes to this entry's meeting: its own, or for a duplicate the one covering it. */
+export const entryScheduleId = (entry: EntryRef): string =>
+  entry.state === 'duplicate' ? (entry.coveredBy ?? entry.scheduleId) : scheduleOf(entry);
 
 /** A compressed feed must fit in an item with room to spare; a larger one is fetched in full each time. */
 const MAX_STORED_FEED_BYTES = 300 * 1024;
@@ -125,6 +133,31 @@ export const calendarStore = (table: TableAccess) => ({
     return (await queryAllWithPrefix(table, keys.calendarItems(calendarId), CALENDAR_ENTRY_SK_PREFIX)).map((item) =>
       strip<CalendarEntry>(item),
     );
+  },
+
+  /**
+   * The scope's entries, `maxPages` Query pages at most (eventually consistent: a report, not a
+   * decision); `complete` is false when more were left unread.
+   */
+  async listRecentEntries(scopeId: string, maxPages: number): Promise<{ entries: EntryRef[]; complete: boolean }> {
+    const entries: EntryRef[] = [];
+    let start: Record<string, unknown> | undefined;
+    for (let page = 0; page < maxPages; page++) {
+      const answer = await table.db.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.calendarItems(scopeId), ':prefix': CALENDAR_ENTRY_SK_PREFIX },
+          ProjectionExpression: 'scheduleId, adoptedScheduleId, coveredBy, #state, slot',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ...(start !== undefined && { ExclusiveStartKey: start }),
+        }),
+      );
+      entries.push(...((answer.Items ?? []) as EntryRef[]));
+      start = answer.LastEvaluatedKey;
+      if (start === undefined) return { entries, complete: true };
+    }
+    return { entries, complete: false };
   },
 
   async putEntry(calendarId: string, entry: CalendarEntry): Promise<void> {

@@ -32,6 +32,7 @@ import { retireCalendarChannels } from './company/push/reconcile-subscriptions';
 import { userScopeId } from './company/user-scope';
 import type { Occurrence } from './ics-occurrences';
 import { previewRow } from './preview-row';
+import { type RecentOutcomes, sumRecentOutcomes } from './recent-outcomes';
 
 /** One user of a company source as the per-user sync records it (company/company-store.ts). */
 export interface CompanyUserStateView {
@@ -183,9 +184,48 @@ const userView = (state: CompanyUserStateView) => ({
   backoff_until: state.backoffUntil === undefined ? null : utcTimestamp(state.backoffUntil),
 });
 
-export async function companyView(source: CompanyCalendarSource, deps: CompanyApiDependencies) {
+/** Users whose recent outcomes one answer reads: each is a Query and two batch reads. */
+export const RECENT_OUTCOME_USERS_PER_ANSWER = 50;
+/** Users whose recent outcomes are read at once. */
+const OUTCOME_USERS_READ_AT_ONCE = 8;
+
+/**
+ * Each user's recent outcomes (null past the first RECENT_OUTCOME_USERS_PER_ANSWER), and their sum,
+ * complete only when every user was read whole.
+ */
+async function usersRecentOutcomes(
+  source: CompanyCalendarSource,
+  users: readonly CompanyUserStateView[],
+  company: CompanyCalendarApi | undefined,
+  recent: (scopeId: string) => Promise<RecentOutcomes>,
+  now: number,
+): Promise<{ byUser: Array<RecentOutcomes | null>; total: RecentOutcomes }> {
+  const byUser: Array<RecentOutcomes | null> = users.map(() => null);
+  if (company !== undefined) {
+    const read = Math.min(users.length, RECENT_OUTCOME_USERS_PER_ANSWER);
+    for (let at = 0; at < read; at += OUTCOME_USERS_READ_AT_ONCE) {
+      const batch = users
+        .slice(at, Math.min(read, at + OUTCOME_USERS_READ_AT_ONCE))
+        .map((state) => recent(company.userScopeId(source.calendarId, state.user)));
+      (await Promise.all(batch)).forEach((report, i) => {
+        byUser[at + i] = report;
+      });
+    }
+  }
+  const shown = byUser.filter((report): report is RecentOutcomes => report !== null);
+  const total = sumRecentOutcomes(shown, now);
+  total.complete &&= shown.length === users.length;
+  return { byUser, total };
+}
+
+export async function companyView(
+  source: CompanyCalendarSource,
+  deps: CompanyApiDependencies,
+  recent: (scopeId: string) => Promise<RecentOutcomes>,
+) {
   const users = deps.companyCalendars === undefined ? [] : await knownUsers(source, deps.companyCalendars);
   const count = (state: CompanyUserStateView['state']) => users.filter((user) => user.state === state).length;
+  const outcomes = await usersRecentOutcomes(source, users, deps.companyCalendars, recent, deps.now());
   return {
     calendar_id: source.calendarId,
     provider: source.company.provider,
@@ -195,13 +235,14 @@ export async function companyView(source: CompanyCalendarSource, deps: CompanyAp
     lookahead_days: source.lookaheadDays,
     created_at: utcTimestamp(source.createdAt),
     updated_at: utcTimestamp(source.updatedAt),
-    users: users.map(userView),
+    users: users.map((state, i) => ({ ...userView(state), recent_outcomes: outcomes.byUser[i] ?? null })),
     totals: {
       users: users.length,
       pending: count('pending'),
       connected: count('connected'),
       disconnected: count('disconnected'),
       events_seen: users.reduce((sum, user) => sum + user.eventsSeen, 0),
+      recent_outcomes: outcomes.total,
     },
   };
 }

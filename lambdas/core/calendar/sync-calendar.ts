@@ -16,6 +16,7 @@ import type { LimitReached } from './calendar-limits';
 import type { CalendarRules, CalendarSource } from './calendar-source';
 import { type CalendarEntry, scheduleOf } from './calendar-store';
 import type { Occurrence } from './ics-occurrences';
+import { RECENT_OUTCOME_DAYS } from './recent-outcomes';
 import { decide } from './rules';
 import { type ScheduleBudget, type ScheduleLimits, scheduleBudget } from './schedule-budget';
 import { COVERED_REASON, explainSync } from './sync-explain';
@@ -53,8 +54,11 @@ export interface SyncResult {
   explain: string;
 }
 
-/** Entries of occurrences past by more than this are dropped: nothing will change them. */
-const KEEP_PAST_MS = 86_400_000;
+/**
+ * Entries of occurrences past by more than this are dropped: nothing will change them. Kept through the
+ * recent-outcomes report's window (recent-outcomes.ts), which reads them, and a day beyond.
+ */
+const KEEP_PAST_MS = (RECENT_OUTCOME_DAYS + 1) * 86_400_000;
 
 const sameSlot = (a: MeetingSlot, b: MeetingSlot) => a.meetingUrl === b.meetingUrl && a.start === b.start;
 
