@@ -62,6 +62,7 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
 
 The endpoints (webhook URL, schedule API, emulators) are printed and written to .local/endpoints.json.
 One local mode runs per folder: a second \`npm run dev\` there is refused while the first runs (.local/dev.lock).
+Ctrl-C (or SIGTERM) stops it at any moment, start-up included, and exits 0.
 SIGNING_SECRET (base64) chooses the signing secret; otherwise one is generated and printed.`;
 
 /** A flag problem is one line for a person, never a stack trace. */

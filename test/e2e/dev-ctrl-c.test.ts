@@ -39,7 +39,7 @@ function dev(...args: string[]): Run {
   folders.push(cwd);
   const child = spawn(process.execPath, ['--import', TSX, DEV, ...args], {
     cwd,
-    env: { ...process.env, UPSTREAM_API_KEY: '', SIGNING_SECRET: '' },
+    env: { ...process.env, UPSTREAM_API_KEY: '', SIGNING_SECRET: undefined },
   });
   children.push(child);
   let output = '';
