@@ -62,6 +62,7 @@ const HELP = `npm run dev -- [flags]: the pipeline locally against a simulated m
 
 The endpoints (webhook URL, schedule API, emulators) are printed and written to .local/endpoints.json.
 One local mode runs per folder: a second \`npm run dev\` there is refused while the first runs (.local/dev.lock).
+Ctrl-C (or SIGTERM) stops it at any moment, start-up included, and exits 0.
 SIGNING_SECRET (base64) chooses the signing secret; otherwise one is generated and printed.`;
 
 /** A flag problem is one line for a person, never a stack trace. */
@@ -189,6 +190,24 @@ if ('heldBy' in locked)
   );
 const { lock } = locked;
 process.on('exit', () => lock.release());
+
+// Ctrl-C (SIGINT) or SIGTERM, at any moment: "stopping…" once, then what runs (waits, timers, pollers) ends before
+// the emulators, and the run exits 0: it stopped as asked. A second Ctrl-C joins the stop under way.
+let stopping = false;
+/** Set once start-up is over; before that every emulator and server is in this process and ends with it. */
+let stopServices: (() => Promise<void>) | undefined;
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nstopping…');
+  // From here a call to an emulator that is going away fails as expected: nothing of it is printed.
+  process.on('uncaughtException', () => undefined);
+  process.on('unhandledRejection', () => undefined);
+  await stopServices?.().catch(() => undefined);
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
 if (port !== undefined) {
   const problem = await portProblem(port);
   if (problem !== undefined) oneLineExit(portMessage(port, problem));
@@ -295,64 +314,67 @@ if (companyTenant !== undefined || anyEndpointFlag(values) || calendarSecretsFil
   );
 console.log('');
 
-let stopping = false;
-const shutdown = async (code: number) => {
-  if (stopping) return;
-  stopping = true;
-  console.log('\nstopping…');
+stopServices = async () => {
   await stack.stop();
   await companyTenant?.stop();
-  process.exit(code);
 };
-process.on('SIGINT', () => void shutdown(0));
-process.on('SIGTERM', () => void shutdown(0));
 
-if (values.calendar !== undefined || companyTenant !== undefined) {
-  if (values.calendar !== undefined)
-    try {
-      await runCalendarDemo({
-        source: values.calendar,
+await runMode().catch(async (error: unknown) => {
+  // Ctrl-C stopped the stack under the demo's wait or calls: shutdown exits.
+  if (stopping) return;
+  console.error(`npm run dev: ${error instanceof Error ? error.message : String(error)}`);
+  await shutdown(1);
+});
+
+/** The calendar demo, serving, or the meetings demo, as the flags say. */
+async function runMode(): Promise<void> {
+  if (values.calendar !== undefined || companyTenant !== undefined) {
+    if (values.calendar !== undefined)
+      try {
+        await runCalendarDemo({
+          source: values.calendar,
+          apiUrl: stack.calendarApiUrl,
+          print: console.log,
+          stamp: stack.stamp,
+        });
+      } catch (error) {
+        console.error(`calendar: ${error instanceof Error ? error.message : String(error)}`);
+        await shutdown(1);
+      }
+    if (companyTenant !== undefined) {
+      const { runCompanyCalendarDemo } = await import('../local/company-calendar-demo');
+      await runCompanyCalendarDemo({
+        tenant: companyTenant,
+        ...(stack.runCompanyCalendars !== undefined && { runOnce: stack.runCompanyCalendars }),
         apiUrl: stack.calendarApiUrl,
         print: console.log,
         stamp: stack.stamp,
       });
-    } catch (error) {
-      console.error(`calendar: ${error instanceof Error ? error.message : String(error)}`);
-      await shutdown(1);
     }
-  if (companyTenant !== undefined) {
-    const { runCompanyCalendarDemo } = await import('../local/company-calendar-demo');
-    await runCompanyCalendarDemo({
-      tenant: companyTenant,
-      ...(stack.runCompanyCalendars !== undefined && { runOnce: stack.runCompanyCalendars }),
-      apiUrl: stack.calendarApiUrl,
-      print: console.log,
-      stamp: stack.stamp,
-    });
+    console.log('\nThe stack stays up; scheduled bots launch at their times. Ctrl-C stops.');
+  } else if (values.serve) {
+    console.log('Serving. POST signed webhooks to the URL above; Ctrl-C stops.');
+  } else {
+    const { demoMeetings } = await import('../local/demo-meetings');
+    const demo = demoMeetings(Date.now().toString(36), meetings, values.chaos);
+    const scheduleIds = demo.map((meeting) => meeting.scheduleId);
+    for (const [i, { scheduleId: id, meetingUrl, scenario }] of demo.entries()) {
+      const joinAt = new Date(Date.now() + 4_000 + i * 1_500);
+      const result = await stack.scheduleMeeting(id, joinAt, meetingUrl, scenario);
+      if ('error' in result) throw new Error(`scheduling ${id} failed: ${result.error.message}`);
+      console.log(
+        `${stack.stamp()}  schedule ${id}: join at ${joinAt.toISOString()}, launch at ${result.schedule.launchAt}${scenario === undefined ? '' : ` (${scenario})`}`,
+      );
+    }
+    const archived = await stack.waitUntilArchived(scheduleIds, 60_000 + scheduleIds.length * 10_000);
+    await stack.sender.drain();
+    const checks = await stack.check(scheduleIds);
+    printSummary(checks, archived);
+    const readBacks = await readBackMeetings(checks);
+    const ok = archived && checks.every((c) => c.ok) && readBacks.every((r) => r.problems.length === 0);
+    if (values.once) await shutdown(ok ? 0 : 1);
+    else console.log('\nThe stack stays up (webhook URL above). Ctrl-C stops.');
   }
-  console.log('\nThe stack stays up; scheduled bots launch at their times. Ctrl-C stops.');
-} else if (values.serve) {
-  console.log('Serving. POST signed webhooks to the URL above; Ctrl-C stops.');
-} else {
-  const { demoMeetings } = await import('../local/demo-meetings');
-  const demo = demoMeetings(Date.now().toString(36), meetings, values.chaos);
-  const scheduleIds = demo.map((meeting) => meeting.scheduleId);
-  for (const [i, { scheduleId: id, meetingUrl, scenario }] of demo.entries()) {
-    const joinAt = new Date(Date.now() + 4_000 + i * 1_500);
-    const result = await stack.scheduleMeeting(id, joinAt, meetingUrl, scenario);
-    if ('error' in result) throw new Error(`scheduling ${id} failed: ${result.error.message}`);
-    console.log(
-      `${stack.stamp()}  schedule ${id}: join at ${joinAt.toISOString()}, launch at ${result.schedule.launchAt}${scenario === undefined ? '' : ` (${scenario})`}`,
-    );
-  }
-  const archived = await stack.waitUntilArchived(scheduleIds, 60_000 + scheduleIds.length * 10_000);
-  await stack.sender.drain();
-  const checks = await stack.check(scheduleIds);
-  printSummary(checks, archived);
-  const readBacks = await readBackMeetings(checks);
-  const ok = archived && checks.every((c) => c.ok) && readBacks.every((r) => r.problems.length === 0);
-  if (values.once) await shutdown(ok ? 0 : 1);
-  else console.log('\nThe stack stays up (webhook URL above). Ctrl-C stops.');
 }
 
 function printSummary(checks: MeetingCheck[], archived: boolean): void {

@@ -13,6 +13,7 @@ import {
   LakeQueryFailedError,
   LakeQueryRefusedError,
   type LakeRunOptions,
+  LakeUnknownNameError,
 } from '../lambdas/core/lake/lake-engine';
 import { LakeInputError } from '../lambdas/core/lake/lake-questions-contract';
 import { CliError, EXIT, UsageError } from './exit-codes';
@@ -135,7 +136,13 @@ export async function withLakeEngine<T>(
   try {
     return await ask(engine, { signal: interrupt.signal, onProgress: progress.onProgress });
   } catch (error) {
-    if (error instanceof LakeInputError || error instanceof LakeQueryRefusedError) throw new UsageError(error.message);
+    // A table or column the lake lacks is the SQL's mistake, as refused input is: exit 2, one line.
+    if (
+      error instanceof LakeInputError ||
+      error instanceof LakeQueryRefusedError ||
+      error instanceof LakeUnknownNameError
+    )
+      throw new UsageError(error.message);
     if (error instanceof LakeQueryFailedError)
       throw new CliError(
         error.cutoff

@@ -1,6 +1,6 @@
 /** `meeting-pipeline <command>`: finds the command by its words, runs it, turns errors into exit codes. */
 import { type Command, TARGET_HELP } from './command';
-import { calendarsDelete, calendarsGet, calendarsPut, calendarsSync } from './commands/calendars';
+import { calendarsDelete, calendarsGet, calendarsList, calendarsPut, calendarsSync } from './commands/calendars';
 import { consoleCommand } from './commands/console';
 import { dlqList, dlqRedrive } from './commands/dlq';
 import { doctor } from './commands/doctor';
@@ -42,6 +42,7 @@ export const COMMANDS: Command[] = [
   schedulePut,
   scheduleGet,
   scheduleCancel,
+  calendarsList,
   calendarsPut,
   calendarsGet,
   calendarsSync,

@@ -40,6 +40,8 @@ export interface PipelineResources {
   lake?: { workGroup: string; database: string };
   /** Local mode: where `search` and `query` mirror the lake's files for DuckDB (beside the endpoints file). */
   lakeMirrorDir?: string;
+  /** Local mode: the webhook signing secret itself, as `npm run dev` wrote it to the endpoints file. */
+  signingSecret?: string;
   /** Local mode: the SQS and S3 clients point at the emulators. */
   local: boolean;
 }
@@ -141,6 +143,7 @@ export function targetFromLocalEndpoints(file: string, endpoints: LocalEndpoints
       archiveQueueUrl: sqs.archiveQueueUrl,
       payloadBucket: endpoints.s3.payloadBucket,
       tableName: endpoints.dynamodb.tableName,
+      ...(endpoints.signingSecret !== undefined && { signingSecret: endpoints.signingSecret }),
       ...(endpoints.s3.recordingsBucket !== undefined && {
         recordingsBucket: endpoints.s3.recordingsBucket,
         lakeMirrorDir: lakeMirrorDirOf(file, endpoints.s3.recordingsBucket),

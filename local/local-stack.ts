@@ -196,6 +196,8 @@ export function newSigningSecret(): string {
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const started = Date.now();
+  // Set by stop(): from then on the emulators go away, so a failed call is expected and not reported.
+  let stopping = false;
   const stamp = () => `+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
   const counts = new Map<string, number>();
   // Every metric is a sign of activity: the reconciler keeps its fast pace while they come.
@@ -239,7 +241,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
     error: (message, ...attributes) => {
       record('error', message, attributes);
-      options.print(`${stamp()}  error: ${message} ${JSON.stringify(Object.assign({}, ...attributes))}`);
+      if (!stopping) options.print(`${stamp()}  error: ${message} ${JSON.stringify(Object.assign({}, ...attributes))}`);
     },
   };
   const telemetry: Telemetry = { log, metrics };
@@ -500,17 +502,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     telemetry,
     { staleAfterMs: options.staleAfterMs, maxMeetings: reconcilerEnvironment.MAX_MEETINGS_PER_RUN },
   );
+  // Runs, waits and timers in flight: stop() lets each end before the emulators go.
+  const inFlight = new Set<Promise<unknown>>();
+  const tracked = <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    void work.catch(() => undefined).finally(() => inFlight.delete(work));
+    return work;
+  };
   const reconcile = setInterval(() => {
-    if (!pacing.due(Date.now())) return;
+    if (stopping || !pacing.due(Date.now())) return;
     pacing.started(Date.now());
-    reconcileRun()
-      .then((report) =>
-        pacing.finished(report.checked > 0 || report.archiveJobs.length > 0 || report.failures.length > 0),
-      )
-      .catch((error: unknown) => {
-        pacing.finished(true);
-        options.print(`${stamp()}  reconciler failed: ${String(error)}`);
-      });
+    void tracked(
+      reconcileRun()
+        .then((report) =>
+          pacing.finished(report.checked > 0 || report.archiveJobs.length > 0 || report.failures.length > 0),
+        )
+        .catch((error: unknown) => {
+          pacing.finished(true);
+          if (!stopping) options.print(`${stamp()}  reconciler failed: ${String(error)}`);
+        }),
+    );
   }, options.reconcileEveryMs);
 
   // The lake's compaction: daily in AWS, hourly here (and once at start), on the same core.
@@ -528,7 +539,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     ),
   );
   const runLakeCompaction = () =>
-    compactLake().catch((error: unknown) => options.print(`${stamp()}  lake compaction failed: ${String(error)}`));
+    tracked(
+      compactLake().catch((error: unknown) => {
+        if (!stopping) options.print(`${stamp()}  lake compaction failed: ${String(error)}`);
+      }),
+    );
   void runLakeCompaction();
   const lakeCompaction = setInterval(runLakeCompaction, LOCAL_LAKE_COMPACTION_EVERY_MS);
 
@@ -570,29 +585,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         },
         scheduling,
       ),
-    async waitUntilArchived(scheduleIds, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        let archived = 0;
-        for (const scheduleId of scheduleIds) {
-          const botId = await botIdOf(scheduleId);
-          if (botId === undefined) continue;
-          const { Item } = await db.send(
-            new GetCommand({ TableName: resources.tableName, Key: keys.meeting(botId), ConsistentRead: true }),
-          );
-          const meeting = played.get(botId);
-          const neverJoined = meeting?.recording === null && Item?.state === meeting.finalState;
-          if (Item?.archive !== undefined || neverJoined) archived++;
-        }
-        if (archived === scheduleIds.length) return true;
-        if (Date.now() > deadline) return false;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    },
+    waitUntilArchived: (scheduleIds, timeoutMs) => tracked(waitUntilArchived(scheduleIds, timeoutMs)),
     check,
     async stop() {
+      stopping = true;
       clearInterval(reconcile);
       clearInterval(lakeCompaction);
+      await Promise.allSettled(inFlight);
       await companySync?.stop();
       for (const [name, execution] of executions.executions)
         if (!execution.stopped) await executions.stop(execution.executionArn).catch(() => name);
@@ -604,4 +603,34 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       await Promise.all([dynamo.stop(), sqsS3.stop()]);
     },
   };
+
+  /** Polls the table until every meeting is archived; ends early, with StackStoppedError, once stop() is called. */
+  async function waitUntilArchived(scheduleIds: string[], timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (stopping) throw new StackStoppedError();
+      let archived = 0;
+      for (const scheduleId of scheduleIds) {
+        const botId = await botIdOf(scheduleId);
+        if (botId === undefined) continue;
+        const { Item } = await db.send(
+          new GetCommand({ TableName: resources.tableName, Key: keys.meeting(botId), ConsistentRead: true }),
+        );
+        const meeting = played.get(botId);
+        const neverJoined = meeting?.recording === null && Item?.state === meeting.finalState;
+        if (Item?.archive !== undefined || neverJoined) archived++;
+      }
+      if (archived === scheduleIds.length) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** What a wait on the stack ends with when the stack is stopped under it (Ctrl-C): expected, not a failure. */
+export class StackStoppedError extends Error {
+  constructor() {
+    super('local mode stopped');
+    this.name = 'StackStoppedError';
+  }
 }

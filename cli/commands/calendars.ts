@@ -1,6 +1,6 @@
 /**
- * `calendars put|get|sync|delete <id>`: the calendar API (PUT/GET/DELETE
- * /calendars/{id}, POST …/sync) for ICS feeds and company sources (Google
+ * `calendars list`, `calendars put|get|sync|delete <id>`: the calendar API (GET /calendars,
+ * PUT/GET/DELETE /calendars/{id}, POST …/sync) for ICS feeds and company sources (Google
  * Workspace, Microsoft 365). A company source names its credentials secret; the
  * CLI never reads or sends a credential.
  */
@@ -259,6 +259,46 @@ export const calendarsPut = defineCommand({
   },
   run: async ({ values, args, target }) =>
     show(target, calendarId(args[0]), 'PUT', values.json === true, calendarBody(values)),
+});
+
+/** What the CLI shows of GET /calendars; other fields pass through to --json. */
+const calendarList = z.looseObject({
+  calendars: z.array(
+    z.looseObject({
+      calendar_id: z.string(),
+      source: z.string(),
+      bot_name: z.string(),
+      lookahead_days: z.number(),
+      updated_at: z.string(),
+      last_sync: z.looseObject({ at: z.string(), outcome: z.string() }).nullish(),
+    }),
+  ),
+});
+
+export const calendarsList = defineCommand({
+  words: ['calendars', 'list'],
+  summary: 'Every registered calendar, one row each: its source (ics, google, microsoft), bot name and last sync.',
+  options: {},
+  async run({ values, target }) {
+    const api = await target();
+    const { raw, value } = await requestJson(api, routeUrl(api, CALENDAR_API_ROUTES.list), calendarList);
+    if (values.json === true) printJson(raw);
+    else if (value.calendars.length === 0) print('0 calendars (calendars put <id> registers one)');
+    else
+      print(
+        renderTable(
+          [
+            { header: 'CALENDAR', value: (c) => c.calendar_id },
+            { header: 'SOURCE', value: (c) => c.source },
+            { header: 'BOT NAME', value: (c) => c.bot_name },
+            { header: 'LOOKAHEAD', value: (c) => c.lookahead_days, align: 'right' },
+            { header: 'LAST SYNC', value: (c) => (c.last_sync ? `${c.last_sync.at} ${c.last_sync.outcome}` : null) },
+          ],
+          value.calendars,
+        ),
+      );
+    return undefined;
+  },
 });
 
 export const calendarsGet = defineCommand({

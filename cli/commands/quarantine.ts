@@ -41,7 +41,8 @@ The others stay; event processing drops any that were applied already.`,
   usage: '[--dry-run] [--signing-secret-id NAME]',
   flags: `  --dry-run               check only: say what would be queued
   --signing-secret-id ID  the signing secret's name (default: the stack output SigningSecretName, or
-                          SIGNING_SECRET_ID). In local mode SIGNING_SECRET holds the secret itself`,
+                          SIGNING_SECRET_ID). In local mode the secret itself: SIGNING_SECRET,
+                          else the one in the endpoints file npm run dev wrote`,
   options: { 'dry-run': { type: 'boolean' }, 'signing-secret-id': { type: 'string' } },
   async run({ values, target }) {
     const resources = requireResources(await target(), 'quarantine redrive');
@@ -60,11 +61,12 @@ function settingsOf(resources: PipelineResources, secretIdFlag: string | undefin
       'This target lacks the payload bucket, events queue or table (outputs PayloadBucketName, EventsQueueUrl, MeetingsTableName).',
     );
   const secretId = secretIdFlag ?? process.env.SIGNING_SECRET_ID ?? resources.signingSecretId;
-  const secretValue = resources.local ? process.env.SIGNING_SECRET : undefined;
+  // Local mode: SIGNING_SECRET when set (a secret being tried), else the one npm run dev wrote to the endpoints file.
+  const secretValue = resources.local ? (process.env.SIGNING_SECRET ?? resources.signingSecret) : undefined;
   if (secretValue === undefined && secretId === undefined)
     throw new CliError(
       resources.local
-        ? 'Set SIGNING_SECRET to the secret npm run dev printed.'
+        ? 'The endpoints file holds no signing secret (it is from before npm run dev wrote one): set SIGNING_SECRET to the secret npm run dev printed, or restart npm run dev.'
         : "Pass --signing-secret-id (the signing secret's name in Secrets Manager).",
       EXIT.usage,
     );

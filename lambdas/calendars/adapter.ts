@@ -11,6 +11,7 @@ import {
   deleteCalendar,
   getCalendar,
   listCalendarSchedules,
+  listCalendars,
   previewCalendar,
   putCalendar,
   runSync,
@@ -59,6 +60,8 @@ function calendarRoute(deps: CalendarApiDependencies) {
         }
         return respond(await putCalendar(id, body, deps));
       }
+      case CALENDAR_API_ROUTES.list:
+        return respond(await listCalendars(deps));
       case CALENDAR_API_ROUTES.get:
         return respond(await getCalendar(id, deps));
       case CALENDAR_API_ROUTES.delete:

@@ -11,14 +11,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBConnection, type DuckDBValue, StatementType } from '@duckdb/node-api';
-import {
-  type LakeEngine,
-  type LakeQuery,
-  LakeQueryFailedError,
-  type LakeResult,
-  type LakeRunOptions,
-  type LakeValue,
-} from '../../lambdas/core/lake/lake-engine';
+import type { LakeEngine, LakeQuery, LakeResult, LakeRunOptions, LakeValue } from '../../lambdas/core/lake/lake-engine';
 import {
   COMPACTED_THROUGH_COLUMN,
   LAKE_STATE_TABLE,
@@ -33,6 +26,7 @@ import {
   type LakeTableName,
 } from '../../lambdas/core/lake/lake-tables';
 import { openConfinedDuckDb } from './confined-duckdb';
+import { duckDbFailure } from './duckdb-failure';
 
 const DUCKDB_TYPE: Record<LakeColumnType, string> = { string: 'VARCHAR', bigint: 'BIGINT', boolean: 'BOOLEAN' };
 
@@ -55,7 +49,7 @@ export async function createDuckDbLakeEngine(
       try {
         reader = await runOneQuery(connection, query);
       } catch (error) {
-        throw new LakeQueryFailedError((error as Error).message);
+        throw duckDbFailure((error as Error).message);
       }
       const columns = reader.columnNames();
       const all = reader.getRows();

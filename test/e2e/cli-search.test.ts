@@ -363,6 +363,24 @@ describe('meeting-pipeline query', () => {
     CHILD_TIMEOUT,
   );
 
+  it('answers a table or column the lake lacks in one line naming what exists, exit 2', async () => {
+    const cases = [
+      ['SELECT * FROM nosuch', /^meeting-pipeline query: no table nosuch; tables: meetings, utterances, participants /],
+      ['SELECT nosuch FROM meetings', /^meeting-pipeline query: no column nosuch; candidates: \w/],
+      ['SELECT m.nosuch FROM meetings m', /^meeting-pipeline query: no column nosuch in m /],
+    ] as const;
+    for (const [sql, expected] of cases) {
+      const result = await inProcess('query', sql, ...target);
+      expect({ sql, code: result.code }).toEqual({ sql, code: EXIT.usage });
+      expect(stderrLines(result.stderr)).toEqual([expect.stringMatching(expected)]);
+      expect(result.stdout).toBe('');
+    }
+    // Any other failure of DuckDB's (here a conversion) is its first line: the statement under a caret is left out.
+    const syntax = await inProcess('query', "SELECT CAST('x' AS INTEGER) AS n", ...target);
+    expect(syntax.code).toBe(EXIT.error);
+    expect(stderrLines(syntax.stderr)).toEqual([expect.stringMatching(/^meeting-pipeline query: the query failed: /)]);
+  });
+
   it('checks the SQL before it opens any engine (the engine is a spy here)', async () => {
     const asked: LakeQuery[] = [];
     const open = vi.fn(

@@ -4,7 +4,7 @@
  * the read API contract's schemas.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -271,9 +271,20 @@ describe('meeting-pipeline CLI', () => {
     expect(entries).toEqual([expect.objectContaining({ reason: 'signature-mismatch' })]);
     expect((await cli(['quarantine', 'list', ...f])).stdout).toContain('1 quarantined');
 
+    // An endpoints file without the secret (from before npm run dev wrote it) and no SIGNING_SECRET: one line asking.
     const withoutSecret = await cli(['quarantine', 'redrive', ...f]);
     expect(withoutSecret.code).toBe(EXIT.usage);
     expect(withoutSecret.stderr).toContain('SIGNING_SECRET');
+    // As npm run dev writes it, the endpoints file holds the secret: the dry run reads it there, asking nothing.
+    const withSecretFile = join(dir, 'endpoints-with-secret.json');
+    writeFileSync(
+      withSecretFile,
+      JSON.stringify({ ...JSON.parse(readFileSync(endpointsFile, 'utf8')), signingSecret: rotated }),
+    );
+    const fromFile = await cli(['quarantine', 'redrive', '--dry-run', '--endpoints-file', withSecretFile]);
+    expect(fromFile.stderr).toBe('');
+    expect(fromFile.code).toBe(0);
+    expect(fromFile.stdout).toContain('1 checked: 1 would be re-driven, 0 still refused, 0 failed');
     const dryRun = await cli(['quarantine', 'redrive', '--dry-run', ...f], { SIGNING_SECRET: rotated });
     expect(dryRun.code).toBe(0);
     expect(dryRun.stdout).toContain('1 checked: 1 would be re-driven, 0 still refused, 0 failed');

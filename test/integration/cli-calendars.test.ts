@@ -96,7 +96,7 @@ async function cli(args: string[]) {
   }
 }
 
-describe('calendars put|get|sync', () => {
+describe('calendars put|get|sync|list', () => {
   it("puts a Google source by flags, shows each user's state, and queues a sync of every user", async () => {
     const put = await cli([
       ...['calendars', 'put', 'acme', '--google-secret', 'meeting-pipeline/calendars/acme'],
@@ -122,6 +122,27 @@ describe('calendars put|get|sync', () => {
       'bob@acme.example',
       'carl@acme.example',
     ]);
+  });
+
+  it('lists every calendar through GET /calendars: a table, or the API answer with --json', async () => {
+    const put = await cli(['calendars', 'put', 'team.ics', '--ics-url', 'https://calendar.example/team.ics']);
+    expect(put.code).toBe(EXIT.ok);
+    const listed = await cli(['calendars', 'list']);
+    expect(listed.stderr).toBe('');
+    expect(listed.code).toBe(EXIT.ok);
+    const lines = listed.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^CALENDAR\s+SOURCE\s+BOT NAME\s+LOOKAHEAD\s+LAST SYNC$/);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^acme\s+google\s+Acme notes\s+14\s+-$/),
+      expect.stringMatching(/^team\.ics\s+ics\s+\S.*\s+14\s+-$/),
+    ]);
+    const json = await cli(['calendars', 'list', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      calendars: [
+        { calendar_id: 'acme', source: 'google', bot_name: 'Acme notes', last_sync: null },
+        { calendar_id: 'team.ics', source: 'ics' },
+      ],
+    });
   });
 
   it("says the API's refusal on one line, exit 2", async () => {

@@ -1,6 +1,6 @@
 /**
- * The calendar routes, Lambda-free: register, read and delete a calendar, sync it
- * now, preview its decisions, and list its schedules. Answers are status and body;
+ * The calendar routes, Lambda-free: list the calendars, register, read and delete one,
+ * sync it now, preview its decisions, and list its schedules. Answers are status and body;
  * the adapter turns them into HTTP. The feed address is answered masked only.
  * A company source (Google Workspace, Microsoft 365) takes the same routes; what
  * differs for it is in company-calendar-api.ts.
@@ -47,6 +47,7 @@ import { cancelCalendarSchedules, type SyncDependencies, type SyncResult, syncCa
 
 /** Route keys, shared by the stack (IAM-authorized routes) and local mode. */
 export const CALENDAR_API_ROUTES = {
+  list: 'GET /calendars',
   put: 'PUT /calendars/{id}',
   get: 'GET /calendars/{id}',
   delete: 'DELETE /calendars/{id}',
@@ -157,6 +158,25 @@ export async function putCalendar(id: string, body: unknown, deps: CalendarApiDe
       : { calendar_id: id, ics_host: url.host },
   );
   return { status: existing === undefined ? 201 : 200, body: await view(source, deps) };
+}
+
+/** One calendar in GET /calendars: what tells it apart; GET /calendars/{id} has the rest (a company source's users). */
+function listRow(source: StoredCalendarSource) {
+  return {
+    calendar_id: source.calendarId,
+    source: isCompanySource(source) ? source.company.provider : 'ics',
+    bot_name: source.botName,
+    lookahead_days: source.lookaheadDays,
+    updated_at: utcTimestamp(source.updatedAt),
+    last_sync: source.lastSync === undefined ? null : { ...source.lastSync, at: utcTimestamp(source.lastSync.at) },
+  };
+}
+
+/** Every registered calendar, by id. */
+export async function listCalendars(deps: CalendarApiDependencies): Promise<Answer> {
+  const sources = await deps.store.listSources();
+  sources.sort((a, b) => a.calendarId.localeCompare(b.calendarId));
+  return { status: 200, body: { calendars: sources.map(listRow) } };
 }
 
 export async function getCalendar(id: string, deps: CalendarApiDependencies): Promise<Answer> {

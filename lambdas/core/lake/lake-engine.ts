@@ -85,6 +85,11 @@ export class LakeQueryFailedError extends Error {
   }
 }
 
+/** The query names a table or column the lake does not have: the SQL is wrong, not the engine. */
+export class LakeUnknownNameError extends LakeQueryFailedError {
+  override name = 'LakeUnknownNameError';
+}
+
 /** Rows of a result as objects keyed by column name. */
 export const resultObjects = (result: LakeResult): Array<Record<string, LakeValue>> =>
   result.rows.map((row) => Object.fromEntries(result.columns.map((name, i) => [name, row[i] ?? null])));
