@@ -3,15 +3,29 @@
  * `/api`, and nothing else. Each route is named by its contract (method and template), so a
  * page cannot reach a path the CLI would not, and a change is only one of the changing routes.
  */
+import { CALENDAR_API_ROUTES } from '../../lambdas/core/calendar/calendar-api';
 import { ERASE_API_ROUTES } from '../../lambdas/core/erase/erase-contract';
 import { READ_API_ROUTES } from '../../lambdas/core/read/read-api-contract';
 
 /** The console's own route for a recording's bytes (the read API gives a link; the server streams it). */
 export const RECORDING_MEDIA_ROUTE = 'GET /meetings/{bot_id}/recording/media';
 
+/** `schedule cancel`: the schedule API's own address (the stack's ScheduleApiUrl output), not the API base. */
+export const SCHEDULE_CANCEL_ROUTE = 'DELETE /schedules/{id}';
+
 /** Routes passed through to the API as they are: reads, then the changes (refused with --read-only). */
-export const PASSED_READS: readonly string[] = Object.values(READ_API_ROUTES);
-export const PASSED_CHANGES: readonly string[] = [ERASE_API_ROUTES.eraseMeeting];
+export const PASSED_READS: readonly string[] = [
+  ...Object.values(READ_API_ROUTES),
+  CALENDAR_API_ROUTES.list,
+  CALENDAR_API_ROUTES.get,
+  CALENDAR_API_ROUTES.preview,
+  CALENDAR_API_ROUTES.schedules,
+];
+export const PASSED_CHANGES: readonly string[] = [
+  ERASE_API_ROUTES.eraseMeeting,
+  CALENDAR_API_ROUTES.sync,
+  SCHEDULE_CANCEL_ROUTE,
+];
 
 export interface MatchedRoute {
   route: string;

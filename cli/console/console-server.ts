@@ -23,7 +23,14 @@ import {
   replayMeeting,
   searchLake,
 } from './console-operations';
-import { type MatchedRoute, matchRoute, PASSED_CHANGES, PASSED_READS, RECORDING_MEDIA_ROUTE } from './console-routes';
+import {
+  type MatchedRoute,
+  matchRoute,
+  PASSED_CHANGES,
+  PASSED_READS,
+  RECORDING_MEDIA_ROUTE,
+  SCHEDULE_CANCEL_ROUTE,
+} from './console-routes';
 import { CSRF_HEADER, consoleSessions, LAUNCH_TOKEN_PARAMETER } from './console-session';
 
 /** No inline script or style, nothing from another origin, no framing. */
@@ -106,7 +113,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const query: Record<string, string> = Object.fromEntries(url.searchParams);
     let answer: Response;
     try {
-      answer = await target.fetch(routeUrl(target, matched.route, matched.params, query), { method });
+      const address =
+        matched.route === SCHEDULE_CANCEL_ROUTE
+          ? target.scheduleUrl(matched.params.id ?? '')
+          : routeUrl(target, matched.route, matched.params, query);
+      answer = await target.fetch(address, { method });
     } catch (error) {
       return refuse(response, 502, 'api-unreachable', unreachableReason(target, error));
     }

@@ -2,6 +2,8 @@
 import { render } from 'preact';
 import { consoleSession } from './api';
 import { Show, useLoad } from './load';
+import { CalendarPage } from './pages/calendar';
+import { CalendarsPage } from './pages/calendars';
 import { DeliveriesPage } from './pages/deliveries';
 import { MeetingPage } from './pages/meeting';
 import { MeetingsPage } from './pages/meetings';
@@ -13,6 +15,7 @@ const SECTIONS = [
   { href: '/', label: 'Overview' },
   { href: '/meetings', label: 'Meetings' },
   { href: '/deliveries', label: 'Deliveries' },
+  { href: '/calendars', label: 'Calendars' },
   { href: '/search', label: 'Search' },
 ];
 
@@ -22,6 +25,9 @@ function Page(props: { url: URL }) {
   if (pathname === '/meetings') return <MeetingsPage />;
   if (pathname === '/deliveries') return <DeliveriesPage />;
   if (pathname === '/search') return <SearchPage />;
+  if (pathname === '/calendars') return <CalendarsPage />;
+  const calendar = /^\/calendars\/([^/]+)$/.exec(pathname)?.[1];
+  if (calendar !== undefined) return <CalendarPage calendarId={decodeURIComponent(calendar)} />;
   const meeting = /^\/meetings\/([^/]+)$/.exec(pathname)?.[1];
   if (meeting !== undefined) return <MeetingPage botId={decodeURIComponent(meeting)} />;
   return (
