@@ -84,8 +84,21 @@ interface Member {
   keyEnd: number;
   /** The rendered key holds an escape, so its bytes do not sort like its code points. */
   keyEscaped: boolean;
-  /** The key's text, decoded on its first comparison with an escaped key rather than on every one. */
-  keyDecoded: string | undefined;
+  /** The key's first RANK_BYTES sort bytes as one number: most comparisons end on it. */
+  rank: number;
+  /**
+   * The key as bytes that sort like its code points (UTF-8, surrogates encoded
+   * alike): the rendered key itself unless it holds an escape, else decoded.
+   */
+  sortBytes: Buffer;
+  sortStart: number;
+  sortEnd: number;
+  /**
+   * The key holds a lone surrogate (only possible escaped), so it is compared as
+   * text, as before: such a body cannot have been signed, but its rendering stays
+   * what it was.
+   */
+  loneSurrogate: boolean;
 }
 
 function malformed(at: number): Error {
@@ -133,6 +146,7 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
   const n = body.length;
   // The canonical form is never longer than the input: it only drops whitespace and shortens escapes.
   const out = into !== undefined && into.length >= n ? into : Buffer.allocUnsafe(n);
+  decodedKeysEnd = 0;
   const cursor: Cursor = {
     i: 0,
     o: 0,
@@ -182,14 +196,7 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
     while (stack.length > 0 && !nextValue) {
       const container = stack[stack.length - 1] as Container;
       if (container.isObject) {
-        container.members.push({
-          start: container.memberStart,
-          end: cursor.o,
-          keyStart: container.memberStart + 1,
-          keyEnd: container.keyEnd,
-          keyEscaped: container.keyEscaped,
-          keyDecoded: undefined,
-        });
+        container.members.push(member(out, container, cursor.o));
       }
       cursor.i = skipWhitespace(body, cursor.i);
       const next = body[cursor.i++];
@@ -211,6 +218,39 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
   cursor.i = skipWhitespace(body, cursor.i);
   if (cursor.i !== n) throw malformed(cursor.i);
   return out.subarray(0, cursor.o);
+}
+
+/** A member that ends at `end`, with its key's sort bytes and rank. */
+function member(out: Buffer, container: Container, end: number): Member {
+  const keyStart = container.memberStart + 1;
+  const keyEnd = container.keyEnd;
+  let sortBytes = out;
+  let sortStart = keyStart;
+  let sortEnd = keyEnd;
+  decodedLoneSurrogate = false;
+  if (container.keyEscaped) {
+    // Decoded at most once per key, where the old renderer decoded it to a string on its first comparison.
+    if (decodedKeys.length - decodedKeysEnd < keyEnd - keyStart) {
+      decodedKeys = Buffer.allocUnsafeSlow(Math.max(decodedKeys.length * 2, keyEnd - keyStart));
+      decodedKeysEnd = 0;
+    }
+    sortBytes = decodedKeys;
+    sortStart = decodedKeysEnd;
+    sortEnd = decodeRenderedKey(out, keyStart, keyEnd, decodedKeys, sortStart);
+    decodedKeysEnd = sortEnd;
+  }
+  return {
+    start: container.memberStart,
+    end,
+    keyStart,
+    keyEnd,
+    keyEscaped: container.keyEscaped,
+    rank: rankOf(sortBytes, sortStart, sortEnd),
+    sortBytes,
+    sortStart,
+    sortEnd,
+    loneSurrogate: decodedLoneSurrogate,
+  };
 }
 
 /** Copies `"key":` at the cursor and records where the member starts. */
@@ -457,27 +497,99 @@ function writeUnicodeEscape(out: Buffer, at: number, unit: number): number {
   return o;
 }
 
-/** A key as text, made once per member: comparisons involving an escaped key compare texts. */
+/** A key as text, for the duplicate key's error and keys compared as text. */
 function keyText(out: Buffer, member: Member): string {
-  member.keyDecoded ??= member.keyEscaped
+  return member.keyEscaped
     ? (JSON.parse(out.toString('utf8', member.keyStart - 1, member.keyEnd + 1)) as string)
     : out.toString('utf8', member.keyStart, member.keyEnd);
-  return member.keyDecoded;
 }
 
-/** UTF-8 byte order is code point order, so unescaped keys compare byte by byte. */
+/** Orders keys by code point: by rank, then by their sort bytes (UTF-8 byte order is code point order). */
 function compareKeys(out: Buffer, a: Member, b: Member): number {
-  let order = 0;
-  if (a.keyEscaped || b.keyEscaped) {
+  let order: number;
+  if (a.loneSurrogate || b.loneSurrogate) {
     order = compareCodePoints(keyText(out, a), keyText(out, b));
   } else {
-    const length = Math.min(a.keyEnd - a.keyStart, b.keyEnd - b.keyStart);
-    for (let k = 0; k < length && order === 0; k++)
-      order = (out[a.keyStart + k] as number) - (out[b.keyStart + k] as number);
-    if (order === 0) order = a.keyEnd - a.keyStart - (b.keyEnd - b.keyStart);
+    order = a.rank - b.rank;
+    if (order === 0) order = compareSortBytes(a, b);
   }
   if (order === 0) throw new DuplicateKeyError(keyText(out, a));
   return order;
+}
+
+/** Past this many bytes a native comparison is cheaper than a JavaScript loop. */
+const NATIVE_COMPARE_FROM = 16;
+
+function compareSortBytes(a: Member, b: Member): number {
+  const aLength = a.sortEnd - a.sortStart;
+  const bLength = b.sortEnd - b.sortStart;
+  // Equal ranks mean equal first bytes, up to the shorter key's end.
+  const from = Math.min(RANK_BYTES, aLength, bLength);
+  const length = Math.min(aLength, bLength) - from;
+  if (length > NATIVE_COMPARE_FROM) {
+    return a.sortBytes.compare(b.sortBytes, b.sortStart + from, b.sortEnd, a.sortStart + from, a.sortEnd);
+  }
+  const aStart = a.sortStart + from;
+  const bStart = b.sortStart + from;
+  for (let k = 0; k < length; k++) {
+    const order = (a.sortBytes[aStart + k] as number) - (b.sortBytes[bStart + k] as number);
+    if (order !== 0) return order;
+  }
+  return aLength - bLength;
+}
+
+/**
+ * The first RANK_BYTES bytes as a number, zero-padded: a smaller rank is a
+ * smaller key (a shorter key that is a prefix pads with zeros, the smallest byte);
+ * equal ranks say nothing, and the bytes decide.
+ */
+function rankOf(bytes: Buffer, start: number, end: number): number {
+  let rank = 0;
+  for (let k = start; k < start + RANK_BYTES; k++) rank = rank * 256 + (k < end ? (bytes[k] as number) : 0);
+  return rank;
+}
+
+/** Six bytes: 48 bits, exact in a double. */
+const RANK_BYTES = 6;
+
+/** Where escaped keys are decoded for sorting; reused across calls (all synchronous), written from decodedKeysEnd. */
+let decodedKeys = Buffer.allocUnsafeSlow(16 * 1024);
+let decodedKeysEnd = 0;
+/** Set by decodeRenderedKey when the key it decoded holds a lone surrogate. */
+let decodedLoneSurrogate = false;
+
+/** The control character each short escape letter stands for (the quote and backslash stand for themselves). */
+const CONTROL_FOR_LETTER = new Uint8Array(128);
+for (let control = 0; control < SHORT_ESCAPE_FOR.length; control++) {
+  const letter = SHORT_ESCAPE_FOR[control] as number;
+  if (letter !== 0) CONTROL_FOR_LETTER[letter] = control;
+}
+CONTROL_FOR_LETTER[QUOTE] = QUOTE;
+CONTROL_FOR_LETTER[BACKSLASH] = BACKSLASH;
+
+/**
+ * Decodes a rendered key (`out[start..end)`, between its quotes) into `into` at
+ * `at`; returns where it ends. A rendered key holds only the escapes copyString
+ * writes: the short ones and lowercase `\u` for controls and lone surrogates.
+ */
+function decodeRenderedKey(out: Buffer, start: number, end: number, into: Buffer, at: number): number {
+  let w = at;
+  for (let k = start; k < end; ) {
+    const c = out[k] as number;
+    if (c !== BACKSLASH) {
+      into[w++] = c;
+      k++;
+    } else if (out[k + 1] === LOWER_U) {
+      const unit = readHex4(out, k + 2);
+      if (unit >= 0xd800 && unit <= 0xdfff) decodedLoneSurrogate = true;
+      w = writeUtf8(into, w, unit);
+      k += 6;
+    } else {
+      into[w++] = CONTROL_FOR_LETTER[out[k + 1] as number] as number;
+      k += 2;
+    }
+  }
+  return w;
 }
 
 /**
