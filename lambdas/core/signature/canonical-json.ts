@@ -84,7 +84,10 @@ interface Member {
   keyEnd: number;
   /** The rendered key holds an escape, so its bytes do not sort like its code points. */
   keyEscaped: boolean;
-  /** The key's first RANK_BYTES sort bytes as one number: most comparisons end on it. */
+  /**
+   * The key's first RANK_BYTES sort bytes as one number, set when a large object
+   * is sorted (most comparisons then end on it); 0 until then, which decides nothing.
+   */
   rank: number;
   /**
    * The key as bytes that sort like its code points (UTF-8, surrogates encoded
@@ -153,7 +156,7 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
     quote: -1,
     backslash: -1,
     input: new DataView(body.buffer, body.byteOffset, n),
-    output: new DataView(out.buffer, out.byteOffset, out.length),
+    output: outputView(out),
   };
   // An explicit stack instead of recursion: depth is bounded by a check, not by the call stack.
   const stack: Container[] = [];
@@ -168,20 +171,22 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (stack.length >= MAX_NESTING_DEPTH) throw new NestingTooDeepError(MAX_NESTING_DEPTH);
       const isObject = c === OPEN_BRACE;
-      const container: Container = {
-        isObject,
-        open: cursor.o,
-        members: [],
-        memberStart: 0,
-        keyEnd: 0,
-        keyEscaped: false,
-      };
+      const open = cursor.o;
       out[cursor.o++] = c;
       cursor.i = skipWhitespace(body, cursor.i + 1);
       if (body[cursor.i] === (isObject ? CLOSE_BRACE : CLOSE_BRACKET)) {
         out[cursor.o++] = isObject ? CLOSE_BRACE : CLOSE_BRACKET;
         cursor.i++;
       } else {
+        // Made only for a container with values: a body of empty ones allocates nothing per container.
+        const container: Container = {
+          isObject,
+          open,
+          members: isObject ? [] : NO_MEMBERS,
+          memberStart: 0,
+          keyEnd: 0,
+          keyEscaped: false,
+        };
         stack.push(container);
         if (isObject) beginMember(body, out, cursor, container);
         closed = false; // its first value comes next
@@ -245,12 +250,26 @@ function member(out: Buffer, container: Container, end: number): Member {
     keyStart,
     keyEnd,
     keyEscaped: container.keyEscaped,
-    rank: rankOf(sortBytes, sortStart, sortEnd),
+    rank: 0,
     sortBytes,
     sortStart,
     sortEnd,
     loneSurrogate: decodedLoneSurrogate,
   };
+}
+
+/** An array's members: never added to (only objects have members), so all arrays share one. */
+const NO_MEMBERS: Member[] = [];
+
+/** The output as a DataView, kept for the reused render buffer rather than made per call. */
+let lastOutput: Buffer | undefined;
+let lastOutputView: DataView | undefined;
+function outputView(out: Buffer): DataView {
+  if (out !== lastOutput || lastOutputView === undefined) {
+    lastOutputView = new DataView(out.buffer, out.byteOffset, out.length);
+    lastOutput = out;
+  }
+  return lastOutputView;
 }
 
 /** Copies `"key":` at the cursor and records where the member starts. */
@@ -269,18 +288,60 @@ function beginMember(body: Buffer, out: Buffer, cursor: Cursor, container: Conta
 /** Scratch space for reordering members; reused across calls (all synchronous). */
 let scratch = Buffer.allocUnsafeSlow(16 * 1024);
 
-/** Puts a closed object's members (already written to `out`, ending at `end`) in key order. */
+/**
+ * Puts a closed object's members (already written to `out`, ending at `end`) in
+ * key order. The longest member (a transcript's text) is moved once, within
+ * `out`; only the others pass through scratch space, so a large value nested in
+ * several unsorted objects is not copied twice per level.
+ */
 function sortMembers(out: Buffer, container: Container, end: number): void {
   const { members, open } = container;
   if (members.length < 2) return;
-  if (!(members.length <= INSERTION_SORT_UP_TO ? insertionSort(out, members) : librarySort(out, members))) return;
+  if (!(members.length <= INSERTION_SORT_UP_TO ? insertionSort(out, members) : sortManyMembers(out, members))) return;
   if (scratch.length < end - open) scratch = Buffer.allocUnsafeSlow(end - open);
-  out.copy(scratch, 0, open, end);
+  if (end - open <= SMALL_OBJECT) {
+    reorderSmallObject(out, members, open, end);
+    return;
+  }
+  let longest = members[0] as Member;
+  let longestAt = open + 1; // where the longest member starts once sorted
+  for (let m = 1, at = open + 1; m < members.length; m++) {
+    const previous = members[m - 1] as Member;
+    at += previous.end - previous.start + 1;
+    const member = members[m] as Member;
+    if (member.end - member.start > longest.end - longest.start) {
+      longest = member;
+      longestAt = at;
+    }
+  }
+  // Scratch holds the bytes before the longest member, then those after it.
+  const before = longest.start - open;
+  out.copy(scratch, 0, open, longest.start);
+  out.copy(scratch, before, longest.end, end);
+  out.copyWithin(longestAt, longest.start, longest.end);
   let w = open + 1;
   for (let m = 0; m < members.length; m++) {
     const member = members[m] as Member;
     if (m > 0) out[w++] = COMMA;
-    w += scratch.copy(out, w, member.start - open, member.end - open);
+    if (member === longest) {
+      w += member.end - member.start;
+      continue;
+    }
+    const from = member.start < longest.start ? member.start - open : member.start - longest.end + before;
+    w += scratch.copy(out, w, from, from + member.end - member.start);
+  }
+}
+
+/** Objects up to this many bytes are reordered by JavaScript loops: shorter than the setup of a native copy. */
+const SMALL_OBJECT = 96;
+
+function reorderSmallObject(out: Buffer, members: Member[], open: number, end: number): void {
+  for (let k = open; k < end; k++) scratch[k - open] = out[k] as number;
+  let w = open + 1;
+  for (let m = 0; m < members.length; m++) {
+    const member = members[m] as Member;
+    if (m > 0) out[w++] = COMMA;
+    for (let k = member.start - open; k < member.end - open; k++) out[w++] = scratch[k] as number;
   }
 }
 
@@ -304,6 +365,52 @@ function insertionSort(out: Buffer, members: Member[]): boolean {
       members[k + 1] = member;
       moved = true;
     }
+  }
+  return moved;
+}
+
+/** Index bits below a member's 32-bit rank in a sort number: 2^21 members need more than a 1 MiB body. */
+const INDEX_BITS = 2 ** 21;
+const RANK_32 = 2 ** 16; // dividing a 48-bit rank by this leaves its first four bytes
+
+/**
+ * Sorts many members in place; false when they were in order already. A typed
+ * array of numbers (first four key bytes, then index) is sorted natively, with no
+ * comparator calls; only members alike in those bytes are then compared in full,
+ * which also compares every pair that could be a duplicate (keys that differ in
+ * their first four bytes differ).
+ */
+function sortManyMembers(out: Buffer, members: Member[]): boolean {
+  if (members.length >= INDEX_BITS || members.some((member) => member.loneSurrogate)) {
+    return librarySort(out, members); // keys compared as text sort only by comparison
+  }
+  const order = new Float64Array(members.length);
+  for (let m = 0; m < members.length; m++) {
+    const member = members[m] as Member;
+    member.rank = rankOf(member.sortBytes, member.sortStart, member.sortEnd);
+    order[m] = Math.floor(member.rank / RANK_32) * INDEX_BITS + m;
+  }
+  order.sort();
+  const unsorted = members.slice();
+  let moved = false;
+  for (let m = 0; m < members.length; m++) {
+    const from = (order[m] as number) % INDEX_BITS;
+    if (from !== m) moved = true;
+    members[m] = unsorted[from] as Member;
+  }
+  // Runs of members alike in their first four bytes, in full order.
+  for (let start = 0; start < members.length; ) {
+    const rank32 = Math.floor((order[start] as number) / INDEX_BITS);
+    let end = start + 1;
+    while (end < members.length && Math.floor((order[end] as number) / INDEX_BITS) === rank32) end++;
+    if (end - start > 1) {
+      const run = members.slice(start, end);
+      if (run.length <= INSERTION_SORT_UP_TO ? insertionSort(out, run) : librarySort(out, run)) {
+        moved = true;
+        for (let m = start; m < end; m++) members[m] = run[m - start] as Member;
+      }
+    }
+    start = end;
   }
   return moved;
 }
@@ -504,7 +611,7 @@ function keyText(out: Buffer, member: Member): string {
     : out.toString('utf8', member.keyStart, member.keyEnd);
 }
 
-/** Orders keys by code point: by rank, then by their sort bytes (UTF-8 byte order is code point order). */
+/** Orders keys by code point: by rank when set, then by their sort bytes (UTF-8 byte order is code point order). */
 function compareKeys(out: Buffer, a: Member, b: Member): number {
   let order: number;
   if (a.loneSurrogate || b.loneSurrogate) {
@@ -523,14 +630,12 @@ const NATIVE_COMPARE_FROM = 16;
 function compareSortBytes(a: Member, b: Member): number {
   const aLength = a.sortEnd - a.sortStart;
   const bLength = b.sortEnd - b.sortStart;
-  // Equal ranks mean equal first bytes, up to the shorter key's end.
-  const from = Math.min(RANK_BYTES, aLength, bLength);
-  const length = Math.min(aLength, bLength) - from;
+  const length = Math.min(aLength, bLength);
   if (length > NATIVE_COMPARE_FROM) {
-    return a.sortBytes.compare(b.sortBytes, b.sortStart + from, b.sortEnd, a.sortStart + from, a.sortEnd);
+    return a.sortBytes.compare(b.sortBytes, b.sortStart, b.sortEnd, a.sortStart, a.sortEnd);
   }
-  const aStart = a.sortStart + from;
-  const bStart = b.sortStart + from;
+  const aStart = a.sortStart;
+  const bStart = b.sortStart;
   for (let k = 0; k < length; k++) {
     const order = (a.sortBytes[aStart + k] as number) - (b.sortBytes[bStart + k] as number);
     if (order !== 0) return order;
