@@ -112,6 +112,40 @@ describe('canonicalJson, properties', () => {
   });
 });
 
+describe('canonicalJson, large objects', () => {
+  /**
+   * Past 16 members, objects are sorted by their keys' first bytes natively and
+   * then in full among keys alike in those bytes: many keys here share long
+   * prefixes, some are prefixes of others, and one key may be repeated.
+   */
+  it('orders and checks large objects of alike keys as the previous renderer did', () => {
+    const alikeKey = fc
+      .tuple(fc.constantFrom('', 'a', 'aaa', 'aaaa', 'aaaaaaa', '\u00e9\u00e9', 'k\u0000'), trickyText)
+      .map(([prefix, rest]) => prefix + rest);
+    const object = fc
+      .tuple(
+        fc.uniqueArray(alikeKey, { minLength: 17, maxLength: 80 }),
+        fc.option(fc.nat(), { nil: undefined }),
+        fc.integer(),
+      )
+      .map(([names, repeated, seed]) => {
+        const random = seededRandom(seed);
+        const members = names.map((name, index) => `${spellString(name, random)}:${index}`);
+        if (repeated !== undefined) {
+          const name = names[repeated % names.length] as string;
+          members.splice(Math.floor(random() * members.length), 0, `${spellString(name, random)}:-1`);
+        }
+        return Buffer.from(`{${members.join(',')}}`, 'utf8');
+      });
+    fc.assert(
+      fc.property(object, (body) => {
+        expect(outcome(() => canonicalJson(body))).toEqual(outcome(() => referenceCanonicalJson(body)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('verifyWebhookBody, properties', () => {
   const secret = randomBytes(32).toString('base64');
   const keys = parseSigningSecrets(secret);
