@@ -9,8 +9,13 @@
  *
  * It works on the body's bytes, not on parsed values: parsed values lose number
  * spelling and reorder integer-like keys, and re-encoding strings costs more than
- * the HMAC itself. The input must already be valid UTF-8 JSON (the ingress runs
- * JSON.parse first); malformed input is refused, never looped over.
+ * the HMAC itself. It is also the ingress's JSON syntax check, so that a body
+ * refused for its signature is never parsed: for valid UTF-8 input (the caller's
+ * to check) it refuses with a SyntaxError what JSON.parse refuses, misspelled
+ * numbers and literals included, but one thing: a raw control character inside a
+ * string is copied as it is (finding one would cost a second pass over every
+ * plain run). The service escapes them, so such a body never matches a signature;
+ * rawControlInString tells it apart where an answer depends on it.
  */
 
 export class DuplicateKeyError extends Error {
@@ -437,21 +442,73 @@ function skipWhitespace(body: Buffer, from: number): number {
   }
 }
 
-/** Copies a number, `true`, `false` or `null` token as it is spelled. */
+/** Copies a number, `true`, `false` or `null` token as it is spelled, refusing any other spelling. */
 function copyScalar(body: Buffer, out: Buffer, cursor: Cursor): void {
-  const n = body.length;
-  let i = cursor.i;
+  const end = scalarEnd(body, cursor.i);
   let o = cursor.o;
-  while (i < n) {
-    const c = body[i] as number;
-    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)
-      break;
-    out[o++] = c;
-    i++;
-  }
-  if (i === cursor.i) throw malformed(i);
-  cursor.i = i;
+  for (let i = cursor.i; i < end; i++) out[o++] = body[i] as number;
+  cursor.i = end;
   cursor.o = o;
+}
+
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const LOWER_E = 0x65;
+/** 1 for the bytes of the digits 0-9 (an index past the input reads undefined, no digit). */
+const DIGIT = new Uint8Array(256);
+for (let digit = ZERO; digit <= 0x39; digit++) DIGIT[digit] = 1;
+const LITERALS = new Map(['true', 'false', 'null'].map((word) => [word.charCodeAt(0), Buffer.from(word)]));
+
+/** Where the scalar token starting at `start` ends: JSON's number grammar, or one of the three literals. */
+function scalarEnd(body: Buffer, start: number): number {
+  const literal = LITERALS.get(body[start] as number);
+  if (literal !== undefined) {
+    for (let k = 1; k < literal.length; k++) if (body[start + k] !== literal[k]) throw malformed(start + k);
+    return start + literal.length;
+  }
+  let i = start;
+  if (body[i] === MINUS) i++;
+  // The integer part: 0 alone, or digits not starting with 0.
+  i = body[i] === ZERO ? i + 1 : digitsEnd(body, i);
+  if (body[i] === DOT) i = digitsEnd(body, i + 1);
+  if (((body[i] as number) | 0x20) === LOWER_E) {
+    i++;
+    if (body[i] === PLUS || body[i] === MINUS) i++;
+    i = digitsEnd(body, i);
+  }
+  return i;
+}
+
+/** The end of the one or more digits at `from`. */
+function digitsEnd(body: Buffer, from: number): number {
+  if (DIGIT[body[from] as number] !== 1) throw malformed(from);
+  let i = from + 1;
+  while (DIGIT[body[i] as number] === 1) i++;
+  return i;
+}
+
+/**
+ * Whether a string in the body holds a raw control character (below U+0020),
+ * which JSON refuses and canonicalJson copies. One pass over the bytes, for the
+ * ingress's rare answers that depend on it (a body refused for its signature).
+ */
+export function rawControlInString(body: Uint8Array): boolean {
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] as number;
+    if (!inString) {
+      if (c === QUOTE) inString = true;
+    } else if (c === QUOTE) {
+      inString = false;
+    } else if (c === BACKSLASH) {
+      i++; // the escaped byte, whatever it is, does not end the string
+    } else if (c < 0x20) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**
