@@ -1,8 +1,9 @@
 /**
  * P1b: the ingress's cost for hostile bodies. Anyone can POST to the webhook URL, so
  * every body up to the size limit must be verified or refused quickly. Each body is
- * run through the ingress decision itself (size, UTF-8, JSON, signature), with a
- * valid-looking signature so the whole canonical rendering is paid for.
+ * run through the ingress decision itself (size, UTF-8, then JSON syntax and signature
+ * in one canonical rendering), with a valid-looking signature so the whole rendering
+ * is paid for; no quarantine is configured (filing a refused body parses it).
  */
 import { randomBytes } from 'node:crypto';
 import { acceptWebhook } from '../lambdas/core/ingress/accept-webhook';
