@@ -159,11 +159,22 @@ describe('the ingress decision, rendering before parsing', () => {
     );
   });
 
-  it('never parses a body whose signature fails', async () => {
+  it('never parses a body whose signature fails, and files it in quarantine under the bot it names', async () => {
+    const kept: Array<string | undefined> = [];
+    const deps: IngressDependencies = {
+      ...ingressDependencies(),
+      quarantine: {
+        keep: async ({ owner }) => {
+          kept.push(owner);
+          return { kept: true, key: 'k' };
+        },
+      },
+    };
     const parse = vi.spyOn(JSON, 'parse');
     const { body } = signWebhook({ bot_id: 'bot_1', trigger: 'transcript.update', data: { a: [1, 2.5, 'é'] } }, secret);
-    const outcome = await acceptWebhook({ body, signature: `${'A'.repeat(43)}=` }, ingressDependencies());
+    const outcome = await acceptWebhook({ body, signature: `${'A'.repeat(43)}=` }, deps);
     expect(answer(outcome)).toEqual({ status: 401, reason: 'signature-mismatch' });
-    expect(parse).not.toHaveBeenCalled();
+    expect(parse).not.toHaveBeenCalledWith(body.toString('utf8'));
+    expect(kept).toEqual(['bot_1']);
   });
 });

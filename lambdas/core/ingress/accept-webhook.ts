@@ -5,8 +5,9 @@
  * Order matters: the signature is checked before the envelope is read, so an
  * unsigned caller learns nothing about our schema; JSON syntax comes first only
  * because the signed form is computed from the text. The canonical rendering is
- * that syntax check: a body is parsed only once it is known authentic (or to file
- * a refused one in quarantine), so a hostile body costs one pass, not a parse too.
+ * that syntax check: a body is parsed only once it is known authentic (a refused
+ * one is filed in quarantine by the bot it names, read without a parse), so a
+ * hostile body costs a pass or two over its bytes, not a parse too.
  * A body both malformed and ambiguous (a repeated key, too deep) is refused for
  * whichever the rendering meets first. The header's form is
  * checked before all of it: only a body with a well-formed signature that fails the
@@ -19,9 +20,10 @@ import { canonicalJson, DuplicateKeyError, NestingTooDeepError, rawControlInStri
 import { type SignatureCheck, signatureHeaderProblem, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
 import { describeUnboundWebhook, parseWebhookEnvelope } from '../upstream/webhook-contract';
+import { bodyOwner } from './body-owner';
 import type { EventQueue } from './event-queue';
 import { type AcceptanceLog, type FirstAcceptance, fitsLedgerItem } from './first-acceptance';
-import { type Quarantine, type QuarantineReason, quarantineOwner } from './quarantine';
+import type { Quarantine, QuarantineReason } from './quarantine';
 
 export interface WebhookDelivery {
   /** The body exactly as received (after any transport base64 decoding). */
@@ -252,12 +254,8 @@ async function keepRefused(
   if (deps.quarantine === undefined) return;
   const { body, text, signature } = refused;
   try {
-    // Parsed only here: the body is valid JSON by now, and the bot it names files it.
-    const kept = await deps.quarantine.keep(
-      { body, signature, owner: quarantineOwner(JSON.parse(text)) },
-      reason,
-      deps.now(),
-    );
+    // The bot the body names files it: read by walking its top level, the body is not parsed.
+    const kept = await deps.quarantine.keep({ body, signature, owner: bodyOwner(text) }, reason, deps.now());
     if (kept.kept) {
       deps.telemetry.log.warn('refused webhook quarantined', { reason, key: kept.key });
       deps.telemetry.metrics.emit(METRICS.webhookQuarantined, 1);
