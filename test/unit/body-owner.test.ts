@@ -8,6 +8,8 @@ const NAMES = [
   '"bot_id"',
   '"bot\\u005fid"',
   '"\\u0062ot_id"',
+  '"bot\\u005Fid"',
+  '"\\u0062\\u006f\\u0074\\u005f\\u0069\\u0064"',
   '"bot_i"',
   '"bot_id "',
   '"data"',
