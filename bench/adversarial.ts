@@ -1,8 +1,10 @@
 /**
  * P1b: the ingress's cost for hostile bodies. Anyone can POST to the webhook URL, so
  * every body up to the size limit must be verified or refused quickly. Each body is
- * run through the ingress decision itself (size, UTF-8, JSON, signature), with a
- * valid-looking signature so the whole canonical rendering is paid for.
+ * run through the ingress decision itself (size, UTF-8, then JSON syntax and signature
+ * in one canonical rendering), with a valid-looking signature so the whole rendering
+ * is paid for, and offered to a quarantine whose caps are reached, as in a flood (the
+ * bot the body names is read to file it; the caps' own table call is not counted).
  */
 import { randomBytes } from 'node:crypto';
 import { acceptWebhook } from '../lambdas/core/ingress/accept-webhook';
@@ -67,6 +69,7 @@ export async function benchAdversarial(): Promise<string[]> {
       },
     },
     maxBodyBytes: size,
+    quarantine: { keep: async () => ({ kept: false as const, why: 'capped' as const, cap: 'per-minute' as const }) },
     telemetry: silentTelemetry,
     now: () => new Date(),
   };

@@ -4,20 +4,26 @@
  *
  * Order matters: the signature is checked before the envelope is read, so an
  * unsigned caller learns nothing about our schema; JSON syntax comes first only
- * because the signed form is computed from the parsed text. The header's form is
+ * because the signed form is computed from the text. The canonical rendering is
+ * that syntax check: a body is parsed only once it is known authentic (a refused
+ * one is filed in quarantine by the bot it names, read without a parse), so a
+ * hostile body costs a pass or two over its bytes, not a parse too.
+ * A body both malformed and ambiguous (a repeated key, too deep) is refused for
+ * whichever the rendering meets first. The header's form is
  * checked before all of it: only a body with a well-formed signature that fails the
  * HMAC may be quarantined (and that within global caps), nothing else is stored. A signed body is
  * never refused: one that is not a bot's envelope (a calendar's, an app
  * session's, or an unknown shape) is queued too and kept under what it is about.
  */
 import { apiError } from '../api-error';
-import { DuplicateKeyError, NestingTooDeepError } from '../signature/canonical-json';
+import { canonicalJson, DuplicateKeyError, NestingTooDeepError, rawControlInString } from '../signature/canonical-json';
 import { type SignatureCheck, signatureHeaderProblem, verifyWebhookBody } from '../signature/verify';
 import { METRICS, type Telemetry } from '../telemetry';
 import { describeUnboundWebhook, parseWebhookEnvelope } from '../upstream/webhook-contract';
+import { bodyOwner } from './body-owner';
 import type { EventQueue } from './event-queue';
 import { type AcceptanceLog, type FirstAcceptance, fitsLedgerItem } from './first-acceptance';
-import { type Quarantine, type QuarantineReason, quarantineOwner } from './quarantine';
+import type { Quarantine, QuarantineReason } from './quarantine';
 
 export interface WebhookDelivery {
   /** The body exactly as received (after any transport base64 decoding). */
@@ -99,18 +105,15 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
   } catch {
     return reject(400, 'invalid-utf8', 'The body is not valid UTF-8.');
   }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    return reject(400, 'invalid-json', `The body is not valid JSON: ${(error as Error).message}`);
-  }
   let keys: readonly Buffer[];
   try {
     keys = await deps.signingKeys();
   } catch (error) {
+    // Malformed bodies are refused as they were before the secret was read; any other waits for it.
+    const malformed = syntaxProblem(body);
+    if (malformed !== undefined) return malformed;
     deps.telemetry.log.error('signing secret unavailable', { error: describeError(error) });
-    await keepRefused({ body, signature, owner: quarantineOwner(parsed) }, 'signing-secret-unavailable', deps);
+    await keepRefused({ body, text, signature }, 'signing-secret-unavailable', deps);
     return {
       kind: 'unavailable',
       status: 503,
@@ -122,15 +125,20 @@ async function decide(delivery: WebhookDelivery, deps: IngressDependencies): Pro
   try {
     check = verifyWebhookBody(body, signature, keys);
   } catch (error) {
-    if (error instanceof DuplicateKeyError)
-      return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
-    if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);
-    throw error;
+    return refusedBody(error, body);
   }
   if (!check.ok) {
-    if (check.reason === 'signature-mismatch')
-      await keepRefused({ body, signature, owner: quarantineOwner(parsed) }, 'signature-mismatch', deps);
+    // JSON refuses a raw control character in a string, which the rendering copied (so it never verifies).
+    if (rawControlInString(body)) return invalidJson(RAW_CONTROL);
+    if (check.reason === 'signature-mismatch') await keepRefused({ body, text, signature }, 'signature-mismatch', deps);
     return reject(401, check.reason, SIGNATURE_PROBLEMS[check.reason]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    // Not reached for a body the rendering took (it refuses what JSON.parse does); kept so no body is a crash.
+    return invalidJson((error as Error).message);
   }
 
   // Authentic from here on: whatever it is about, it is queued and kept, never refused.
@@ -210,15 +218,44 @@ async function firstAcceptance(
   }
 }
 
+/** The answer for a body the rendering refused (malformed, ambiguous, too deep); anything else it threw is rethrown. */
+function refusedBody(error: unknown, body: Uint8Array): WebhookOutcome {
+  if (error instanceof SyntaxError) return invalidJson(error.message);
+  // JSON syntax first, as when JSON.parse ran before the rendering: a raw control character is what the rendering copies.
+  if (rawControlInString(body)) return invalidJson(RAW_CONTROL);
+  if (error instanceof DuplicateKeyError)
+    return reject(400, 'duplicate-key', `The body is ambiguous: ${error.message}.`);
+  if (error instanceof NestingTooDeepError) return reject(400, 'too-deeply-nested', `The body has ${error.message}.`);
+  throw error;
+}
+
+/** The answer when the body is not JSON, undefined when it is (a repeated key or deep nesting aside). */
+function syntaxProblem(body: Uint8Array): WebhookOutcome | undefined {
+  try {
+    canonicalJson(body);
+  } catch (error) {
+    if (error instanceof SyntaxError) return invalidJson(error.message);
+    if (!(error instanceof DuplicateKeyError || error instanceof NestingTooDeepError)) throw error;
+  }
+  return rawControlInString(body) ? invalidJson(RAW_CONTROL) : undefined;
+}
+
+const RAW_CONTROL = 'a string holds a raw control character';
+
+const invalidJson = (detail: string): WebhookOutcome =>
+  reject(400, 'invalid-json', `The body is not valid JSON: ${detail}`);
+
 /** Best effort: the answer stays what it was whether or not the body could be kept. */
 async function keepRefused(
-  refused: { body: Uint8Array; signature: string; owner: string | undefined },
+  refused: { body: Uint8Array; text: string; signature: string },
   reason: QuarantineReason,
   deps: IngressDependencies,
 ) {
   if (deps.quarantine === undefined) return;
+  const { body, text, signature } = refused;
   try {
-    const kept = await deps.quarantine.keep(refused, reason, deps.now());
+    // The bot the body names files it: read by walking its top level, the body is not parsed.
+    const kept = await deps.quarantine.keep({ body, signature, owner: bodyOwner(text) }, reason, deps.now());
     if (kept.kept) {
       deps.telemetry.log.warn('refused webhook quarantined', { reason, key: kept.key });
       deps.telemetry.metrics.emit(METRICS.webhookQuarantined, 1);

@@ -9,8 +9,13 @@
  *
  * It works on the body's bytes, not on parsed values: parsed values lose number
  * spelling and reorder integer-like keys, and re-encoding strings costs more than
- * the HMAC itself. The input must already be valid UTF-8 JSON (the ingress runs
- * JSON.parse first); malformed input is refused, never looped over.
+ * the HMAC itself. It is also the ingress's JSON syntax check, so that a body
+ * refused for its signature is never parsed: for valid UTF-8 input (the caller's
+ * to check) it refuses with a SyntaxError what JSON.parse refuses, misspelled
+ * numbers and literals included, but one thing: a raw control character inside a
+ * string is copied as it is (finding one would cost a second pass over every
+ * plain run). The service escapes them, so such a body never matches a signature;
+ * rawControlInString tells it apart where an answer depends on it.
  */
 
 export class DuplicateKeyError extends Error {
@@ -84,8 +89,24 @@ interface Member {
   keyEnd: number;
   /** The rendered key holds an escape, so its bytes do not sort like its code points. */
   keyEscaped: boolean;
-  /** The key's text, decoded on its first comparison with an escaped key rather than on every one. */
-  keyDecoded: string | undefined;
+  /**
+   * The key's first RANK_BYTES sort bytes as one number, set when a large object
+   * is sorted (most comparisons then end on it); 0 until then, which decides nothing.
+   */
+  rank: number;
+  /**
+   * The key as bytes that sort like its code points (UTF-8, surrogates encoded
+   * alike): the rendered key itself unless it holds an escape, else decoded.
+   */
+  sortBytes: Buffer;
+  sortStart: number;
+  sortEnd: number;
+  /**
+   * The key holds a lone surrogate (only possible escaped), so it is compared as
+   * text, as before: such a body cannot have been signed, but its rendering stays
+   * what it was.
+   */
+  loneSurrogate: boolean;
 }
 
 function malformed(at: number): Error {
@@ -133,13 +154,14 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
   const n = body.length;
   // The canonical form is never longer than the input: it only drops whitespace and shortens escapes.
   const out = into !== undefined && into.length >= n ? into : Buffer.allocUnsafe(n);
+  decodedKeysEnd = 0;
   const cursor: Cursor = {
     i: 0,
     o: 0,
     quote: -1,
     backslash: -1,
     input: new DataView(body.buffer, body.byteOffset, n),
-    output: new DataView(out.buffer, out.byteOffset, out.length),
+    output: outputView(out),
   };
   // An explicit stack instead of recursion: depth is bounded by a check, not by the call stack.
   const stack: Container[] = [];
@@ -154,20 +176,22 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (stack.length >= MAX_NESTING_DEPTH) throw new NestingTooDeepError(MAX_NESTING_DEPTH);
       const isObject = c === OPEN_BRACE;
-      const container: Container = {
-        isObject,
-        open: cursor.o,
-        members: [],
-        memberStart: 0,
-        keyEnd: 0,
-        keyEscaped: false,
-      };
+      const open = cursor.o;
       out[cursor.o++] = c;
       cursor.i = skipWhitespace(body, cursor.i + 1);
       if (body[cursor.i] === (isObject ? CLOSE_BRACE : CLOSE_BRACKET)) {
         out[cursor.o++] = isObject ? CLOSE_BRACE : CLOSE_BRACKET;
         cursor.i++;
       } else {
+        // Made only for a container with values: a body of empty ones allocates nothing per container.
+        const container: Container = {
+          isObject,
+          open,
+          members: isObject ? [] : NO_MEMBERS,
+          memberStart: 0,
+          keyEnd: 0,
+          keyEscaped: false,
+        };
         stack.push(container);
         if (isObject) beginMember(body, out, cursor, container);
         closed = false; // its first value comes next
@@ -182,14 +206,7 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
     while (stack.length > 0 && !nextValue) {
       const container = stack[stack.length - 1] as Container;
       if (container.isObject) {
-        container.members.push({
-          start: container.memberStart,
-          end: cursor.o,
-          keyStart: container.memberStart + 1,
-          keyEnd: container.keyEnd,
-          keyEscaped: container.keyEscaped,
-          keyDecoded: undefined,
-        });
+        container.members.push(member(out, container, cursor.o));
       }
       cursor.i = skipWhitespace(body, cursor.i);
       const next = body[cursor.i++];
@@ -213,6 +230,53 @@ export function canonicalJson(input: Uint8Array, into?: Buffer): Buffer {
   return out.subarray(0, cursor.o);
 }
 
+/** A member that ends at `end`, with its key's sort bytes and rank. */
+function member(out: Buffer, container: Container, end: number): Member {
+  const keyStart = container.memberStart + 1;
+  const keyEnd = container.keyEnd;
+  let sortBytes = out;
+  let sortStart = keyStart;
+  let sortEnd = keyEnd;
+  decodedLoneSurrogate = false;
+  if (container.keyEscaped) {
+    // Decoded at most once per key, where the old renderer decoded it to a string on its first comparison.
+    if (decodedKeys.length - decodedKeysEnd < keyEnd - keyStart) {
+      decodedKeys = Buffer.allocUnsafeSlow(Math.max(decodedKeys.length * 2, keyEnd - keyStart));
+      decodedKeysEnd = 0;
+    }
+    sortBytes = decodedKeys;
+    sortStart = decodedKeysEnd;
+    sortEnd = decodeRenderedKey(out, keyStart, keyEnd, decodedKeys, sortStart);
+    decodedKeysEnd = sortEnd;
+  }
+  return {
+    start: container.memberStart,
+    end,
+    keyStart,
+    keyEnd,
+    keyEscaped: container.keyEscaped,
+    rank: 0,
+    sortBytes,
+    sortStart,
+    sortEnd,
+    loneSurrogate: decodedLoneSurrogate,
+  };
+}
+
+/** An array's members: never added to (only objects have members), so all arrays share one. */
+const NO_MEMBERS: Member[] = [];
+
+/** The output as a DataView, kept for the reused render buffer rather than made per call. */
+let lastOutput: Buffer | undefined;
+let lastOutputView: DataView | undefined;
+function outputView(out: Buffer): DataView {
+  if (out !== lastOutput || lastOutputView === undefined) {
+    lastOutputView = new DataView(out.buffer, out.byteOffset, out.length);
+    lastOutput = out;
+  }
+  return lastOutputView;
+}
+
 /** Copies `"key":` at the cursor and records where the member starts. */
 function beginMember(body: Buffer, out: Buffer, cursor: Cursor, container: Container): void {
   cursor.i = skipWhitespace(body, cursor.i);
@@ -229,18 +293,60 @@ function beginMember(body: Buffer, out: Buffer, cursor: Cursor, container: Conta
 /** Scratch space for reordering members; reused across calls (all synchronous). */
 let scratch = Buffer.allocUnsafeSlow(16 * 1024);
 
-/** Puts a closed object's members (already written to `out`, ending at `end`) in key order. */
+/**
+ * Puts a closed object's members (already written to `out`, ending at `end`) in
+ * key order. The longest member (a transcript's text) is moved once, within
+ * `out`; only the others pass through scratch space, so a large value nested in
+ * several unsorted objects is not copied twice per level.
+ */
 function sortMembers(out: Buffer, container: Container, end: number): void {
   const { members, open } = container;
   if (members.length < 2) return;
-  if (!(members.length <= INSERTION_SORT_UP_TO ? insertionSort(out, members) : librarySort(out, members))) return;
+  if (!(members.length <= INSERTION_SORT_UP_TO ? insertionSort(out, members) : sortManyMembers(out, members))) return;
   if (scratch.length < end - open) scratch = Buffer.allocUnsafeSlow(end - open);
-  out.copy(scratch, 0, open, end);
+  if (end - open <= SMALL_OBJECT) {
+    reorderSmallObject(out, members, open, end);
+    return;
+  }
+  let longest = members[0] as Member;
+  let longestAt = open + 1; // where the longest member starts once sorted
+  for (let m = 1, at = open + 1; m < members.length; m++) {
+    const previous = members[m - 1] as Member;
+    at += previous.end - previous.start + 1;
+    const member = members[m] as Member;
+    if (member.end - member.start > longest.end - longest.start) {
+      longest = member;
+      longestAt = at;
+    }
+  }
+  // Scratch holds the bytes before the longest member, then those after it.
+  const before = longest.start - open;
+  out.copy(scratch, 0, open, longest.start);
+  out.copy(scratch, before, longest.end, end);
+  out.copyWithin(longestAt, longest.start, longest.end);
   let w = open + 1;
   for (let m = 0; m < members.length; m++) {
     const member = members[m] as Member;
     if (m > 0) out[w++] = COMMA;
-    w += scratch.copy(out, w, member.start - open, member.end - open);
+    if (member === longest) {
+      w += member.end - member.start;
+      continue;
+    }
+    const from = member.start < longest.start ? member.start - open : member.start - longest.end + before;
+    w += scratch.copy(out, w, from, from + member.end - member.start);
+  }
+}
+
+/** Objects up to this many bytes are reordered by JavaScript loops: shorter than the setup of a native copy. */
+const SMALL_OBJECT = 96;
+
+function reorderSmallObject(out: Buffer, members: Member[], open: number, end: number): void {
+  for (let k = open; k < end; k++) scratch[k - open] = out[k] as number;
+  let w = open + 1;
+  for (let m = 0; m < members.length; m++) {
+    const member = members[m] as Member;
+    if (m > 0) out[w++] = COMMA;
+    for (let k = member.start - open; k < member.end - open; k++) out[w++] = scratch[k] as number;
   }
 }
 
@@ -268,6 +374,52 @@ function insertionSort(out: Buffer, members: Member[]): boolean {
   return moved;
 }
 
+/** Index bits below a member's 32-bit rank in a sort number: 2^21 members need more than a 1 MiB body. */
+const INDEX_BITS = 2 ** 21;
+const RANK_32 = 2 ** 16; // dividing a 48-bit rank by this leaves its first four bytes
+
+/**
+ * Sorts many members in place; false when they were in order already. A typed
+ * array of numbers (first four key bytes, then index) is sorted natively, with no
+ * comparator calls; only members alike in those bytes are then compared in full,
+ * which also compares every pair that could be a duplicate (keys that differ in
+ * their first four bytes differ).
+ */
+function sortManyMembers(out: Buffer, members: Member[]): boolean {
+  if (members.length >= INDEX_BITS || members.some((member) => member.loneSurrogate)) {
+    return librarySort(out, members); // keys compared as text sort only by comparison
+  }
+  const order = new Float64Array(members.length);
+  for (let m = 0; m < members.length; m++) {
+    const member = members[m] as Member;
+    member.rank = rankOf(member.sortBytes, member.sortStart, member.sortEnd);
+    order[m] = Math.floor(member.rank / RANK_32) * INDEX_BITS + m;
+  }
+  order.sort();
+  const unsorted = members.slice();
+  let moved = false;
+  for (let m = 0; m < members.length; m++) {
+    const from = (order[m] as number) % INDEX_BITS;
+    if (from !== m) moved = true;
+    members[m] = unsorted[from] as Member;
+  }
+  // Runs of members alike in their first four bytes, in full order.
+  for (let start = 0; start < members.length; ) {
+    const rank32 = Math.floor((order[start] as number) / INDEX_BITS);
+    let end = start + 1;
+    while (end < members.length && Math.floor((order[end] as number) / INDEX_BITS) === rank32) end++;
+    if (end - start > 1) {
+      const run = members.slice(start, end);
+      if (run.length <= INSERTION_SORT_UP_TO ? insertionSort(out, run) : librarySort(out, run)) {
+        moved = true;
+        for (let m = start; m < end; m++) members[m] = run[m - start] as Member;
+      }
+    }
+    start = end;
+  }
+  return moved;
+}
+
 /** Sorts in place; false when the members were in order already. */
 function librarySort(out: Buffer, members: Member[]): boolean {
   const compare = (a: Member, b: Member): number => compareKeys(out, a, b);
@@ -290,21 +442,73 @@ function skipWhitespace(body: Buffer, from: number): number {
   }
 }
 
-/** Copies a number, `true`, `false` or `null` token as it is spelled. */
+/** Copies a number, `true`, `false` or `null` token as it is spelled, refusing any other spelling. */
 function copyScalar(body: Buffer, out: Buffer, cursor: Cursor): void {
-  const n = body.length;
-  let i = cursor.i;
+  const end = scalarEnd(body, cursor.i);
   let o = cursor.o;
-  while (i < n) {
-    const c = body[i] as number;
-    if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)
-      break;
-    out[o++] = c;
-    i++;
-  }
-  if (i === cursor.i) throw malformed(i);
-  cursor.i = i;
+  for (let i = cursor.i; i < end; i++) out[o++] = body[i] as number;
+  cursor.i = end;
   cursor.o = o;
+}
+
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const DOT = 0x2e;
+const ZERO = 0x30;
+const LOWER_E = 0x65;
+/** 1 for the bytes of the digits 0-9 (an index past the input reads undefined, no digit). */
+const DIGIT = new Uint8Array(256);
+for (let digit = ZERO; digit <= 0x39; digit++) DIGIT[digit] = 1;
+const LITERALS = new Map(['true', 'false', 'null'].map((word) => [word.charCodeAt(0), Buffer.from(word)]));
+
+/** Where the scalar token starting at `start` ends: JSON's number grammar, or one of the three literals. */
+function scalarEnd(body: Buffer, start: number): number {
+  const literal = LITERALS.get(body[start] as number);
+  if (literal !== undefined) {
+    for (let k = 1; k < literal.length; k++) if (body[start + k] !== literal[k]) throw malformed(start + k);
+    return start + literal.length;
+  }
+  let i = start;
+  if (body[i] === MINUS) i++;
+  // The integer part: 0 alone, or digits not starting with 0.
+  i = body[i] === ZERO ? i + 1 : digitsEnd(body, i);
+  if (body[i] === DOT) i = digitsEnd(body, i + 1);
+  if (((body[i] as number) | 0x20) === LOWER_E) {
+    i++;
+    if (body[i] === PLUS || body[i] === MINUS) i++;
+    i = digitsEnd(body, i);
+  }
+  return i;
+}
+
+/** The end of the one or more digits at `from`. */
+function digitsEnd(body: Buffer, from: number): number {
+  if (DIGIT[body[from] as number] !== 1) throw malformed(from);
+  let i = from + 1;
+  while (DIGIT[body[i] as number] === 1) i++;
+  return i;
+}
+
+/**
+ * Whether a string in the body holds a raw control character (below U+0020),
+ * which JSON refuses and canonicalJson copies. One pass over the bytes, for the
+ * ingress's rare answers that depend on it (a body refused for its signature).
+ */
+export function rawControlInString(body: Uint8Array): boolean {
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] as number;
+    if (!inString) {
+      if (c === QUOTE) inString = true;
+    } else if (c === QUOTE) {
+      inString = false;
+    } else if (c === BACKSLASH) {
+      i++; // the escaped byte, whatever it is, does not end the string
+    } else if (c < 0x20) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -457,27 +661,97 @@ function writeUnicodeEscape(out: Buffer, at: number, unit: number): number {
   return o;
 }
 
-/** A key as text, made once per member: comparisons involving an escaped key compare texts. */
+/** A key as text, for the duplicate key's error and keys compared as text. */
 function keyText(out: Buffer, member: Member): string {
-  member.keyDecoded ??= member.keyEscaped
+  return member.keyEscaped
     ? (JSON.parse(out.toString('utf8', member.keyStart - 1, member.keyEnd + 1)) as string)
     : out.toString('utf8', member.keyStart, member.keyEnd);
-  return member.keyDecoded;
 }
 
-/** UTF-8 byte order is code point order, so unescaped keys compare byte by byte. */
+/** Orders keys by code point: by rank when set, then by their sort bytes (UTF-8 byte order is code point order). */
 function compareKeys(out: Buffer, a: Member, b: Member): number {
-  let order = 0;
-  if (a.keyEscaped || b.keyEscaped) {
+  let order: number;
+  if (a.loneSurrogate || b.loneSurrogate) {
     order = compareCodePoints(keyText(out, a), keyText(out, b));
   } else {
-    const length = Math.min(a.keyEnd - a.keyStart, b.keyEnd - b.keyStart);
-    for (let k = 0; k < length && order === 0; k++)
-      order = (out[a.keyStart + k] as number) - (out[b.keyStart + k] as number);
-    if (order === 0) order = a.keyEnd - a.keyStart - (b.keyEnd - b.keyStart);
+    order = a.rank - b.rank;
+    if (order === 0) order = compareSortBytes(a, b);
   }
   if (order === 0) throw new DuplicateKeyError(keyText(out, a));
   return order;
+}
+
+/** Past this many bytes a native comparison is cheaper than a JavaScript loop. */
+const NATIVE_COMPARE_FROM = 16;
+
+function compareSortBytes(a: Member, b: Member): number {
+  const aLength = a.sortEnd - a.sortStart;
+  const bLength = b.sortEnd - b.sortStart;
+  const length = Math.min(aLength, bLength);
+  if (length > NATIVE_COMPARE_FROM) {
+    return a.sortBytes.compare(b.sortBytes, b.sortStart, b.sortEnd, a.sortStart, a.sortEnd);
+  }
+  const aStart = a.sortStart;
+  const bStart = b.sortStart;
+  for (let k = 0; k < length; k++) {
+    const order = (a.sortBytes[aStart + k] as number) - (b.sortBytes[bStart + k] as number);
+    if (order !== 0) return order;
+  }
+  return aLength - bLength;
+}
+
+/**
+ * The first RANK_BYTES bytes as a number, zero-padded: a smaller rank is a
+ * smaller key (a shorter key that is a prefix pads with zeros, the smallest byte);
+ * equal ranks say nothing, and the bytes decide.
+ */
+function rankOf(bytes: Buffer, start: number, end: number): number {
+  let rank = 0;
+  for (let k = start; k < start + RANK_BYTES; k++) rank = rank * 256 + (k < end ? (bytes[k] as number) : 0);
+  return rank;
+}
+
+/** Six bytes: 48 bits, exact in a double. */
+const RANK_BYTES = 6;
+
+/** Where escaped keys are decoded for sorting; reused across calls (all synchronous), written from decodedKeysEnd. */
+let decodedKeys = Buffer.allocUnsafeSlow(16 * 1024);
+let decodedKeysEnd = 0;
+/** Set by decodeRenderedKey when the key it decoded holds a lone surrogate. */
+let decodedLoneSurrogate = false;
+
+/** The control character each short escape letter stands for (the quote and backslash stand for themselves). */
+const CONTROL_FOR_LETTER = new Uint8Array(128);
+for (let control = 0; control < SHORT_ESCAPE_FOR.length; control++) {
+  const letter = SHORT_ESCAPE_FOR[control] as number;
+  if (letter !== 0) CONTROL_FOR_LETTER[letter] = control;
+}
+CONTROL_FOR_LETTER[QUOTE] = QUOTE;
+CONTROL_FOR_LETTER[BACKSLASH] = BACKSLASH;
+
+/**
+ * Decodes a rendered key (`out[start..end)`, between its quotes) into `into` at
+ * `at`; returns where it ends. A rendered key holds only the escapes copyString
+ * writes: the short ones and lowercase `\u` for controls and lone surrogates.
+ */
+function decodeRenderedKey(out: Buffer, start: number, end: number, into: Buffer, at: number): number {
+  let w = at;
+  for (let k = start; k < end; ) {
+    const c = out[k] as number;
+    if (c !== BACKSLASH) {
+      into[w++] = c;
+      k++;
+    } else if (out[k + 1] === LOWER_U) {
+      const unit = readHex4(out, k + 2);
+      if (unit >= 0xd800 && unit <= 0xdfff) decodedLoneSurrogate = true;
+      w = writeUtf8(into, w, unit);
+      k += 6;
+    } else {
+      into[w++] = CONTROL_FOR_LETTER[out[k + 1] as number] as number;
+      k += 2;
+    }
+  }
+  return w;
 }
 
 /**
