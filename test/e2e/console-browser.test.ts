@@ -18,6 +18,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeetingView } from '../../lambdas/core/read/read-api-contract';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { listenOnLoopback } from '../../local/loopback-host';
 import { participantJoinLeave, transcriptUpdate } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
 import { launchChromium, seriousAccessibilityViolations } from '../fixtures/browser';
@@ -34,6 +35,34 @@ import {
 const SCREENSHOTS = join(ROOT, '.scratch/screenshots/console');
 const HOSTILE_NAME = '<img src=x onerror=alert(1)>';
 const HOSTILE_LINE = '<script>window.__pwned = 1</script> and <b>bold</b>';
+const HOSTILE_TITLE = '<img src=x onerror=alert(2)> Planning';
+const CALENDAR_ID = 'team-feed';
+
+/** An ICS feed with one meeting tomorrow whose title an outsider chose. */
+function feed(): string {
+  const start = new Date(Date.now() + 86_400_000);
+  start.setUTCHours(10, 0, 0, 0);
+  const stamp = (date: Date) =>
+    date
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//console test//EN',
+    'BEGIN:VEVENT',
+    'UID:console-planning@test',
+    `DTSTAMP:${stamp(new Date())}`,
+    `DTSTART:${stamp(start)}`,
+    `DTEND:${stamp(new Date(start.getTime() + 1_800_000))}`,
+    `SUMMARY:${HOSTILE_TITLE}`,
+    'LOCATION:https://meet.google.com/abc-defg-hij',
+    'END:VEVENT',
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+}
 
 let local: CliLocalStack;
 let botId: string;
@@ -42,6 +71,7 @@ const hostileBot = `bot_hostile${randomUUID().slice(0, 8)}`;
 let consoleProcess: ChildProcess;
 let launchUrl: string;
 let origin: string;
+let feedServer: Awaited<ReturnType<typeof listenOnLoopback>> | undefined;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -146,6 +176,15 @@ beforeAll(async () => {
     const text = answer.ok ? await answer.text() : '';
     return text.includes('__pwned') ? true : undefined;
   });
+  feedServer = await listenOnLoopback((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/calendar' }).end(feed());
+  });
+  const registered = await fetch(`${local.endpoint}/calendars/${CALENDAR_ID}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ics_url: `http://127.0.0.1:${feedServer.port}/feed.ics`, rules: { join: 'all' } }),
+  });
+  expect(registered.status).toBeLessThan(300);
   const started = await startConsole([]);
   consoleProcess = started.child;
   launchUrl = started.url;
@@ -161,6 +200,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  feedServer?.server.close();
   consoleProcess?.kill('SIGINT');
   await local?.stop();
 });
@@ -309,6 +349,24 @@ describe('meeting-pipeline console in Chromium', () => {
     expect(page.url()).toMatch(/\/meetings\/[^/?]+\?t=\d+$/);
     await page.locator('.transcript li.focused').waitFor();
     expect(await page.locator('.transcript li.focused .text').textContent()).toMatch(/runbook/i);
+  });
+
+  it("shows a calendar's decisions with outsiders' titles as text, syncs it, and cancels an upcoming bot", async () => {
+    await page.goto(`${origin}/calendars`);
+    await page.getByRole('link', { name: CALENDAR_ID }).click();
+    expect(page.url()).toBe(`${origin}/calendars/${CALENDAR_ID}`);
+    await page.locator('td.title', { hasText: HOSTILE_TITLE }).waitFor();
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(dialogs).toEqual([]);
+    await page.getByRole('button', { name: 'Sync now' }).click();
+    await page.getByText(/^Synced: \d+ created, \d+ moved, \d+ cancelled, \d+ unchanged/).waitFor();
+    const row = page.locator('tr[data-schedule]').first();
+    await row.waitFor();
+    expect(await row.textContent()).toContain('scheduled');
+    await screenshot('calendar');
+    await row.getByRole('button', { name: 'Cancel bot' }).click();
+    await row.getByRole('button', { name: 'Confirm cancel' }).click();
+    await expect.poll(async () => page.locator('tr[data-schedule]').first().textContent()).toContain('cancelled');
   });
 
   it('is usable on a narrow window', async () => {

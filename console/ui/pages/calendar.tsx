@@ -137,18 +137,19 @@ export function CalendarPage(props: { calendarId: string }) {
                 </table>
               </>
             )}
-            {readOnly ? null : (
-              <SyncNow
-                calendarId={calendarId}
-                done={() => {
-                  reloadCalendar();
-                  reloadSchedules();
-                }}
-              />
-            )}
           </>
         )}
       </Show>
+      {/* Outside the calendar's view, which reloads after a sync: the sync's answer stays on screen. */}
+      {readOnly ? null : (
+        <SyncNow
+          calendarId={calendarId}
+          done={() => {
+            reloadCalendar();
+            reloadSchedules();
+          }}
+        />
+      )}
       <h2>Upcoming bots</h2>
       <Show loaded={schedules} what="the schedules">
         {(answer) => {
