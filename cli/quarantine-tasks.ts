@@ -16,6 +16,8 @@ import { s3PayloadStore } from '../lambdas/shared/s3-payloads-on-demand';
 import { s3Quarantine } from '../lambdas/shared/s3-quarantine';
 import { secretsManagerSource } from '../lambdas/shared/secrets-manager';
 import { DEFAULT_MAX_WEBHOOK_BODY_BYTES } from '../lib/config';
+import { CliError, EXIT } from './exit-codes';
+import type { PipelineResources } from './target';
 
 export interface RedriveSettings {
   payloadBucket: string;
@@ -77,4 +79,32 @@ export function redriveReportText(report: RedriveReport, dryRun: boolean): strin
     ...report.failed.map(({ key, reason }) => `${'failed'.padEnd(18)} ${key}: ${reason}`),
     `${report.checked} checked: ${report.redriven.length} ${verb}, ${report.stillRefused.length} still refused, ${report.failed.length} failed`,
   ].join('\n');
+}
+
+/** What a re-drive needs from the target: its bucket, queue and table, and the signing secret (or its name). */
+export function quarantineRedriveSettings(
+  resources: PipelineResources,
+  secretIdFlag: string | undefined,
+): RedriveSettings {
+  const { payloadBucket, eventsQueueUrl, tableName } = resources;
+  if (payloadBucket === undefined || eventsQueueUrl === undefined || tableName === undefined)
+    throw new CliError(
+      'This target lacks the payload bucket, events queue or table (outputs PayloadBucketName, EventsQueueUrl, MeetingsTableName).',
+    );
+  const secretId = secretIdFlag ?? process.env.SIGNING_SECRET_ID ?? resources.signingSecretId;
+  // Local mode: SIGNING_SECRET when set (a secret being tried), else the one npm run dev wrote to the endpoints file.
+  const secretValue = resources.local ? (process.env.SIGNING_SECRET ?? resources.signingSecret) : undefined;
+  if (secretValue === undefined && secretId === undefined)
+    throw new CliError(
+      resources.local
+        ? 'The endpoints file holds no signing secret (it is from before npm run dev wrote one): set SIGNING_SECRET to the secret npm run dev printed, or restart npm run dev.'
+        : "Pass --signing-secret-id (the signing secret's name in Secrets Manager).",
+      EXIT.usage,
+    );
+  return {
+    payloadBucket,
+    eventsQueueUrl,
+    tableName,
+    signingSecret: secretValue !== undefined ? { value: secretValue } : { id: secretId ?? '' },
+  };
 }

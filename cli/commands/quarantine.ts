@@ -4,11 +4,11 @@ import { CliError, EXIT } from '../exit-codes';
 import {
   listQuarantined,
   quarantineListText,
-  type RedriveSettings,
+  quarantineRedriveSettings,
   redriveQuarantined,
   redriveReportText,
 } from '../quarantine-tasks';
-import { type PipelineResources, requireResources } from '../target';
+import { requireResources } from '../target';
 
 export const quarantineList = defineCommand({
   words: ['quarantine', 'list'],
@@ -47,33 +47,9 @@ The others stay; event processing drops any that were applied already.`,
   async run({ values, target }) {
     const resources = requireResources(await target(), 'quarantine redrive');
     const dryRun = values['dry-run'] === true;
-    const report = await redriveQuarantined(settingsOf(resources, values['signing-secret-id']), dryRun);
+    const report = await redriveQuarantined(quarantineRedriveSettings(resources, values['signing-secret-id']), dryRun);
     if (values.json === true) printJson(report);
     else print(redriveReportText(report, dryRun));
     return report.failed.length > 0 ? EXIT.error : undefined;
   },
 });
-
-function settingsOf(resources: PipelineResources, secretIdFlag: string | undefined): RedriveSettings {
-  const { payloadBucket, eventsQueueUrl, tableName } = resources;
-  if (payloadBucket === undefined || eventsQueueUrl === undefined || tableName === undefined)
-    throw new CliError(
-      'This target lacks the payload bucket, events queue or table (outputs PayloadBucketName, EventsQueueUrl, MeetingsTableName).',
-    );
-  const secretId = secretIdFlag ?? process.env.SIGNING_SECRET_ID ?? resources.signingSecretId;
-  // Local mode: SIGNING_SECRET when set (a secret being tried), else the one npm run dev wrote to the endpoints file.
-  const secretValue = resources.local ? (process.env.SIGNING_SECRET ?? resources.signingSecret) : undefined;
-  if (secretValue === undefined && secretId === undefined)
-    throw new CliError(
-      resources.local
-        ? 'The endpoints file holds no signing secret (it is from before npm run dev wrote one): set SIGNING_SECRET to the secret npm run dev printed, or restart npm run dev.'
-        : "Pass --signing-secret-id (the signing secret's name in Secrets Manager).",
-      EXIT.usage,
-    );
-  return {
-    payloadBucket,
-    eventsQueueUrl,
-    tableName,
-    signingSecret: secretValue !== undefined ? { value: secretValue } : { id: secretId ?? '' },
-  };
-}

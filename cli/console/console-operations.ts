@@ -17,17 +17,21 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { DEAD_LETTER_QUEUES, type DeadLetterQueueName } from '../dlq/dead-letter-queues';
 import { inspectQueue } from '../dlq/inspect';
 import { redriveDeadLetters } from '../dlq/redrive';
+import { CliError } from '../exit-codes';
 import { lakeEngineFor } from '../lake-engine';
+import { listQuarantined, quarantineRedriveSettings, redriveQuarantined } from '../quarantine-tasks';
 import type { Target } from '../target';
 
 /** The console's own routes (below /api): reads, then changes (refused with --read-only). */
 export const OPERATION_READS = {
   deadLetterQueues: 'GET /dead-letter-queues',
+  quarantine: 'GET /quarantine',
   search: 'GET /search',
 } as const;
 export const OPERATION_CHANGES = {
   redriveDeadLetters: 'POST /dead-letter-queues/{name}/redrive',
   replayMeeting: 'POST /meetings/{bot_id}/replay',
+  redriveQuarantine: 'POST /quarantine/redrive',
 } as const;
 
 /** A refusal the page shows as is: its status and reason. */
@@ -147,5 +151,39 @@ export async function replayMeeting(target: Target, botId: string, apply: boolea
     replayed: report.replayed,
     missing_from_ledger: report.missingFromLedger,
     failures: report.failures.map((f) => ({ idempotency_key: f.idempotencyKey, error: f.error })),
+  };
+}
+
+/** Webhooks the ingress refused for their signature, kept in the payload bucket (`quarantine list`). */
+export async function listQuarantine(target: Target) {
+  const { payloadBucket } = resourcesOf(target);
+  if (payloadBucket === undefined)
+    throw new OperationRefused(400, 'no-payload-bucket', 'This target names no payload bucket (PayloadBucketName)');
+  const entries = await listQuarantined(payloadBucket);
+  return entries.map(({ key, entry }) => ({
+    key,
+    received_at: entry.received_at,
+    reason: entry.reason,
+    bytes: Buffer.byteLength(entry.body),
+    sha256: entry.sha256,
+  }));
+}
+
+/** Queues the quarantined webhooks that verify with the secret as stored now (`quarantine redrive`). */
+export async function redriveQuarantine(target: Target, apply: boolean) {
+  let settings: ReturnType<typeof quarantineRedriveSettings>;
+  try {
+    settings = quarantineRedriveSettings(resourcesOf(target), undefined);
+  } catch (error) {
+    if (error instanceof CliError) throw new OperationRefused(400, 'cannot-redrive', error.message);
+    throw error;
+  }
+  const report = await redriveQuarantined(settings, !apply);
+  return {
+    applied: apply,
+    checked: report.checked,
+    redriven: report.redriven,
+    still_refused: report.stillRefused,
+    failed: report.failed,
   };
 }

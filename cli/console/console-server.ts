@@ -16,10 +16,12 @@ import { CliError, localModeDownMessage, refusedLoopback } from '../exit-codes';
 import type { Target } from '../target';
 import {
   listDeadLetterQueues,
+  listQuarantine,
   OPERATION_CHANGES,
   OPERATION_READS,
   OperationRefused,
   redriveDeadLetterQueue,
+  redriveQuarantine,
   replayMeeting,
   searchLake,
 } from './console-operations';
@@ -165,8 +167,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 
   /** The CLI's own operations: answered as JSON, a refusal with its status and reason. */
   async function operate(response: ServerResponse, operation: MatchedRoute, url: URL) {
-    // A replay's dry run (`?apply=false`) changes nothing, so a read-only console may ask it.
-    const dryRun = operation.route === OPERATION_CHANGES.replayMeeting && url.searchParams.get('apply') !== 'true';
+    // A dry run (`?apply=false`) of a replay or a re-drive changes nothing, so a read-only console may ask it.
+    const dryRun =
+      (operation.route === OPERATION_CHANGES.replayMeeting ||
+        operation.route === OPERATION_CHANGES.redriveQuarantine) &&
+      url.searchParams.get('apply') !== 'true';
     const isChange = (Object.values(OPERATION_CHANGES) as string[]).includes(operation.route) && !dryRun;
     if (isChange && readOnly)
       return refuse(response, 403, 'read-only', 'This console was started with --read-only: it changes nothing');
@@ -174,6 +179,10 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       switch (operation.route) {
         case OPERATION_READS.deadLetterQueues:
           return sendJson(response, 200, { queues: await listDeadLetterQueues(target) });
+        case OPERATION_READS.quarantine:
+          return sendJson(response, 200, { quarantined: await listQuarantine(target) });
+        case OPERATION_CHANGES.redriveQuarantine:
+          return sendJson(response, 200, await redriveQuarantine(target, !dryRun));
         case OPERATION_READS.search:
           return sendJson(response, 200, await searchLake(target, url.searchParams));
         case OPERATION_CHANGES.replayMeeting:

@@ -10,7 +10,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -18,6 +18,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MeetingView } from '../../lambdas/core/read/read-api-contract';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
+import { newSigningSecret } from '../../local/local-stack';
 import { listenOnLoopback } from '../../local/loopback-host';
 import { participantJoinLeave, transcriptUpdate } from '../../local/simulator/payloads';
 import { signWebhook } from '../../local/simulator/webhook-signer';
@@ -99,7 +100,13 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
 
 /** The console as a user starts it; resolves with the address it printed. */
 function startConsole(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(join(BIN, 'tsx'), [CLI_ENTRY, 'console', '--endpoints-file', local.endpointsFile, ...args], {
+  // As npm run dev writes it: the endpoints and the signing secret (a quarantine re-drive verifies with it).
+  const endpointsFile = join(local.dir, 'endpoints-with-secret.json');
+  writeFileSync(
+    endpointsFile,
+    JSON.stringify({ ...JSON.parse(readFileSync(local.endpointsFile, 'utf8')), signingSecret: local.signingSecret }),
+  );
+  const child = spawn(join(BIN, 'tsx'), [CLI_ENTRY, 'console', '--endpoints-file', endpointsFile, ...args], {
     cwd: ROOT,
     env: childEnvironment(),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -335,6 +342,39 @@ describe('meeting-pipeline console in Chromium', () => {
       new ReceiveMessageCommand({ QueueUrl: local.sourceQueueUrl, WaitTimeSeconds: 2, MaxNumberOfMessages: 10 }),
     );
     expect(Messages.map((m) => m.Body)).toContain(body);
+  });
+
+  it('lists a webhook refused for its signature and re-drives the quarantine after a dry run', async () => {
+    // Signed with a secret the stack does not hold, as after a rotation the service made first.
+    const { body, signature } = signWebhook(
+      transcriptUpdate(botId, {
+        speakerName: 'Eve',
+        speakerUuid: 'eve-1',
+        isHost: false,
+        timestampMs: Date.now(),
+        durationMs: 500,
+        text: 'forged',
+      }),
+      newSigningSecret(),
+    );
+    const forged = await fetch(local.stack.webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-webhook-signature': signature },
+      body,
+    });
+    expect(forged.status).toBe(401);
+    await page.goto(`${origin}/deliveries`);
+    await page.locator('table.quarantine tbody tr').first().waitFor();
+    const rows = await page.locator('table.quarantine tbody tr').count();
+    expect(rows).toBeGreaterThanOrEqual(1);
+    await page.getByRole('button', { name: 'Check what a re-drive would do' }).click();
+    await page
+      .getByText(new RegExp(`^Dry run: ${rows} checked: 0 would be re-driven, ${rows} still refused, 0 failed`))
+      .waitFor();
+    await page.getByRole('button', { name: 'Re-drive what verifies now' }).click();
+    await page.getByText(new RegExp(`^Done: ${rows} checked: 0 re-driven, ${rows} still refused`)).waitFor();
+    // Still refused: kept.
+    expect(await page.locator('table.quarantine tbody tr').count()).toBe(rows);
   });
 
   it("searches every meeting's words and opens a hit at its moment", async () => {

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { change, consoleSession, getJson, path } from '../api';
 import type { DeadLetterQueueView } from '../contracts';
 import { Show, useLoad } from '../load';
+import { Quarantine } from './quarantine';
 
 interface RedriveAnswer {
   name: string;
@@ -129,6 +130,9 @@ export function DeliveriesPage() {
           </table>
         )}
       </Show>
+      <h2>Quarantine</h2>
+      <p>Webhooks refused for their signature, kept so none is lost to a rotated secret.</p>
+      <Quarantine readOnly={readOnly} />
     </section>
   );
 }
