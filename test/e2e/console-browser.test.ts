@@ -233,6 +233,7 @@ describe('meeting-pipeline console in Chromium', () => {
     const today = new Date().toISOString().slice(0, 10);
     expect(await page.locator('figure.chart svg g title').last().textContent()).toMatch(new RegExp(`^${today}: [1-9]`));
     await page.getByRole('link', { name: /in the events dead-letter queue/ }).waitFor();
+    await page.getByRole('link', { name: /quarantined for their signature/ }).waitFor();
     await screenshot('overview');
     await recorded.click();
     await page.getByRole('link', { name: botId }).click();

@@ -1,4 +1,7 @@
-/** The overview's dead-letter counts: what failed for good and waits; each opens the deliveries page. */
+/**
+ * The overview's counts of what waits for someone: each dead-letter queue's depth and the webhooks
+ * quarantined for their signature; each opens the deliveries page.
+ */
 import { getJson } from '../api';
 import type { DeadLetterQueueView } from '../contracts';
 import { Show, useLoad } from '../load';
@@ -8,10 +11,19 @@ export function QueueCounts() {
   const [queues] = useLoad('dead-letter-queues', () =>
     getJson<{ queues: DeadLetterQueueView[] }>('/dead-letter-queues'),
   );
+  const [quarantine] = useLoad('quarantine', () => getJson<{ quarantined: unknown[] }>('/quarantine'));
   return (
     <Show loaded={queues} what="the dead-letter queues">
       {({ queues: list }) => (
         <ul class="tiles">
+          {quarantine.state === 'ready' ? (
+            <li class="tile">
+              <Link href="/deliveries">
+                <span class="count">{quarantine.value.quarantined.length}</span>
+                <span class="label">quarantined for their signature</span>
+              </Link>
+            </li>
+          ) : null}
           {list.map((queue) => (
             <li key={queue.name} class="tile">
               <Link href="/deliveries">
