@@ -230,10 +230,10 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       if (opened === undefined)
         return refuse(response, 403, 'wrong-token', 'This address is not the one the console printed');
       url.searchParams.delete(LAUNCH_TOKEN_PARAMETER);
-      // The token leaves the address bar (and the history entry) at once.
-      response
-        .writeHead(303, { ...COMMON_HEADERS, location: `${url.pathname}${url.search}`, 'set-cookie': opened.setCookie })
-        .end();
+      // The token leaves the address bar (and the history entry) at once. One leading slash: `//host`
+      // would send the browser to another site.
+      const location = `/${url.pathname.replace(/^\/+/, '')}${url.search}`;
+      response.writeHead(303, { ...COMMON_HEADERS, location, 'set-cookie': opened.setCookie }).end();
       return;
     }
     if (sessions.csrfFor(request.headers.cookie) === undefined) {
@@ -248,7 +248,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
-    const url = new URL(request.url ?? '/', 'http://console.invalid');
+    const requestTarget = request.url ?? '/';
+    // Origin-form only (`/path?query`): an absolute or `//host` target is no page of this server.
+    if (!requestTarget.startsWith('/') || requestTarget.startsWith('//'))
+      return refuse(response, 400, 'bad-request-target', 'The request names no path on this server');
+    const url = new URL(`http://console.invalid${requestTarget}`);
     const asset = STATIC_FILES[url.pathname];
     if (asset !== undefined && request.method === 'GET') {
       const body = await readFile(join(staticDir, asset.file));
