@@ -29,6 +29,8 @@ export interface TargetOptions {
 export interface PipelineResources {
   deadLetterQueues: DeadLetterQueue[];
   eventsQueueUrl?: string;
+  /** The topic the stack's alarms notify: they are the alarms with it as an action (a deployed stack's output). */
+  alarmTopicArn?: string;
   /** Where archive jobs go (a replay of an ended meeting queues one). */
   archiveQueueUrl?: string;
   payloadBucket?: string;
@@ -98,6 +100,7 @@ export function targetFromStackOutputs(stackName: string, outputs: StackOutputs,
   const resources: PipelineResources = { deadLetterQueues, local: false };
   const eventsQueueUrl = optional('eventsQueueUrl');
   const archiveQueueUrl = optional('archiveQueueUrl');
+  const alarmTopicArn = optional('alarmTopicArn');
   const payloadBucket = optional('payloadBucket');
   const tableName = optional('tableName');
   const signingSecretId = optional('signingSecretName');
@@ -115,6 +118,7 @@ export function targetFromStackOutputs(stackName: string, outputs: StackOutputs,
       ...resources,
       ...(eventsQueueUrl !== undefined && { eventsQueueUrl }),
       ...(archiveQueueUrl !== undefined && { archiveQueueUrl }),
+      ...(alarmTopicArn !== undefined && { alarmTopicArn }),
       ...(payloadBucket !== undefined && { payloadBucket }),
       ...(tableName !== undefined && { tableName }),
       ...(signingSecretId !== undefined && { signingSecretId }),

@@ -17,6 +17,7 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { DEAD_LETTER_QUEUES, type DeadLetterQueueName } from '../dlq/dead-letter-queues';
 import { inspectQueue } from '../dlq/inspect';
 import { redriveDeadLetters } from '../dlq/redrive';
+import { alarmsInAlarm } from '../doctor/alarm-check';
 import { CliError } from '../exit-codes';
 import { lakeEngineFor } from '../lake-engine';
 import { listQuarantined, quarantineRedriveSettings, redriveQuarantined } from '../quarantine-tasks';
@@ -26,6 +27,7 @@ import type { Target } from '../target';
 export const OPERATION_READS = {
   deadLetterQueues: 'GET /dead-letter-queues',
   quarantine: 'GET /quarantine',
+  alarms: 'GET /alarms',
   search: 'GET /search',
 } as const;
 export const OPERATION_CHANGES = {
@@ -186,4 +188,22 @@ export async function redriveQuarantine(target: Target, apply: boolean) {
     still_refused: report.stillRefused,
     failed: report.failed,
   };
+}
+
+/** The stack's alarms in ALARM (those notifying its alarm topic); local mode has no CloudWatch. */
+export async function listFiringAlarms(
+  target: Target,
+): Promise<{ available: true; firing: string[] } | { available: false; reason: string }> {
+  const resources = target.resources;
+  if (resources === undefined || resources.local)
+    return { available: false, reason: 'local mode has no CloudWatch alarms' };
+  if (resources.alarmTopicArn === undefined)
+    return { available: false, reason: 'the stack has no AlarmTopicArn output: deploy the current version' };
+  const { CloudWatchClient } = await import('@aws-sdk/client-cloudwatch');
+  const cloudWatch = new CloudWatchClient({});
+  try {
+    return { available: true, firing: await alarmsInAlarm(cloudWatch, resources.alarmTopicArn) };
+  } finally {
+    cloudWatch.destroy();
+  }
 }

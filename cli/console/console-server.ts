@@ -16,6 +16,7 @@ import { CliError, localModeDownMessage, refusedLoopback } from '../exit-codes';
 import type { Target } from '../target';
 import {
   listDeadLetterQueues,
+  listFiringAlarms,
   listQuarantine,
   OPERATION_CHANGES,
   OPERATION_READS,
@@ -179,6 +180,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       switch (operation.route) {
         case OPERATION_READS.deadLetterQueues:
           return sendJson(response, 200, { queues: await listDeadLetterQueues(target) });
+        case OPERATION_READS.alarms:
+          return sendJson(response, 200, await listFiringAlarms(target));
         case OPERATION_READS.quarantine:
           return sendJson(response, 200, { quarantined: await listQuarantine(target) });
         case OPERATION_CHANGES.redriveQuarantine:

@@ -5,20 +5,30 @@ import { type CheckResult, errorText, failed, ok } from './check';
 
 const CHECK = 'alarms';
 
+/** The stack's alarms now in ALARM, by name (for the doctor and the console). */
+export async function alarmsInAlarm(
+  cloudWatch: Pick<CloudWatchClient, 'send'>,
+  alarmTopicArn: string,
+): Promise<string[]> {
+  const firing: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await cloudWatch.send(
+      new DescribeAlarmsCommand({ StateValue: 'ALARM', ActionPrefix: alarmTopicArn, NextToken: token }),
+    );
+    for (const alarm of page.MetricAlarms ?? []) firing.push(alarm.AlarmName ?? '(unnamed)');
+    token = page.NextToken;
+  } while (token !== undefined);
+  return firing;
+}
+
 export async function checkAlarms(
   cloudWatch: Pick<CloudWatchClient, 'send'>,
   alarmTopicArn: string,
 ): Promise<CheckResult> {
-  const firing: string[] = [];
+  let firing: string[];
   try {
-    let token: string | undefined;
-    do {
-      const page = await cloudWatch.send(
-        new DescribeAlarmsCommand({ StateValue: 'ALARM', ActionPrefix: alarmTopicArn, NextToken: token }),
-      );
-      for (const alarm of page.MetricAlarms ?? []) firing.push(alarm.AlarmName ?? '(unnamed)');
-      token = page.NextToken;
-    } while (token !== undefined);
+    firing = await alarmsInAlarm(cloudWatch, alarmTopicArn);
   } catch (error) {
     const { name, message } = errorText(error);
     return failed(

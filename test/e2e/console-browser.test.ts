@@ -234,6 +234,7 @@ describe('meeting-pipeline console in Chromium', () => {
     expect(await page.locator('figure.chart svg g title').last().textContent()).toMatch(new RegExp(`^${today}: [1-9]`));
     await page.getByRole('link', { name: /in the events dead-letter queue/ }).waitFor();
     await page.getByRole('link', { name: /quarantined for their signature/ }).waitFor();
+    expect(await page.locator('.alarms').textContent()).toBe('local mode has no CloudWatch alarms.');
     await screenshot('overview');
     await recorded.click();
     await page.getByRole('link', { name: botId }).click();

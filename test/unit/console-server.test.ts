@@ -127,3 +127,28 @@ describe('console routes and sessions', () => {
     expect(cookieValue(`x=1; ${cookieA}; y=2`, SESSION_COOKIE)).toBe(cookieA?.split('=')[1]);
   });
 });
+
+describe('alarms in ALARM', () => {
+  it("are the stack's alarms (those notifying its topic) in ALARM, every page", async () => {
+    const { alarmsInAlarm } = await import('../../cli/doctor/alarm-check');
+    const asks: unknown[] = [];
+    const pages = [
+      { MetricAlarms: [{ AlarmName: 'MeetingPipeline-IngressErrors' }], NextToken: 't1' },
+      { MetricAlarms: [{ AlarmName: 'MeetingPipeline-MissedMeetings' }] },
+    ];
+    const cloudWatch = {
+      send: async (command: { input: unknown }) => {
+        asks.push(command.input);
+        return pages.shift() ?? {};
+      },
+    } as unknown as Parameters<typeof alarmsInAlarm>[0];
+    expect(await alarmsInAlarm(cloudWatch, 'arn:aws:sns:eu-west-1:1:alarms')).toEqual([
+      'MeetingPipeline-IngressErrors',
+      'MeetingPipeline-MissedMeetings',
+    ]);
+    expect(asks).toEqual([
+      { StateValue: 'ALARM', ActionPrefix: 'arn:aws:sns:eu-west-1:1:alarms', NextToken: undefined },
+      { StateValue: 'ALARM', ActionPrefix: 'arn:aws:sns:eu-west-1:1:alarms', NextToken: 't1' },
+    ]);
+  });
+});

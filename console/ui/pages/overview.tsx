@@ -7,6 +7,7 @@ import { type MeetingList, type MeetingListEntry, OUTCOME_STATUSES } from '../co
 import { Show, useLoad } from '../load';
 import { STATUS_WORDS } from '../outcome';
 import { Link } from '../router';
+import { FiringAlarms } from './alarms';
 import { OutcomeChart } from './outcome-chart';
 import { QueueCounts } from './queue-counts';
 
@@ -117,6 +118,8 @@ export function OverviewPage() {
       </Show>
       <h2>Waiting for someone</h2>
       <QueueCounts />
+      <h2>Alarms</h2>
+      <FiringAlarms />
       <h2>The last 30 days</h2>
       <OutcomeChart />
     </section>
