@@ -4,7 +4,10 @@
  * the meeting then answers 404 "erased"; a bot the pipeline never saw is not found (exit 3) unless
  * --force, whose receipt says so; and the service's own `data_deleted` (after
  * `POST bots/{id}/delete_data`) erases a meeting through the erasure queue, its receipt named
- * where its delivery log was.
+ * where its delivery log was. The bin runs as a child (on a pseudo-terminal where the terminal is
+ * the point) for what is seen through the process: the exit status and stderr line of a bot never
+ * seen and of a refusal off a terminal, the question on a terminal; the other runs are `main` in this
+ * process (each child costs seconds of start-up on a busy machine).
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/exit-codes';
 import { erasureReceipt } from '../../lambdas/core/erase/erase-contract';
 import { UpstreamClient } from '../../lambdas/core/upstream/client';
+import { cliInProcess } from '../fixtures/cli-in-process';
 import {
   archivedMeeting,
   BIN,
@@ -80,7 +84,7 @@ describe('meeting-pipeline erase', () => {
     expect(forced.stdout).toContain('Type the bot id to confirm');
     expect(forced.stdout).toContain('the pipeline had never seen this bot');
     // Erased now: asked again, without --force, it is the same receipt.
-    const again = await cli(['erase', 'bot_never_seen', '--yes', '--json', ...e]);
+    const again = await cliInProcess(['erase', 'bot_never_seen', '--yes', '--json', ...e]);
     expect(again.code).toBe(EXIT.ok);
     const receipt = erasureReceipt.parse(JSON.parse(again.stdout));
     expect(receipt).toMatchObject({ bot_id: 'bot_never_seen', never_seen: true });
@@ -101,9 +105,9 @@ describe('meeting-pipeline erase', () => {
     expect(declined.stdout).toContain(`Erase ${botId} everywhere`);
     expect(declined.stdout).toContain(`not erased: the answer was not ${botId}`);
     expect(declined.code).toBe(EXIT.error);
-    expect((await cli(['meetings', 'show', botId, ...e])).code).toBe(EXIT.ok);
+    expect((await cliInProcess(['meetings', 'show', botId, ...e])).code).toBe(EXIT.ok);
 
-    const first = await cli(['erase', botId, '--yes', '--json', '--endpoint', local.endpoint]);
+    const first = await cliInProcess(['erase', botId, '--yes', '--json', '--endpoint', local.endpoint]);
     expect(first.code, first.stderr).toBe(0);
     const receipt = erasureReceipt.parse(JSON.parse(first.stdout));
     console.log('local-mode erasure receipt', JSON.stringify(receipt, null, 2));
@@ -112,12 +116,12 @@ describe('meeting-pipeline erase', () => {
     expect(receipt.counts.ledger_records).toBeGreaterThan(0);
     expect(receipt.counts.recording_objects).toBeGreaterThan(0);
 
-    const again = await cli(['erase', botId, '--yes', '--endpoint', local.endpoint]);
+    const again = await cliInProcess(['erase', botId, '--yes', '--endpoint', local.endpoint]);
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`receipt\\s+${receipt.receipt_id}`));
     expect(again.stdout).toContain('point-in-time-backups');
 
-    const shown = await cli(['meetings', 'show', botId, '--endpoint', local.endpoint]);
+    const shown = await cliInProcess(['meetings', 'show', botId, '--endpoint', local.endpoint]);
     expect(shown.code).toBe(EXIT.notFound);
     expect(shown.stderr).toContain(`erased at ${receipt.erased_at}, receipt ${receipt.receipt_id}`);
   });
@@ -132,16 +136,16 @@ describe('meeting-pipeline erase', () => {
     // A 404 comes first while the erasure runs ("erasure in progress"), then the finished erasure's receipt.
     const finished = (run: { code: number; stderr: string }) =>
       run.code === EXIT.notFound && /erased at /.test(run.stderr);
-    let events = await cli(['events', botId, '--endpoint', local.endpoint]);
-    for (let i = 0; i < 60 && !finished(events); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      events = await cli(['events', botId, '--endpoint', local.endpoint]);
+    let events = await cliInProcess(['events', botId, '--endpoint', local.endpoint]);
+    for (let i = 0; i < 300 && !finished(events); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      events = await cliInProcess(['events', botId, '--endpoint', local.endpoint]);
     }
     // The delivery log of the meeting names the receipt the erasure left.
     expect(events.code).toBe(EXIT.notFound);
     expect(events.stderr).toMatch(/erased at .*, receipt er_/);
     const receipt = erasureReceipt.parse(
-      JSON.parse((await cli(['erase', botId, '--yes', '--json', '--endpoint', local.endpoint])).stdout),
+      JSON.parse((await cliInProcess(['erase', botId, '--yes', '--json', '--endpoint', local.endpoint])).stdout),
     );
     expect(receipt).toMatchObject({ bot_id: botId, reason: 'upstream-data-deleted' });
     expect(events.stderr).toContain(receipt.receipt_id);

@@ -2,7 +2,10 @@
  * The CLI forgives, as a user meets it (child processes, no stack needed): a mistake is one
  * line on stderr with what to do (the closest flag or command when one is near), a reader that
  * stops reading (`| head`) ends it quietly, `--help` shows every summary whole, and a bad
- * setting at `cdk synth` is one line naming the key, never a Node trace.
+ * setting at `cdk synth` is one line naming the key, never a Node trace. One case of each kind
+ * runs the bin as a child, as the user's shell does (the exit status, the lines on stderr, the
+ * width with no terminal); its variations run `main` in this process (each child costs seconds
+ * of start-up on a busy machine).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +17,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../../cli/exit-codes';
 import { COMMANDS } from '../../cli/main';
 import { cdkJsonContext } from '../../lib/config';
-import { BIN, CLI_ENTRY, childEnvironment, cli, ROOT, run } from '../fixtures/cli-local-stack';
+import { cliInProcess } from '../fixtures/cli-in-process';
+import { BIN, CLI_ENTRY, childEnvironment, cli, ROOT, type Run, run } from '../fixtures/cli-local-stack';
 
 /** stderr without the npm warning this machine's npm config adds to every npx. */
 const stderrLines = (stderr: string) => stderr.split('\n').filter((line) => line !== '' && !line.includes('nodedir'));
@@ -37,15 +41,17 @@ describe('one-line errors', () => {
         '--state takes a bot state, not "ende" (did you mean ended?): one of ready, scheduled',
       ],
     ] as const;
-    const results = new Map(cases.map(([args]) => [args, cli([...args])]));
+    // The first as a child, the others one at a time in this process.
+    const results = new Map<(typeof cases)[number][0], Run>();
+    for (const [i, [args]] of cases.entries()) results.set(args, await (i === 0 ? cli : cliInProcess)([...args]));
     for (const [args, expected] of cases) {
-      const result = (await results.get(args)) ?? { code: -1, stdout: '', stderr: '' };
+      const result = results.get(args) ?? { code: -1, stdout: '', stderr: '' };
       expect({ args, code: result.code }).toEqual({ args, code: EXIT.usage });
       expect(stderrLines(result.stderr), args.join(' ')).toHaveLength(1);
       expect(result.stderr).toContain(expected);
       expect(result.stderr).not.toMatch(NO_TRACE);
     }
-    expect((await results.get(cases[3][0]))?.stderr).not.toContain('did you mean');
+    expect(results.get(cases[3][0])?.stderr).not.toContain('did you mean');
   });
 
   it('the replay and quarantine tools answer a mistake in one line too, and --help with their usage', async () => {
@@ -109,7 +115,8 @@ describe('one-line errors', () => {
         [['search', 'pricing'], 'search'],
         [['doctor'], 'doctor'],
       ] as const) {
-        const result = await cli(['--endpoints-file', file, ...words]);
+        // The first as a child, the others in this process.
+        const result = await (words[0] === 'meetings' ? cli : cliInProcess)(['--endpoints-file', file, ...words]);
         expect({ words, code: result.code }).toEqual({ words, code: EXIT.error });
         expect(stderrLines(result.stderr), words.join(' ')).toEqual([
           `meeting-pipeline ${command}: nothing answers at 127.0.0.1:${port}: local mode is not running here (start it with npm run dev), or the endpoint names another port`,
@@ -126,7 +133,8 @@ describe('one-line errors', () => {
       ['schedule', 'put', 'later', '--join-at', '--meeting-url', 'https://meet.google.com/abc-defg-hij'],
       ['meetings', 'list', '--endpoint'],
     ];
-    const results = await Promise.all(cases.map((args) => cli(args)));
+    const results: Run[] = [];
+    for (const args of cases) results.push(await cliInProcess(args));
     for (const [i, args] of cases.entries()) {
       const result = results[i] ?? { code: -1, stderr: '' };
       expect({ args, code: result.code }).toEqual({ args, code: EXIT.usage });
@@ -169,11 +177,9 @@ describe('--help', () => {
   });
 
   it('lists the commands with the flags before them, and a group with the flags around it', async () => {
-    const [top, group, command] = await Promise.all([
-      cli(['--local', '--help']),
-      cli(['--endpoint', 'http://127.0.0.1:1', 'schedule', '--help']),
-      cli(['--json', 'recording', '--help', '--local']),
-    ]);
+    const top = await cliInProcess(['--local', '--help']);
+    const group = await cliInProcess(['--endpoint', 'http://127.0.0.1:1', 'schedule', '--help']);
+    const command = await cliInProcess(['--json', 'recording', '--help', '--local']);
     expect(top.code).toBe(0);
     expect(top.stdout).toContain('meetings list');
     expect(group.code).toBe(0);

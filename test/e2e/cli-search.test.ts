@@ -13,7 +13,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { queryCommand } from '../../cli/commands/query';
 import { EXIT, UsageError } from '../../cli/exit-codes';
 import { type ClosableLakeEngine, lakeEngineFor } from '../../cli/lake-engine';
-import { main } from '../../cli/main';
 import { resolveTarget } from '../../cli/target';
 import type { LakeQuery } from '../../lambdas/core/lake/lake-engine';
 import { lakeKeys } from '../../lambdas/core/lake/lake-layout';
@@ -22,6 +21,7 @@ import { searchTranscripts } from '../../lambdas/core/lake/lake-search';
 import type { LakeRow, LakeTableName } from '../../lambdas/core/lake/lake-tables';
 import { encodeLakeRows } from '../../lambdas/core/lake/parquet-codec';
 import { s3Client } from '../../lambdas/shared/s3-client';
+import { cliInProcess } from '../fixtures/cli-in-process';
 import { type CliLocalStack, cli, type Run, startCliLocalStack } from '../fixtures/cli-local-stack';
 import { controlsIn } from '../fixtures/control-characters';
 
@@ -140,25 +140,8 @@ afterAll(async () => {
   await local?.stop();
 });
 
-/** Runs `main` in this process: its exit status and what it wrote. */
-async function inProcess(...argv: string[]): Promise<Run> {
-  const written = { stdout: '', stderr: '' };
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    written.stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    written.stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await main(argv);
-    return { code, ...written };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+/** `main` in this process (test/fixtures/cli-in-process.ts). */
+const inProcess = (...argv: string[]): Promise<Run> => cliInProcess(argv);
 
 const searchJson = async (...args: string[]): Promise<TranscriptSearchPage> => {
   const result = await inProcess('search', ...args, '--json', ...target);

@@ -1,7 +1,10 @@
 /**
- * The CLI as a user runs it: a child process against local mode (the whole local
- * stack, its endpoints file written as `npm run dev` writes it), answers parsed with
- * the read API contract's schemas.
+ * The CLI as a user runs it against local mode (the whole local stack, its endpoints file
+ * written as `npm run dev` writes it), answers parsed with the read API contract's schemas.
+ * The bin runs as a child process for one case of each thing seen through the process (the
+ * exit status, the lines on stdout and stderr, a folder's endpoints file, variables it is
+ * given); the other variations run `main` in this process (`inProcess`), each child costing
+ * seconds of start-up on a busy machine.
  */
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -21,6 +24,7 @@ import {
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { type LocalStack, newSigningSecret } from '../../local/local-stack';
 import { signWebhook } from '../../local/simulator/webhook-signer';
+import { cliInProcess as inProcess } from '../fixtures/cli-in-process';
 import {
   BIN,
   CLI_ENTRY,
@@ -64,16 +68,20 @@ describe('meeting-pipeline CLI', () => {
     for (const text of ['meetings list', 'transcript', 'recording', 'schedule put', 'dlq redrive', 'quarantine list'])
       expect(top.stdout).toContain(text);
     expect(top.stdout).toMatch(/exit codes:[\s\S]*3 {2}not found[\s\S]*5 {2}checksum mismatch/);
-    const command = await cli(['recording', '--help']);
+    const command = await inProcess(['recording', '--help']);
     expect(command.code).toBe(0);
     expect(command.stdout).toMatch(/^usage: meeting-pipeline recording <bot> \[--download FILE\]/);
     expect(command.stdout).toContain('exit codes:');
-    const group = await cli(['schedule', '--help']);
+    const group = await inProcess(['schedule', '--help']);
     expect(group.code).toBe(0);
     expect(group.stdout).toContain('schedule cancel');
   });
 
   it('exits 2 with one line for a bad command, flag or value', async () => {
+    const child = await cli(['nope']);
+    expect(child.code).toBe(EXIT.usage);
+    expect(child.stdout).toBe('');
+    expect(child.stderr.trim().split('\n')).toHaveLength(1);
     for (const args of [
       ['nope'],
       ['meetings', 'list', '--bogus', '--endpoint', endpoint],
@@ -83,7 +91,7 @@ describe('meeting-pipeline CLI', () => {
       ['dlq', 'list', '--endpoint', endpoint],
       ['meetings', 'list', '--endpoint', endpoint, '--local'],
     ]) {
-      const result = await cli(args);
+      const result = await inProcess(args);
       expect({ args, code: result.code }).toEqual({ args, code: EXIT.usage });
       expect(result.stdout).toBe('');
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
@@ -102,7 +110,10 @@ describe('meeting-pipeline CLI', () => {
       [`--endpoint=${endpoint}`, '--json', 'meetings', 'list'],
       ['--endpoints-file', endpointsFile, 'meetings', 'list', '--json'],
     ];
-    const results = await Promise.all(lines.map((args) => run(join(BIN, 'tsx'), [CLI_ENTRY, ...args], {}, project)));
+    // The first line as a child started in the project folder; the others in this process, one at a time.
+    const [first = [], ...others] = lines;
+    const results = [await run(join(BIN, 'tsx'), [CLI_ENTRY, ...first], {}, project)];
+    for (const args of others) results.push(await inProcess(args, { cwd: project }));
     for (const [i, args] of lines.entries()) {
       const result = results[i] as Run;
       expect({ args, code: result.code, stderr: result.stderr }).toMatchObject({ args, code: 0 });
@@ -112,7 +123,7 @@ describe('meeting-pipeline CLI', () => {
 
   it('puts, gets and cancels a schedule', async () => {
     const joinAt = new Date(Date.now() + 3 * 3_600_000).toISOString();
-    const put = await cli([
+    const put = await inProcess([
       'schedule',
       'put',
       'cli-later',
@@ -128,18 +139,18 @@ describe('meeting-pipeline CLI', () => {
     ]);
     expect(put.code).toBe(0);
     expect(JSON.parse(put.stdout)).toMatchObject({ schedule_id: 'cli-later', status: 'scheduled', join_at: joinAt });
-    const got = await cli(['schedule', 'get', 'cli-later', '--endpoint', endpoint]);
+    const got = await inProcess(['schedule', 'get', 'cli-later', '--endpoint', endpoint]);
     expect(got.code).toBe(0);
     expect(got.stdout).toMatch(/status\s+scheduled/);
     expect(got.stdout).toMatch(/bot name\s+CLI Bot/);
-    const cancelled = await cli(['schedule', 'cancel', 'cli-later', '--json', '--endpoints-file', endpointsFile]);
+    const cancelled = await inProcess(['schedule', 'cancel', 'cli-later', '--json', '--endpoints-file', endpointsFile]);
     expect(cancelled.code).toBe(0);
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ status: 'cancelled' });
 
-    const missing = await cli(['schedule', 'get', 'no-such-schedule', '--endpoint', endpoint]);
+    const missing = await inProcess(['schedule', 'get', 'no-such-schedule', '--endpoint', endpoint]);
     expect(missing.code).toBe(EXIT.notFound);
     expect(missing.stderr).toContain('No schedule no-such-schedule');
-    const refused = await cli([
+    const refused = await inProcess([
       ...['schedule', 'put', 'cli-bad', '--meeting-url', 'https://meet.google.com/abc-defg-hij'],
       ...['--join-at', 'tomorrow', '--endpoint', endpoint],
     ]);
@@ -151,63 +162,66 @@ describe('meeting-pipeline CLI', () => {
     timeout: 120_000,
   }, async () => {
     const joinAt = new Date(Date.now() + 3_000).toISOString();
-    const put = await cli([
+    const put = await inProcess([
       ...['schedule', 'put', 'cli-meeting', '--meeting-url', 'https://meet.google.com/cli-meet-ing'],
       ...['--join-at', joinAt, '--endpoint', endpoint],
     ]);
     expect(put.code).toBe(0);
     expect(await stack?.waitUntilArchived(['cli-meeting'], 90_000)).toBe(true);
     const schedule = JSON.parse(
-      (await cli(['schedule', 'get', 'cli-meeting', '--json', '--endpoint', endpoint])).stdout,
+      (await inProcess(['schedule', 'get', 'cli-meeting', '--json', '--endpoint', endpoint])).stdout,
     );
     const bot = String(schedule.bot_id);
     const e = ['--endpoint', endpoint];
 
-    const list = parsed(await cli(['meetings', 'list', '--json', '--all', ...e]), meetingList);
+    const list = parsed(await inProcess(['meetings', 'list', '--json', '--all', ...e]), meetingList);
     expect(list.meetings.map((m) => m.bot_id)).toContain(bot);
-    const table = await cli(['meetings', 'list', '--state', 'ended', ...e]);
+    const table = await inProcess(['meetings', 'list', '--state', 'ended', ...e]);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/^BOT\s+STATE/);
     expect(table.stdout).toContain(bot);
 
-    const meeting = parsed(await cli(['meetings', 'show', bot, '--json', ...e]), meetingView);
+    const meeting = parsed(await inProcess(['meetings', 'show', bot, '--json', ...e]), meetingView);
     expect(meeting).toMatchObject({ bot_id: bot, state: 'ended', schedule_id: 'cli-meeting' });
     expect(meeting.recording?.status).toBe('archived');
-    const shown = await cli(['meetings', 'show', bot, ...e]);
+    const shown = await inProcess(['meetings', 'show', bot, ...e]);
     expect(shown.stdout).toMatch(/state\s+ended/);
 
-    const transcript = parsed(await cli(['transcript', bot, '--format', 'json', ...e]), transcriptJson);
+    const transcript = parsed(await inProcess(['transcript', bot, '--format', 'json', ...e]), transcriptJson);
     expect(transcript.utterances.length).toBeGreaterThan(0);
-    const vtt = await cli(['transcript', bot, '--format', 'vtt', ...e]);
+    const vtt = await inProcess(['transcript', bot, '--format', 'vtt', ...e]);
     expect(vtt.stdout).toMatch(/^WEBVTT\n/);
     expect(vtt.stdout).toMatch(/\d\d:\d\d:\d\d\.\d{3} --> \d\d:\d\d:\d\d\.\d{3}/);
-    const srt = await cli(['transcript', bot, '--format', 'srt', ...e]);
+    const srt = await inProcess(['transcript', bot, '--format', 'srt', ...e]);
     expect(srt.stdout).toMatch(/^1\n\d\d:\d\d:\d\d,\d{3} --> /);
-    const text = await cli(['transcript', bot, ...e]);
+    const text = await inProcess(['transcript', bot, ...e]);
     expect(text.stdout).toMatch(/^\[\d\d:\d\d:\d\d\] [^:]+: /);
 
-    const link = parsed(await cli(['recording', bot, '--json', ...e]), recordingLink);
+    const link = parsed(await inProcess(['recording', bot, '--json', ...e]), recordingLink);
     expect(link.sha256).toBe(meeting.recording?.sha256);
     const file = join(dir, 'recording.mp4');
-    const download = await cli(['recording', bot, '--download', file, ...e]);
+    const download = await inProcess(['recording', bot, '--download', file, ...e]);
     expect(download.code).toBe(0);
     expect(download.stdout).toContain('matches the archive');
     expect(download.stderr).toContain('downloaded');
     expect(createHash('sha256').update(readFileSync(file)).digest('hex')).toBe(link.sha256);
 
-    const log = parsed(await cli(['events', bot, '--json', '--all', ...e]), deliveryLog);
+    const log = parsed(await inProcess(['events', bot, '--json', '--all', ...e]), deliveryLog);
     expect(log.events.length).toBeGreaterThan(3);
     expect(log.events.every((event) => event.outcome === 'applied' || event.outcome === 'duplicate')).toBe(true);
-    const logTable = await cli(['events', bot, ...e]);
+    const logTable = await inProcess(['events', bot, ...e]);
     expect(logTable.stdout).toMatch(/^RECEIVED\s+TRIGGER\s+OUTCOME/);
 
+    // Not found, as the process's exit status, then as main's for each command.
+    const nobody = await cli(['meetings', 'show', 'bot_nobody', ...e]);
+    expect(nobody.code).toBe(EXIT.notFound);
     for (const args of [
       ['meetings', 'show', 'bot_nobody'],
       ['transcript', 'bot_nobody'],
       ['recording', 'bot_nobody'],
       ['events', 'bot_nobody'],
     ]) {
-      const result = await cli([...args, ...e]);
+      const result = await inProcess([...args, ...e]);
       expect({ args, code: result.code }).toEqual({ args, code: EXIT.notFound });
     }
   });
@@ -233,11 +247,11 @@ describe('meeting-pipeline CLI', () => {
       approximate_messages: 1,
       sample: { body: expect.stringContaining('failed 5 times') },
     });
-    const table = await cli(['dlq', 'list', ...f]);
+    const table = await inProcess(['dlq', 'list', ...f]);
     expect(table.stdout).toMatch(/^DLQ\s+MESSAGES/);
     expect(table.stdout).toMatch(/events\s+1/);
 
-    const redrive = await cli(['dlq', 'redrive', 'events', ...f]);
+    const redrive = await inProcess(['dlq', 'redrive', 'events', ...f]);
     expect(redrive.stderr.replace(/^.*nodedir.*\n/gm, '')).toBe('');
     expect(redrive.code).toBe(0);
     expect(redrive.stdout).toContain('1 moved back from the events DLQ');
@@ -247,11 +261,11 @@ describe('meeting-pipeline CLI', () => {
     expect(Messages.map((m) => [m.Body, m.MessageAttributes?.trigger?.StringValue])).toEqual([
       ['{"event":"bot.status_change","note":"failed 5 times"}', 'bot.status_change'],
     ]);
-    const after = JSON.parse((await cli(['dlq', 'list', '--json', ...f])).stdout) as Array<{
+    const after = JSON.parse((await inProcess(['dlq', 'list', '--json', ...f])).stdout) as Array<{
       approximate_messages: number;
     }>;
     expect(after[0]?.approximate_messages).toBe(0);
-    expect((await cli(['dlq', 'redrive', 'calendar', ...f])).code).toBe(EXIT.notFound);
+    expect((await inProcess(['dlq', 'redrive', 'calendar', ...f])).code).toBe(EXIT.notFound);
   });
 
   it('lists the quarantine and re-drives a webhook once the secret that signed it is the current one', async () => {
@@ -269,10 +283,10 @@ describe('meeting-pipeline CLI', () => {
     expect(listed.code).toBe(0);
     const entries = JSON.parse(listed.stdout) as Array<{ key: string; reason: string }>;
     expect(entries).toEqual([expect.objectContaining({ reason: 'signature-mismatch' })]);
-    expect((await cli(['quarantine', 'list', ...f])).stdout).toContain('1 quarantined');
+    expect((await inProcess(['quarantine', 'list', ...f])).stdout).toContain('1 quarantined');
 
     // An endpoints file without the secret (from before npm run dev wrote it) and no SIGNING_SECRET: one line asking.
-    const withoutSecret = await cli(['quarantine', 'redrive', ...f]);
+    const withoutSecret = await inProcess(['quarantine', 'redrive', ...f]);
     expect(withoutSecret.code).toBe(EXIT.usage);
     expect(withoutSecret.stderr).toContain('SIGNING_SECRET');
     // As npm run dev writes it, the endpoints file holds the secret: the dry run reads it there, asking nothing.
@@ -281,16 +295,16 @@ describe('meeting-pipeline CLI', () => {
       withSecretFile,
       JSON.stringify({ ...JSON.parse(readFileSync(endpointsFile, 'utf8')), signingSecret: rotated }),
     );
-    const fromFile = await cli(['quarantine', 'redrive', '--dry-run', '--endpoints-file', withSecretFile]);
+    const fromFile = await inProcess(['quarantine', 'redrive', '--dry-run', '--endpoints-file', withSecretFile]);
     expect(fromFile.stderr).toBe('');
     expect(fromFile.code).toBe(0);
     expect(fromFile.stdout).toContain('1 checked: 1 would be re-driven, 0 still refused, 0 failed');
-    const dryRun = await cli(['quarantine', 'redrive', '--dry-run', ...f], { SIGNING_SECRET: rotated });
+    const dryRun = await inProcess(['quarantine', 'redrive', '--dry-run', ...f], { env: { SIGNING_SECRET: rotated } });
     expect(dryRun.code).toBe(0);
     expect(dryRun.stdout).toContain('1 checked: 1 would be re-driven, 0 still refused, 0 failed');
     const redriven = await cli(['quarantine', 'redrive', '--json', ...f], { SIGNING_SECRET: rotated });
     expect(redriven.code).toBe(0);
     expect(JSON.parse(redriven.stdout)).toMatchObject({ checked: 1, redriven: [entries[0]?.key] });
-    expect((await cli(['quarantine', 'list', ...f])).stdout).toContain('0 quarantined');
+    expect((await inProcess(['quarantine', 'list', ...f])).stdout).toContain('0 quarantined');
   });
 });

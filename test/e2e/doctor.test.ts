@@ -2,7 +2,9 @@
  * `meeting-pipeline doctor --local` as an operator runs it: the whole local stack, the CLI a child
  * process. All checks hold on a healthy stack and the test webhook leaves nothing a reader sees;
  * a wrong signing secret and a message in a dead-letter queue each fail their own check, with
- * advice, and the run exits 6.
+ * advice, and the run exits 6. A healthy run and a failing one are children, as an operator
+ * runs them; the runs after them (the quarantine emptied, the DLQ's check) are `main` in this
+ * process (each child costs seconds of start-up on a busy machine).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CloudWatchClient, type DescribeAlarmsCommandInput } from '@aws-sdk/client-cloudwatch';
@@ -18,6 +20,7 @@ import { meetingList } from '../../lambdas/core/read/read-api-contract';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
 import { s3Client } from '../../lambdas/shared/s3-client';
 import { newSigningSecret } from '../../local/local-stack';
+import { cliInProcess } from '../fixtures/cli-in-process';
 import { type CliLocalStack, cli, startCliLocalStack } from '../fixtures/cli-local-stack';
 
 let local: CliLocalStack;
@@ -29,7 +32,9 @@ function writeEndpoints(changes: Partial<LocalEndpoints> = {}): void {
 }
 
 /** A long wait: a loaded machine may take tens of seconds to apply a webhook, and the check is not about speed. */
-const doctor = () => cli(['doctor', '--endpoints-file', local.endpointsFile, '--wait', '180']);
+const doctorArgs = () => ['doctor', '--endpoints-file', local.endpointsFile, '--wait', '180'];
+const doctor = () => cli(doctorArgs());
+const doctorInProcess = () => cliInProcess(doctorArgs());
 const lineOf = (stdout: string, check: string) => stdout.split('\n').find((line) => line.slice(2).startsWith(check));
 
 /** Puts a message in the test's events DLQ; emptyDeadLetterQueue takes it out again. */
@@ -105,7 +110,7 @@ describe('meeting-pipeline doctor --local', () => {
     );
     // The refused webhook went to quarantine; the doctor's erase took it out again.
     writeEndpoints();
-    const again = await doctor();
+    const again = await doctorInProcess();
     expect(lineOf(again.stdout, 'quarantine')).toMatch(/^✓ quarantine\s+empty/);
     expect(again.code).toBe(EXIT.ok);
   });
@@ -114,7 +119,7 @@ describe('meeting-pipeline doctor --local', () => {
     writeEndpoints();
     await poisonDeadLetterQueue();
     try {
-      const run = await doctor();
+      const run = await doctorInProcess();
       expect(run.code).toBe(EXIT.checkFailed);
       expect(lineOf(run.stdout, 'DLQ events')).toMatch(
         /^✗ DLQ events\s+1 message \(webhooks that failed processing.*→ .*meeting-pipeline dlq redrive events/,

@@ -4,7 +4,9 @@
  * search` and the MCP server's `search_transcripts` find them at the offsets the read API's
  * transcript gives; after the day is compacted, erasing one of them leaves no row and no object of
  * it in any lake file (the compacted file rewritten, the other meeting's rows intact), nor in the
- * folders local mode mirrors the lake into for DuckDB, and the receipt counts what went.
+ * folders local mode mirrors the lake into for DuckDB, and the receipt counts what went. The
+ * printed search runs the bin as a child, as a user does; the other CLI runs are `main` in this
+ * process (each child costs seconds of start-up on a busy machine).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -32,6 +34,7 @@ import { s3Client } from '../../lambdas/shared/s3-client';
 import { s3LakeObjects } from '../../lambdas/shared/s3-lake-objects';
 import { mirrorLake } from '../../local/lake/lake-mirror';
 import { unversionedObjects } from '../../local/unversioned-object-versions';
+import { cliInProcess } from '../fixtures/cli-in-process';
 import { archivedMeeting, type CliLocalStack, cli, startCliLocalStack } from '../fixtures/cli-local-stack';
 
 let local: CliLocalStack;
@@ -117,7 +120,7 @@ describe('the lake in local mode', () => {
     expect(lines.length).toBeGreaterThan(0);
     const { word, line } = distinctWord(lines);
 
-    const found = await cli(['search', word, '--json', ...target()]);
+    const found = await cliInProcess(['search', word, '--json', ...target()]);
     expect(found.code, found.stderr).toBe(0);
     const page = JSON.parse(found.stdout) as { hits: Array<{ bot_id: string; offset_ms: number; offset: string }> };
     const hit = page.hits.find((h) => h.bot_id === first);
@@ -185,7 +188,7 @@ describe('the lake in local mode', () => {
     // Its rows in each table's compacted file, in both folders.
     expect(mirroredBefore).toHaveLength(6);
 
-    const erased = await cli(['erase', first, '--yes', '--json', ...target()]);
+    const erased = await cliInProcess(['erase', first, '--yes', '--json', ...target()]);
     expect(erased.code, erased.stderr).toBe(0);
     const receipt = JSON.parse(erased.stdout) as { counts: Record<string, number> };
     expect(receipt.counts.lake_rows).toBeGreaterThan(0);
@@ -208,7 +211,7 @@ describe('the lake in local mode', () => {
     expect(await lakeRowsOf(first)).toBe(0);
     expect(await lakeRowsOf(second)).toBe(secondRows);
     const { word } = distinctWord(await transcriptOf(second));
-    const after = await cli(['search', word, '--json', ...target()]);
+    const after = await cliInProcess(['search', word, '--json', ...target()]);
     const bots = (JSON.parse(after.stdout) as { hits: Array<{ bot_id: string }> }).hits.map((h) => h.bot_id);
     expect(bots).toContain(second);
     expect(bots).not.toContain(first);

@@ -5,7 +5,7 @@ import {
   CALENDAR_EVENT_LEASE_MS,
 } from '../../lambdas/core/schedule/applied-calendar-events';
 import { actionsOf, functionStatements, wildcardDataActions } from './iam';
-import { sharedTemplate } from './synth';
+import { CHANGED_SETTINGS, sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
@@ -82,7 +82,7 @@ describe('bot scheduler', () => {
 
   it('lets only the named producers put calendar events, denying everyone else whatever their IAM policy', () => {
     const role = 'arn:aws:iam::222222222222:role/calendar-integration';
-    const named = sharedTemplate({ calendarEventProducers: ['333333333333', role] });
+    const named = sharedTemplate(CHANGED_SETTINGS);
     const [allow, deny] = calendarBusStatements(named);
     expect(allow).toMatchObject({
       Effect: 'Allow',

@@ -8,23 +8,18 @@ import { ICS_URL_CONTEXT_PURPOSE } from '../../lambdas/shared/kms-url-sealer';
 import { USER_SYNC_BATCH_SIZE, USER_SYNC_TIMEOUT } from '../../lib/calendar-sync';
 import { DEFAULT_CALENDAR_USER_SYNC_CONCURRENCY } from '../../lib/config';
 import { actionsOf, functionStatements, type Statement } from './iam';
-import { sharedTemplate } from './synth';
+import { CHANGED_SETTINGS, sharedTemplate } from './synth';
 
 let template: Template;
-/** The same stack with every company calendar setting changed from its default. */
+/** The same stack with every company calendar setting (and others) changed from its default. */
 let custom: Template;
 beforeAll(() => {
-  template = sharedTemplate({ calendarSyncEveryMinutes: 10 });
-  custom = sharedTemplate({
-    calendarCredentialsSecretPrefix: 'acme/calendar-keys/',
-    calendarUserSyncConcurrency: 7,
-    microsoftGraphUrl: 'https://graph.microsoft.us/v1.0',
-    microsoftLoginUrl: 'https://login.microsoftonline.us',
-  });
+  template = sharedTemplate();
+  custom = sharedTemplate(CHANGED_SETTINGS);
 }, 300_000);
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
-const resources = () => Object.values(template.toJSON().Resources as Record<string, Resource>);
+const resources = (from: Template = template) => Object.values(from.toJSON().Resources as Record<string, Resource>);
 const kmsStatements = (service: string) =>
   functionStatements(template, service).filter((s) => actionsOf([s]).some((a) => a.startsWith('kms:')));
 
@@ -38,7 +33,7 @@ describe('calendar feeds', () => {
   });
 
   it('syncs on the configured schedule', () => {
-    const rules = resources().filter(
+    const rules = resources(custom).filter(
       (r) => r.Type === 'AWS::Events::Rule' && r.Properties.Description === 'Syncs every calendar feed',
     );
     expect(rules.map((r) => r.Properties.ScheduleExpression)).toEqual(['rate(10 minutes)']);

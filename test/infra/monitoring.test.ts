@@ -4,7 +4,7 @@ import { EVENT_FAILURE_REASONS } from '../../lambdas/core/events/failure-reasons
 import { SERVICES } from '../../lambdas/core/telemetry';
 import { parseConfig } from '../../lib/config';
 import { CALENDAR_PROVIDERS, MISSED_MEETINGS_ALARM } from '../../lib/monitoring';
-import { sharedTemplate } from './synth';
+import { CHANGED_SETTINGS, sharedTemplate } from './synth';
 
 let template: Template;
 // Synthesizing bundles every function: on a busy machine that outlasts the default minute.
@@ -206,7 +206,7 @@ describe('monitoring', () => {
   });
 
   it("pages when a configured share of an hour's finished meetings were missed or failed, from a minimum count", () => {
-    const custom = sharedTemplate({ missedMeetingsAlarmPercent: 35 });
+    const custom = sharedTemplate(CHANGED_SETTINGS);
     const byId = (from: Template) =>
       Object.entries(from.findResources('AWS::CloudWatch::Alarm'))
         .filter(([id]) => id.startsWith('MonitoringMissedMeetings'))

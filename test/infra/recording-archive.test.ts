@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { actionsOf, functionStatements, type Statement, wildcardDataActions } from './iam';
-import { sharedTemplate } from './synth';
+import { CHANGED_SETTINGS, sharedTemplate } from './synth';
 
 let template: Template;
 // Synthesizing bundles every function: on a busy machine that outlasts the default minute.
@@ -141,7 +141,7 @@ describe('recording archive', () => {
   });
 
   it('keeps replaced versions as long as configured', () => {
-    const custom = sharedTemplate({ replacedVersionRetentionDays: 7 });
+    const custom = sharedTemplate(CHANGED_SETTINGS);
     custom.hasResourceProperties('AWS::S3::Bucket', {
       LifecycleConfiguration: {
         Rules: Match.arrayWith([Match.objectLike({ NoncurrentVersionExpiration: { NoncurrentDays: 7 } })]),

@@ -37,6 +37,23 @@ export function synthTemplate(overrides: Partial<PipelineConfig> = {}): {
 }
 
 /**
+ * Settings changed from their defaults, one stack for every test that asks how a setting shows in
+ * the template (each reads only its own setting's resources): synthesized once per run, not once
+ * per setting.
+ */
+export const CHANGED_SETTINGS: Partial<PipelineConfig> = {
+  calendarSyncEveryMinutes: 10,
+  calendarCredentialsSecretPrefix: 'acme/calendar-keys/',
+  calendarUserSyncConcurrency: 7,
+  microsoftGraphUrl: 'https://graph.microsoft.us/v1.0',
+  microsoftLoginUrl: 'https://login.microsoftonline.us',
+  calendarEventProducers: ['333333333333', 'arn:aws:iam::222222222222:role/calendar-integration'],
+  missedMeetingsAlarmPercent: 35,
+  replacedVersionRetentionDays: 7,
+  retainData: false,
+};
+
+/**
  * The template synthTemplate gives for these settings, synthesized once per test run and
  * shared by the test files that only read the template (the run removes it at its end).
  */

@@ -3,7 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CALENDAR_PUSH_ROUTES } from '../../lambdas/core/calendar/company/push/push-settings';
 import { keys } from '../../lambdas/core/store/table-layout';
-import { sharedTemplate } from './synth';
+import { CHANGED_SETTINGS, sharedTemplate } from './synth';
 
 let template: Template;
 beforeAll(() => {
@@ -204,7 +204,7 @@ describe('webhook ingress', () => {
 
 describe('data retention', () => {
   it('can be told to delete data with the stack', () => {
-    const disposable = sharedTemplate({ retainData: false });
+    const disposable = sharedTemplate(CHANGED_SETTINGS);
     disposable.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
   });
 });

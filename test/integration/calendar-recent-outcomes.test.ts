@@ -7,8 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyStore } from '../../lambdas/core/calendar/company/company-store';
 import { userRules } from '../../lambdas/core/calendar/company/company-sync';
 import { userScopeId } from '../../lambdas/core/calendar/company/user-scope';
@@ -37,6 +36,7 @@ import {
   testEvent,
   testFeed,
 } from '../fixtures/calendar-harness';
+import { cliInProcess } from '../fixtures/cli-in-process';
 import { testEventLog } from '../fixtures/event-log';
 import { launched } from '../fixtures/launched-bots';
 import { type LocalPipeline, queuedMessage, startLocalPipeline } from '../fixtures/local-pipeline';
@@ -131,18 +131,10 @@ async function play(scheduleId: string, steps: Step[]): Promise<void> {
   }
 }
 
-/** Runs the CLI in process against the routes: what it wrote. */
+/** Runs the CLI in process against the routes (test/fixtures/cli-in-process.ts): what it wrote. */
 async function cli(args: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  try {
-    return { code: await main([...args, '--endpoint', endpoint]), stdout };
-  } finally {
-    out.mockRestore();
-  }
+  const { code, stdout } = await cliInProcess([...args, '--endpoint', endpoint]);
+  return { code, stdout };
 }
 
 const start = (day: number, hour: number) =>

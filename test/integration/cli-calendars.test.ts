@@ -6,13 +6,13 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calendarBody } from '../../cli/commands/calendars';
 import { EXIT } from '../../cli/exit-codes';
-import { main } from '../../cli/main';
 import type { UserSyncRequest } from '../../lambdas/core/calendar/company/provider-contract';
 import type { CompanyCalendarApi } from '../../lambdas/core/calendar/company-calendar-api';
 import { type CalendarHarness, calendarHarness } from '../fixtures/calendar-harness';
+import { cliInProcess } from '../fixtures/cli-in-process';
 import { type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
 
 const NOW = Date.parse('2027-03-01T00:00:00Z');
@@ -75,25 +75,9 @@ afterAll(async () => {
   await pipeline?.stop();
 });
 
-/** Runs the CLI in process: its exit code and what it wrote. */
-async function cli(args: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    stdout += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    stderr += String(chunk);
-    return true;
-  });
-  try {
-    const code = await main([...args, '--endpoint', endpoint]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
+/** Runs the CLI in process (test/fixtures/cli-in-process.ts): its exit code and what it wrote. */
+function cli(args: string[]) {
+  return cliInProcess([...args, '--endpoint', endpoint]);
 }
 
 describe('calendars put|get|sync|list', () => {

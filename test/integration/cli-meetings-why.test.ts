@@ -1,9 +1,9 @@
 /** `meetings why <bot>` and `meetings list --outcome`, against a read API answering its contract. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MeetingView, meetingList, meetingView } from '../../lambdas/core/read/read-api-contract';
+import { cliInProcess } from '../fixtures/cli-in-process';
 
 const missed: MeetingView = meetingView.parse({
   bot_id: 'bot_lobby',
@@ -71,22 +71,8 @@ afterAll(async () => {
 });
 
 async function run(...argv: string[]): Promise<{ out: string; err: string; code: unknown }> {
-  const written = { out: '', err: '' };
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    written.out += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    written.err += String(chunk);
-    return true;
-  });
-  try {
-    const code = await main([...argv, '--endpoint', endpoint]);
-    return { ...written, code };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
+  const { stdout: out, stderr: err, code } = await cliInProcess([...argv, '--endpoint', endpoint]);
+  return { out, err, code };
 }
 
 describe('meetings why', () => {

@@ -6,8 +6,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../cli/main';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliInProcess } from '../fixtures/cli-in-process';
 import { controlsIn } from '../fixtures/control-characters';
 
 const ESCAPES = '\u001b]52;c;Y3VybCBldmlsIHwgc2g=\u0007\u009b2J\u202e';
@@ -71,24 +71,10 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-/** Runs the CLI, returning what it wrote to stdout and stderr. */
+/** Runs the CLI in process (test/fixtures/cli-in-process.ts), returning what it wrote to stdout and stderr. */
 async function run(...argv: string[]): Promise<{ out: string; err: string }> {
-  const written = { out: '', err: '' };
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
-    written.out += String(chunk);
-    return true;
-  });
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-    written.err += String(chunk);
-    return true;
-  });
-  try {
-    await main([...argv, '--endpoint', endpoint]);
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-  return written;
+  const { stdout: out, stderr: err } = await cliInProcess([...argv, '--endpoint', endpoint]);
+  return { out, err };
 }
 
 describe('CLI output of hostile text', () => {

@@ -22,7 +22,7 @@ import { SimulatedServiceApi } from '../../local/simulator/api-server';
 import { type Clock, LocalExecutions, launcherDefinition, MAX_TIMER_MS } from '../../local/step-functions';
 import { testEventLog } from '../fixtures/event-log';
 import { createResources, type LocalPipeline, startLocalPipeline } from '../fixtures/local-pipeline';
-import { synthTemplate } from '../infra/synth';
+import { sharedTemplate } from '../infra/synth';
 
 const DAY_MS = 86_400_000;
 
@@ -63,7 +63,7 @@ let time: ReturnType<typeof manualClock>;
 let executions: LocalExecutions;
 
 beforeAll(async () => {
-  definition = launcherDefinition(synthTemplate().template.toJSON());
+  definition = launcherDefinition(sharedTemplate().toJSON());
   pipeline = await startLocalPipeline();
   resources = await createResources();
   await service.start();
