@@ -11,8 +11,21 @@ const UNKNOWN_COLUMN = /^Binder Error: Referenced column "([^"]+)" not found in 
 const CANDIDATES = /^Candidate bindings: (.+)$/m;
 const UNKNOWN_QUALIFIED_COLUMN = /^Binder Error: \w[\w ]* "([^"]+)" does not have a column named "([^"]+)"/;
 
-/** The error a failed DuckDB query is reported with: a wrong name is the SQL's fault, anything else the engine's. */
+/**
+ * The error a failed DuckDB query is reported with: a wrong name is the SQL's fault, anything else the
+ * engine's. DuckDB's own text stays as its `cause`: the local Athena names its failures from it, as Athena would.
+ */
 export function duckDbFailure(message: string): LakeQueryFailedError {
+  return Object.assign(failureFor(message), { cause: message });
+}
+
+/** DuckDB's own text of a failure duckDbFailure reported, else the error's message. */
+export function duckDbText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return typeof error.cause === 'string' ? error.cause : error.message;
+}
+
+function failureFor(message: string): LakeQueryFailedError {
   const table = UNKNOWN_TABLE.exec(message);
   if (table !== null) return new LakeUnknownNameError(`no table ${table[1]}; tables: ${LAKE_TABLE_NAMES.join(', ')}`);
   const column = UNKNOWN_COLUMN.exec(message);

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { LakeEngine, LakeResult } from '../../../lambdas/core/lake/lake-engine';
+import { duckDbText } from '../../lake/duckdb-failure';
 import { invalidRequest, queryExecutionNotFound } from './errors';
 import { parseResultCsv, type ResultShape, resultCsv, type StoredResult, storedResult } from './results';
 import { lineAndColumn, parameterValue, placeholderCount, tableReferences } from './sql-text';
@@ -267,7 +268,7 @@ export function athenaError(execution: Execution) {
 
 /** An engine error under the Trino error name Athena would give it (DuckDB names its error classes). */
 function engineFailure(error: unknown): QueryFailure {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = duckDbText(error);
   const kinds: Array<[RegExp, string]> = [
     [/^Parser Error: /, 'SYNTAX_ERROR'],
     [/^Catalog Error: /, 'TABLE_NOT_FOUND'],
