@@ -92,6 +92,9 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 const refuse = (response: ServerResponse, status: number, code: string, message: string) =>
   sendJson(response, status, apiError(code, message));
 
+const refuseReadOnly = (response: ServerResponse) =>
+  refuse(response, 403, 'read-only', 'This console was started with --read-only: it changes nothing');
+
 /** What went wrong reaching the API, in words a person can act on. */
 function unreachableReason(target: Target, error: unknown): string {
   const refused = refusedLoopback(error);
@@ -111,8 +114,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const change = read === undefined ? matchRoute(PASSED_CHANGES, method, apiPath) : undefined;
     const matched = read ?? change;
     if (matched === undefined) return refuse(response, 404, 'no-such-route', `The console has no ${method} ${apiPath}`);
-    if (change !== undefined && readOnly)
-      return refuse(response, 403, 'read-only', 'This console was started with --read-only: it changes nothing');
+    if (change !== undefined && readOnly) return refuseReadOnly(response);
     const query: Record<string, string> = Object.fromEntries(url.searchParams);
     let answer: Response;
     try {
@@ -174,8 +176,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
         operation.route === OPERATION_CHANGES.redriveQuarantine) &&
       url.searchParams.get('apply') !== 'true';
     const isChange = (Object.values(OPERATION_CHANGES) as string[]).includes(operation.route) && !dryRun;
-    if (isChange && readOnly)
-      return refuse(response, 403, 'read-only', 'This console was started with --read-only: it changes nothing');
+    if (isChange && readOnly) return refuseReadOnly(response);
     try {
       switch (operation.route) {
         case OPERATION_READS.deadLetterQueues:
