@@ -10,14 +10,8 @@
  * AWS credentials and region.
  */
 import { scriptLine } from '../cli/flags';
+import { replayDependencies } from '../cli/replay-dependencies';
 import { replayBotEvents } from '../lambdas/core/events/replay';
-import { silentTelemetry } from '../lambdas/core/telemetry';
-import { describeIssues } from '../lambdas/core/validation';
-import { processEventsDependencies } from '../lambdas/process-events/adapter';
-import { processEventsEnvironmentSchema } from '../lambdas/process-events/environment';
-import { sqsClient } from '../lambdas/shared/aws-clients';
-import { documentClient } from '../lambdas/shared/dynamo-client';
-import { s3Client } from '../lambdas/shared/s3-client';
 
 const USAGE =
   'usage: npm run replay -- --bot <bot_id> [--bot <bot_id> ...] [--rebuild] [--apply] [--force]\n' +
@@ -40,23 +34,14 @@ if (line.positionals.length > 0) usageError(`unexpected ${JSON.stringify(line.po
 const { values } = line;
 const bots = values.bot ?? [];
 if (bots.length === 0) usageError('which bots? name each with --bot <bot_id>');
-const env = processEventsEnvironmentSchema.safeParse({
-  DEDUP_RETENTION_DAYS: '7',
-  // Replay re-applies stored events; it publishes no domain events (they were published when first applied).
-  EVENT_BUS_NAME: 'replay-publishes-nothing',
-  ...process.env,
-});
-if (!env.success) {
+const replay = replayDependencies(process.env);
+if (!replay.ok) {
   console.error(
-    `Set TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET (the stack outputs): ${describeIssues(env.error).join('; ')}`,
+    `Set TABLE_NAME, ARCHIVE_QUEUE_URL and PAYLOAD_BUCKET (the stack outputs): ${replay.issues.join('; ')}`,
   );
   process.exit(2);
 }
-const deps = processEventsDependencies(
-  env.data,
-  { db: documentClient(), sqs: sqsClient(), s3: s3Client() },
-  silentTelemetry,
-);
+const deps = replay.dependencies;
 let failed = false;
 for (const bot of bots) {
   const report = await replayBotEvents(bot, deps, {

@@ -8,12 +8,7 @@ import { replayBotEvents } from '../../lambdas/core/events/replay';
 import { LakeQueryFailedError, LakeQueryRefusedError } from '../../lambdas/core/lake/lake-engine';
 import { LakeInputError, type TranscriptSearchInput } from '../../lambdas/core/lake/lake-questions-contract';
 import { searchTranscripts } from '../../lambdas/core/lake/lake-search';
-import { silentTelemetry } from '../../lambdas/core/telemetry';
-import { processEventsDependencies } from '../../lambdas/process-events/adapter';
-import { processEventsEnvironmentSchema } from '../../lambdas/process-events/environment';
 import { sqsClient } from '../../lambdas/shared/aws-clients';
-import { documentClient } from '../../lambdas/shared/dynamo-client';
-import { s3Client } from '../../lambdas/shared/s3-client';
 import { DEAD_LETTER_QUEUES, type DeadLetterQueueName } from '../dlq/dead-letter-queues';
 import { inspectQueue } from '../dlq/inspect';
 import { redriveDeadLetters } from '../dlq/redrive';
@@ -21,6 +16,7 @@ import { alarmsInAlarm } from '../doctor/alarm-check';
 import { CliError } from '../exit-codes';
 import { lakeEngineFor } from '../lake-engine';
 import { listQuarantined, quarantineRedriveSettings, redriveQuarantined } from '../quarantine-tasks';
+import { replayDependencies } from '../replay-dependencies';
 import type { Target } from '../target';
 
 /** The console's own routes (below /api): reads, then changes (refused with --read-only). */
@@ -126,25 +122,18 @@ export async function searchLake(target: Target, query: URLSearchParams) {
  */
 export async function replayMeeting(target: Target, botId: string, apply: boolean) {
   const resources = resourcesOf(target);
-  const environment = processEventsEnvironmentSchema.safeParse({
+  const replay = replayDependencies({
     TABLE_NAME: resources.tableName,
     ARCHIVE_QUEUE_URL: resources.archiveQueueUrl,
     PAYLOAD_BUCKET: resources.payloadBucket,
-    DEDUP_RETENTION_DAYS: '7',
-    // A replay publishes no domain events: they were published when the webhooks were first applied.
-    EVENT_BUS_NAME: 'replay-publishes-nothing',
   });
-  if (!environment.success)
+  if (!replay.ok)
     throw new OperationRefused(
       400,
       'cannot-replay',
       'This target names no table, payload bucket or archive queue (the stack outputs MeetingsTableName, PayloadBucketName, ArchiveQueueUrl)',
     );
-  const dependencies = processEventsDependencies(
-    environment.data,
-    { db: documentClient(), sqs: sqsClient(), s3: s3Client() },
-    silentTelemetry,
-  );
+  const dependencies = replay.dependencies;
   const report = await replayBotEvents(botId, dependencies, { rebuild: false, apply });
   return {
     bot_id: report.botId,

@@ -2,9 +2,9 @@
  * Meetings per day by outcome over the last 30 days: stacked bars drawn as SVG (no chart
  * library), with the same figures as a table for screen readers and keyboard users.
  */
-import { getJson } from '../api';
-import { type MeetingList, OUTCOME_STATUSES } from '../contracts';
+import { OUTCOME_STATUSES } from '../contracts';
 import { Show, useLoad } from '../load';
+import { DAY_MS, meetingsOfDay } from '../meetings-of-day';
 import { STATUS_WORDS } from '../outcome';
 import { Link } from '../router';
 
@@ -22,28 +22,18 @@ interface DayCounts {
 }
 
 async function countDay(day: string): Promise<DayCounts> {
+  const { meetings, truncated } = await meetingsOfDay(day, MAX_PAGES_PER_DAY);
   const counts: Record<string, number> = {};
-  let cursor: string | null = null;
-  let pages = 0;
-  let total = 0;
-  do {
-    const query = new URLSearchParams({ day, limit: '200' });
-    if (cursor !== null) query.set('cursor', cursor);
-    const page: MeetingList = await getJson<MeetingList>(`/meetings?${query}`);
-    for (const meeting of page.meetings) {
-      const status = meeting.outcome?.status ?? 'unknown';
-      counts[status] = (counts[status] ?? 0) + 1;
-      total += 1;
-    }
-    cursor = page.next_cursor;
-    pages += 1;
-  } while (cursor !== null && pages < MAX_PAGES_PER_DAY);
-  return { day, counts, total, truncated: cursor !== null };
+  for (const meeting of meetings) {
+    const status = meeting.outcome?.status ?? 'unknown';
+    counts[status] = (counts[status] ?? 0) + 1;
+  }
+  return { day, counts, total: meetings.length, truncated };
 }
 
 async function lastDays(now: Date): Promise<DayCounts[]> {
   const days = Array.from({ length: DAYS }, (_, i) =>
-    new Date(now.getTime() - (DAYS - 1 - i) * 86_400_000).toISOString().slice(0, 10),
+    new Date(now.getTime() - (DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10),
   );
   const result: DayCounts[] = [];
   for (let i = 0; i < days.length; i += PARALLEL_DAYS)

@@ -2,16 +2,15 @@
  * The last 24 hours at a glance: meetings by outcome, the missed and failed ones by reason.
  * Each number opens the list behind it.
  */
-import { getJson } from '../api';
-import { type MeetingList, type MeetingListEntry, OUTCOME_STATUSES } from '../contracts';
+import { type MeetingListEntry, OUTCOME_STATUSES } from '../contracts';
 import { Show, useLoad } from '../load';
+import { DAY_MS, meetingsOfDay } from '../meetings-of-day';
 import { STATUS_WORDS } from '../outcome';
 import { Link } from '../router';
 import { FiringAlarms } from './alarms';
 import { OutcomeChart } from './outcome-chart';
 import { QueueCounts } from './queue-counts';
 
-const DAY_MS = 86_400_000;
 /** Pages of the largest size read per day at most: a busy day is counted "at least". */
 const MAX_PAGES_PER_DAY = 20;
 
@@ -24,21 +23,9 @@ interface Window24h {
 
 async function lastDay(now: Date): Promise<Window24h> {
   const days = [new Date(now.getTime() - DAY_MS), now].map((date) => date.toISOString().slice(0, 10));
-  const meetings: MeetingListEntry[] = [];
-  let truncated = false;
-  for (const day of days) {
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const query = new URLSearchParams({ day, limit: '200' });
-      if (cursor !== null) query.set('cursor', cursor);
-      const page: MeetingList = await getJson<MeetingList>(`/meetings?${query}`);
-      meetings.push(...page.meetings);
-      cursor = page.next_cursor;
-      pages += 1;
-    } while (cursor !== null && pages < MAX_PAGES_PER_DAY);
-    if (cursor !== null) truncated = true;
-  }
+  const read = await Promise.all(days.map((day) => meetingsOfDay(day, MAX_PAGES_PER_DAY)));
+  const meetings = read.flatMap((day) => day.meetings);
+  const truncated = read.some((day) => day.truncated);
   const since = now.getTime() - DAY_MS;
   const recent = meetings.filter((m) => {
     const at = m.state_at ?? m.scheduled_join_at;
